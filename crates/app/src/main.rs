@@ -1,0 +1,3 @@
+//! The `rics` binary.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Bearer-token verification and the embedded OAuth 2.0 authorization server.

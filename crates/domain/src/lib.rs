@@ -1,0 +1,1 @@
+//! Domain of rics: resources, rules, use-case services and ports.

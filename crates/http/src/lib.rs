@@ -1,0 +1,1 @@
+//! actix-web adapter: routes, wire DTOs, extractors and the error envelope.

@@ -1,0 +1,1 @@
+//! Diesel adapter over PostgreSQL and SQLite: repositories, filters to SQL, migrations.

@@ -1,0 +1,1 @@
+//! Black-box tests of rics over real HTTP; the tests live in `tests/`.
