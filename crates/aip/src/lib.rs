@@ -13,3 +13,4 @@
 
 mod case;
 pub mod filter;
+pub mod page_token;
