@@ -12,5 +12,6 @@
 //! these docs.
 
 mod case;
+pub mod field_mask;
 pub mod filter;
 pub mod page_token;
