@@ -14,4 +14,6 @@
 mod case;
 pub mod field_mask;
 pub mod filter;
+pub mod order_by;
 pub mod page_token;
+pub mod resource_id;
