@@ -4,13 +4,19 @@
 //! This crate is pure: no database, no network, no async. The screening job and the
 //! `rics screen` command call it. See `docs/screening.md` for the scoring model.
 
+pub mod bundled;
 pub mod country;
 pub mod date;
 pub mod error;
+pub mod index;
 pub mod load;
+pub mod matcher;
 pub mod model;
+pub mod normalize;
 
 pub use date::{BirthDate, DateError, DobAgreement};
 pub use error::{BatchError, LoadError};
+pub use index::{Index, Match, Query, ScreenOptions, ScreenResult, SharedIndex};
 pub use load::{ListFormat, ListVersion, LoadReport, LoadedList, load_path, load_path_as};
+pub use matcher::{DEFAULT_THRESHOLD, Evidence, Explanation, Factor, FactorKind};
 pub use model::{EntityKind, Gender, Name, NameRole, Record, Topic};

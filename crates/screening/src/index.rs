@@ -1,0 +1,468 @@
+//! The in-memory index: every name of every loaded record, normalised and prepared once, with
+//! blocking keys so that a screen scores a few dozen candidate names instead of all of them,
+//! and a [`SharedIndex`] that swaps a rebuilt index in atomically while screens go on.
+//!
+//! Blocking keys, per word token and per run of two or three adjacent tokens written as one:
+//! the token itself, its Double Metaphone codes and its consonant skeleton. Candidate names
+//! collect the rarity weights of the query tokens whose keys they share; the best
+//! [`CANDIDATES`] are compared in full.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use rphonetic::DoubleMetaphone;
+use serde::Serialize;
+
+use crate::load::{ListVersion, LoadedList};
+use crate::matcher::{
+    DEFAULT_THRESHOLD, Evidence, Explanation, NAME_PIVOT, NAME_SLOPE, NameComparison, PreparedName,
+    PreparedToken, TokenStats, compare_names, name_log_odds, phonetic_codes, score_record,
+};
+use crate::model::{EntityKind, NameRole, Record, Topic};
+use crate::normalize::{TokenKind, normalize, skeleton};
+
+/// How many candidate names a screen compares in full.
+pub const CANDIDATES: usize = 64;
+/// Postings longer than this (keys shared by a large share of all names) are not followed
+/// unless nothing else is.
+const MAX_POSTINGS: usize = 12_000;
+/// The most the non-name evidence can add, in log-odds (date of birth, nationality, gender).
+const MAX_EVIDENCE: f32 = 2.7;
+
+/// One indexed name.
+#[derive(Debug, Clone)]
+struct IndexedName {
+    record: u32,
+    role: NameRole,
+    kind: EntityKind,
+    text: String,
+    prepared: PreparedName,
+}
+
+/// What to screen: a name and whatever else is known.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Query {
+    /// The full name, in any order and script.
+    pub name: String,
+    /// What is screened: a person (default) is compared with person and unknown-kind entries
+    /// only; an organisation with organisation and unknown-kind entries.
+    pub kind: EntityKind,
+    /// Date of birth, nationality, gender.
+    pub evidence: Evidence,
+}
+
+impl Query {
+    /// A person query with only a name.
+    pub fn person(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            kind: EntityKind::Person,
+            evidence: Evidence::default(),
+        }
+    }
+}
+
+/// Options of a screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScreenOptions {
+    /// Matches scoring below this are not returned (default 0.70).
+    pub threshold: f32,
+    /// At most this many matches are returned, best first (default 10).
+    pub limit: usize,
+    /// Only these datasets (default: all loaded).
+    pub datasets: Option<Vec<String>>,
+}
+
+impl Default for ScreenOptions {
+    fn default() -> Self {
+        Self {
+            threshold: DEFAULT_THRESHOLD,
+            limit: 10,
+            datasets: None,
+        }
+    }
+}
+
+/// One listed entry that matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Match {
+    /// The entry's id in its list.
+    pub list_entry: String,
+    /// Its dataset.
+    pub dataset: String,
+    /// Its kind.
+    pub kind: EntityKind,
+    /// Its display name.
+    pub display_name: String,
+    /// Score in [0, 1]; see [`crate::matcher`] for its meaning.
+    pub score: f32,
+    /// Programs of the entry.
+    pub programs: Vec<String>,
+    /// Topics of the entry.
+    pub topics: Vec<Topic>,
+    /// Where the entry is in its source file.
+    pub source: String,
+    /// Why it matched.
+    pub explanation: Explanation,
+}
+
+/// The result of one screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScreenResult {
+    /// Matches at or above the threshold, best first.
+    pub matches: Vec<Match>,
+    /// The versions of the lists the screen ran against (all from one index snapshot).
+    pub list_versions: Vec<ListVersion>,
+    /// How many candidate names were compared in full.
+    pub candidates_compared: usize,
+}
+
+/// An immutable index over loaded lists.
+#[derive(Debug)]
+pub struct Index {
+    records: Vec<Record>,
+    names: Vec<IndexedName>,
+    postings: HashMap<String, Vec<u32>>,
+    stats: TokenStats,
+    versions: Vec<ListVersion>,
+    encoder: DoubleMetaphone,
+}
+
+/// The blocking keys of one token or joined run.
+fn unit_keys(text: &str, skel_source: bool, encoder: &DoubleMetaphone, out: &mut Vec<String>) {
+    out.push(format!("t{text}"));
+    let (p, a) = phonetic_codes(encoder, text);
+    if p.len() >= 2 {
+        out.push(format!("m{p}"));
+        if a != p && a.len() >= 2 {
+            out.push(format!("m{a}"));
+        }
+    }
+    let s = skeleton(text);
+    if s.len() >= 3 || (skel_source && s.len() >= 2) {
+        out.push(format!("k{s}"));
+    }
+}
+
+/// A query unit: a token or run of tokens, its keys and its weight in candidate ranking.
+struct Unit {
+    keys: Vec<String>,
+    weight: f32,
+}
+
+fn units(name: &PreparedName, encoder: &DoubleMetaphone) -> Vec<Unit> {
+    let tokens = &name.tokens;
+    let mut out = Vec::new();
+    for t in tokens {
+        if t.kind == TokenKind::Word && t.text.len() >= 2 {
+            let mut keys = Vec::new();
+            unit_keys(&t.text, t.skeleton_script, encoder, &mut keys);
+            out.push(Unit {
+                keys,
+                weight: t.weight,
+            });
+        }
+    }
+    for len in 2..=3 {
+        for run in tokens.windows(len) {
+            if run.iter().any(|t| t.kind == TokenKind::Initial) {
+                continue;
+            }
+            let joined: String = run.iter().map(|t| t.text.as_str()).collect();
+            let mut keys = Vec::new();
+            unit_keys(
+                &joined,
+                run.iter().any(|t| t.skeleton_script),
+                encoder,
+                &mut keys,
+            );
+            let weight: f32 = run.iter().map(|t: &PreparedToken| t.weight).sum::<f32>() / 2.0;
+            out.push(Unit { keys, weight });
+        }
+    }
+    out
+}
+
+fn kinds_compatible(query: EntityKind, listed: EntityKind) -> bool {
+    match query {
+        EntityKind::Person => matches!(listed, EntityKind::Person | EntityKind::Unknown),
+        EntityKind::Unknown => true,
+        other => listed == other || listed == EntityKind::Unknown,
+    }
+}
+
+fn logit(p: f32) -> f32 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    (p / (1.0 - p)).ln()
+}
+
+impl Index {
+    /// Builds an index over the given lists.
+    pub fn build(lists: Vec<LoadedList>) -> Self {
+        let encoder = DoubleMetaphone::default();
+        let mut records = Vec::new();
+        let mut versions = Vec::new();
+        let mut raw = Vec::new();
+        for list in lists {
+            versions.push(list.version);
+            for record in list.records {
+                let record_id = u32::try_from(records.len()).unwrap_or(u32::MAX);
+                for name in &record.names {
+                    for variant in normalize(&name.full, record.kind) {
+                        if !variant.is_empty() {
+                            raw.push((
+                                record_id,
+                                name.role,
+                                record.kind,
+                                name.full.clone(),
+                                variant,
+                            ));
+                        }
+                    }
+                }
+                records.push(record);
+            }
+        }
+        let stats = TokenStats::from_names(raw.iter().map(|r| &r.4));
+        let mut names = Vec::with_capacity(raw.len());
+        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut keys = Vec::new();
+        for (record, role, kind, text, variant) in raw {
+            let prepared = PreparedName::new(&variant, &stats, &encoder);
+            let name_id = u32::try_from(names.len()).unwrap_or(u32::MAX);
+            keys.clear();
+            for unit in units(&prepared, &encoder) {
+                keys.extend(unit.keys);
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            for key in keys.drain(..) {
+                postings.entry(key).or_default().push(name_id);
+            }
+            names.push(IndexedName {
+                record,
+                role,
+                kind,
+                text,
+                prepared,
+            });
+        }
+        for list in postings.values_mut() {
+            list.shrink_to_fit();
+        }
+        Self {
+            records,
+            names,
+            postings,
+            stats,
+            versions,
+            encoder,
+        }
+    }
+
+    /// The versions of the lists in this index.
+    pub fn versions(&self) -> &[ListVersion] {
+        &self.versions
+    }
+
+    /// The records in this index.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The number of indexed names (all variants of all names).
+    pub fn name_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Token statistics of the indexed names (rarity weights).
+    pub fn stats(&self) -> &TokenStats {
+        &self.stats
+    }
+
+    /// Normalises and prepares a name with this index's rarity weights.
+    pub fn prepare(&self, name: &str, kind: EntityKind) -> Vec<PreparedName> {
+        normalize(name, kind)
+            .iter()
+            .map(|n| PreparedName::new(n, &self.stats, &self.encoder))
+            .collect()
+    }
+
+    /// Compares two names with this index's rarity weights (all variants, best kept).
+    pub fn compare(&self, a: &str, b: &str, kind: EntityKind) -> Option<NameComparison> {
+        let left = self.prepare(a, kind);
+        let right = self.prepare(b, kind);
+        left.iter()
+            .flat_map(|l| right.iter().map(move |r| compare_names(l, r)))
+            .max_by(|x, y| x.similarity.total_cmp(&y.similarity))
+    }
+
+    fn candidates(
+        &self,
+        query: &[PreparedName],
+        kind: EntityKind,
+        datasets: Option<&HashSet<&str>>,
+    ) -> Vec<u32> {
+        let mut acc: HashMap<u32, f32> = HashMap::new();
+        let mut hits: Vec<u32> = Vec::new();
+        let all_units: Vec<Unit> = query.iter().flat_map(|q| units(q, &self.encoder)).collect();
+        let selective = all_units.iter().any(|u| {
+            u.keys.iter().any(|k| {
+                self.postings
+                    .get(k)
+                    .is_some_and(|p| p.len() <= MAX_POSTINGS)
+            })
+        });
+        for unit in &all_units {
+            hits.clear();
+            for key in &unit.keys {
+                if let Some(list) = self.postings.get(key)
+                    && (!selective || list.len() <= MAX_POSTINGS)
+                {
+                    hits.extend_from_slice(list);
+                }
+            }
+            hits.sort_unstable();
+            hits.dedup();
+            for &id in &hits {
+                *acc.entry(id).or_insert(0.0) += unit.weight;
+            }
+        }
+        let mut ranked: Vec<(u32, f32)> = acc
+            .into_iter()
+            .filter(|(id, _)| {
+                self.names.get(*id as usize).is_some_and(|n| {
+                    kinds_compatible(kind, n.kind)
+                        && datasets.is_none_or(|d| {
+                            self.records
+                                .get(n.record as usize)
+                                .is_some_and(|r| d.contains(r.dataset.as_str()))
+                        })
+                })
+            })
+            .collect();
+        if ranked.len() > CANDIDATES {
+            ranked.select_nth_unstable_by(CANDIDATES - 1, |a, b| {
+                b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+            });
+            ranked.truncate(CANDIDATES);
+        }
+        ranked.into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Screens one query against the index.
+    pub fn screen(&self, query: &Query, options: &ScreenOptions) -> ScreenResult {
+        let prepared: Vec<PreparedName> = self
+            .prepare(&query.name, query.kind)
+            .into_iter()
+            .filter(|p| !p.tokens.is_empty())
+            .collect();
+        let datasets: Option<HashSet<&str>> = options
+            .datasets
+            .as_ref()
+            .map(|d| d.iter().map(String::as_str).collect());
+        let candidates = if prepared.is_empty() {
+            Vec::new()
+        } else {
+            self.candidates(&prepared, query.kind, datasets.as_ref())
+        };
+        let floor = NAME_PIVOT
+            + (logit(options.threshold) - name_log_odds(NAME_PIVOT) - MAX_EVIDENCE) / NAME_SLOPE;
+        let mut best: HashMap<u32, (f32, Match)> = HashMap::new();
+        for &id in &candidates {
+            let Some(indexed) = self.names.get(id as usize) else {
+                continue;
+            };
+            let Some((comparison, query_name)) = prepared
+                .iter()
+                .map(|q| (compare_names(q, &indexed.prepared), q))
+                .max_by(|a, b| a.0.similarity.total_cmp(&b.0.similarity))
+            else {
+                continue;
+            };
+            if comparison.similarity < floor {
+                continue;
+            }
+            let Some(record) = self.records.get(indexed.record as usize) else {
+                continue;
+            };
+            let (score, explanation) = score_record(
+                comparison,
+                query_name,
+                &indexed.prepared,
+                &indexed.text,
+                indexed.role,
+                &query.evidence,
+                record,
+            );
+            if score < options.threshold {
+                continue;
+            }
+            if best.get(&indexed.record).is_some_and(|(s, _)| *s >= score) {
+                continue;
+            }
+            best.insert(
+                indexed.record,
+                (
+                    score,
+                    Match {
+                        list_entry: record.id.clone(),
+                        dataset: record.dataset.clone(),
+                        kind: record.kind,
+                        display_name: record.display_name().to_string(),
+                        score,
+                        programs: record.programs.clone(),
+                        topics: record.topics.clone(),
+                        source: record.source.clone(),
+                        explanation,
+                    },
+                ),
+            );
+        }
+        let mut matches: Vec<Match> = best.into_values().map(|(_, m)| m).collect();
+        matches.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.dataset.cmp(&b.dataset))
+                .then_with(|| a.list_entry.cmp(&b.list_entry))
+        });
+        matches.truncate(options.limit);
+        ScreenResult {
+            matches,
+            list_versions: self.versions.clone(),
+            candidates_compared: candidates.len(),
+        }
+    }
+}
+
+/// An index that can be replaced while screens run: each screen works on one snapshot, so it
+/// sees the lists before a reload or after it, never a mix.
+#[derive(Debug)]
+pub struct SharedIndex {
+    current: ArcSwap<Index>,
+}
+
+impl SharedIndex {
+    /// Wraps a first index.
+    pub fn new(index: Index) -> Self {
+        Self {
+            current: ArcSwap::from_pointee(index),
+        }
+    }
+
+    /// The current snapshot; keep it for as long as one consistent view is needed.
+    pub fn snapshot(&self) -> Arc<Index> {
+        self.current.load_full()
+    }
+
+    /// Replaces the index; screens already running finish on the snapshot they hold.
+    pub fn replace(&self, index: Index) {
+        self.current.store(Arc::new(index));
+    }
+
+    /// Screens against the current snapshot.
+    pub fn screen(&self, query: &Query, options: &ScreenOptions) -> ScreenResult {
+        self.current.load().screen(query, options)
+    }
+}

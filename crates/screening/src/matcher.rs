@@ -1,0 +1,692 @@
+//! The explainable matcher: token alignment between two normalised names, then dates of birth,
+//! nationality and gender as evidence, combined into one score in [0, 1].
+//!
+//! # Name similarity
+//! Tokens are aligned without regard to order (swapped given and family names match; OFAC and
+//! UN write `SURNAME, Given`, many cultures write the family name first). Each query token is
+//! paired with at most one list token, and a run of up to three tokens on one side may pair
+//! with one token on the other (`Abd al Rahman` ~ `Abdulrahman`, `Xi Jin Ping` ~ `Xi Jinping`).
+//! Token similarity is the best of: equality (1.0), Jaro-Winkler, Double Metaphone agreement
+//! (at least 0.90), consonant skeleton equality for scripts without written vowels (0.93), and
+//! an initial standing for a word (0.80). Pairs below 0.80 are not aligned.
+//!
+//! Each token weighs by its rarity in the loaded lists (a token in thousands of names, such as
+//! MOHAMMED, weighs about 0.4; a token seen once weighs 1.0); particles weigh 0.15, initials
+//! 0.3, legal forms 0.1. The name similarity is the weighted share of aligned tokens:
+//! `Σ sim·w(pair) / (Σ w(pair) + charges)`, where an unaligned token facing an unaligned token
+//! on the other side is a conflict charged its full weight (`Hans O Friedrich` vs `Hans Joachim
+//! Friedrich`), and an unaligned token with nothing to face is a missing name part, charged
+//! lightly (0.20 of its weight on the list side, 0.35 on the query side).
+//!
+//! # Score
+//! The score is a logistic combination: `logit(score) = 17·(name − 0.88) + 0.847 + Σ evidence`,
+//! so a name similarity of 0.88 alone scores 0.70 (the default threshold), an exact name alone
+//! 0.947, and the evidence moves it: date of birth from +2.0 (same day) to −3.0 (two or more
+//! years apart), nationality +0.6 / −1.0, gender +0.1 / −1.5, weak alias −0.8. A missing value
+//! adds nothing. The score reads as "how strongly the evidence says this is the listed entry";
+//! it only reaches 1.0 in the limit, so strong matches are ranked by their evidence instead of
+//! piling up at 100 %. Each factor's contribution in the explanation is the change of score it
+//! caused, in order, so the contributions add up to the score.
+
+use std::collections::HashMap;
+
+use rphonetic::DoubleMetaphone;
+use serde::Serialize;
+
+use crate::date::{BirthDate, DobAgreement, best_agreement};
+use crate::model::{Gender, NameRole, Record};
+use crate::normalize::{NormName, Token, TokenKind, skeleton};
+
+/// Pairs of tokens less similar than this are not aligned.
+pub const MIN_TOKEN_SIMILARITY: f32 = 0.80;
+/// Name similarity that alone gives the default threshold score.
+pub const NAME_PIVOT: f32 = 0.88;
+/// Slope of the name similarity in log-odds.
+pub const NAME_SLOPE: f32 = 17.0;
+/// The default alert threshold.
+pub const DEFAULT_THRESHOLD: f32 = 0.70;
+
+const PIVOT_LOGIT: f32 = 0.847;
+const PARTICLE_WEIGHT: f32 = 0.15;
+const INITIAL_WEIGHT: f32 = 0.30;
+const LEGAL_FORM_WEIGHT: f32 = 0.10;
+const MIN_WORD_WEIGHT: f32 = 0.25;
+const EXTRA_LIST_CHARGE: f32 = 0.20;
+const EXTRA_QUERY_CHARGE: f32 = 0.35;
+const MAX_SPAN: usize = 3;
+
+/// How often each token occurs in the loaded lists, for rarity weights.
+#[derive(Debug, Clone, Default)]
+pub struct TokenStats {
+    df: HashMap<String, u32>,
+    names: u32,
+}
+
+impl TokenStats {
+    /// Counts the word tokens of the given names (each token once per name).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a NormName>) -> Self {
+        let mut stats = Self::default();
+        for name in names {
+            stats.names += 1;
+            let mut seen: Vec<&str> = Vec::new();
+            for t in &name.tokens {
+                if t.kind == TokenKind::Word && !seen.contains(&t.text.as_str()) {
+                    seen.push(&t.text);
+                    *stats.df.entry(t.text.clone()).or_insert(0) += 1;
+                }
+            }
+        }
+        stats
+    }
+
+    /// The number of names counted.
+    pub fn names(&self) -> u32 {
+        self.names
+    }
+
+    /// The number of names containing `token`.
+    pub fn frequency(&self, token: &str) -> u32 {
+        self.df.get(token).copied().unwrap_or(0)
+    }
+
+    /// The weight of a token: by rarity for words, fixed for particles, initials, legal forms.
+    pub fn weight(&self, token: &Token) -> f32 {
+        match token.kind {
+            TokenKind::Particle => PARTICLE_WEIGHT,
+            TokenKind::Initial => INITIAL_WEIGHT,
+            TokenKind::LegalForm => LEGAL_FORM_WEIGHT,
+            TokenKind::Word => {
+                if self.names < 100 {
+                    return 1.0;
+                }
+                let n = f64::from(self.names) + 1.0;
+                let df = f64::from(self.frequency(&token.text)) + 1.0;
+                let w = 1.6 * (n / df).ln() / n.ln();
+                (w as f32).clamp(MIN_WORD_WEIGHT, 1.0)
+            }
+        }
+    }
+}
+
+/// A token with everything the comparison needs precomputed.
+#[derive(Debug, Clone)]
+pub struct PreparedToken {
+    /// Normalised text.
+    pub text: String,
+    /// Word, initial, particle or legal form.
+    pub kind: TokenKind,
+    /// Compare by consonant skeleton (script without written vowels).
+    pub skeleton_script: bool,
+    /// Consonant skeleton of the text.
+    pub skeleton: String,
+    /// Double Metaphone primary and alternate codes.
+    pub phonetic: (String, String),
+    /// Rarity weight.
+    pub weight: f32,
+}
+
+/// A normalised name ready for comparison.
+#[derive(Debug, Clone)]
+pub struct PreparedName {
+    /// The tokens.
+    pub tokens: Vec<PreparedToken>,
+    /// Honorifics removed by normalisation.
+    pub dropped: Vec<String>,
+}
+
+/// Double Metaphone codes of a token (empty for digits-only tokens).
+pub fn phonetic_codes(encoder: &DoubleMetaphone, text: &str) -> (String, String) {
+    if !text.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return (String::new(), String::new());
+    }
+    let r = encoder.double_metaphone(text);
+    (r.primary(), r.alternate())
+}
+
+impl PreparedName {
+    /// Prepares a normalised name with weights from `stats`.
+    pub fn new(name: &NormName, stats: &TokenStats, encoder: &DoubleMetaphone) -> Self {
+        let tokens = name
+            .tokens
+            .iter()
+            .map(|t| PreparedToken {
+                text: t.text.clone(),
+                kind: t.kind,
+                skeleton_script: t.skeleton,
+                skeleton: skeleton(&t.text),
+                phonetic: phonetic_codes(encoder, &t.text),
+                weight: stats.weight(t),
+            })
+            .collect();
+        Self {
+            tokens,
+            dropped: name.dropped.clone(),
+        }
+    }
+
+    /// The tokens joined by spaces.
+    pub fn text(&self) -> String {
+        self.tokens
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How two aligned tokens were found similar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairMethod {
+    /// Same text after normalisation.
+    Exact,
+    /// Jaro-Winkler similarity (spelling variants, typos).
+    Fuzzy,
+    /// Same Double Metaphone code (sounds alike).
+    Phonetic,
+    /// Same consonant skeleton (transliterated from a script without written vowels).
+    Skeleton,
+    /// An initial standing for the word.
+    Initial,
+    /// Several tokens on one side written as one on the other.
+    Joined,
+}
+
+/// Two aligned name parts, for the explanation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlignedPair {
+    /// The screened name part(s).
+    pub query: String,
+    /// The listed name part(s).
+    pub list: String,
+    /// Similarity in [0, 1].
+    pub similarity: f32,
+    /// How the similarity was found.
+    pub method: PairMethod,
+    /// The pair's weight in the name similarity (rarity of its tokens).
+    pub weight: f32,
+}
+
+/// The result of comparing two names.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NameComparison {
+    /// Name similarity in [0, 1].
+    pub similarity: f32,
+    /// Aligned pairs, best first.
+    pub pairs: Vec<AlignedPair>,
+    /// Screened tokens left unaligned.
+    pub unmatched_query: Vec<String>,
+    /// Listed tokens left unaligned.
+    pub unmatched_list: Vec<String>,
+    /// Unaligned tokens that faced an unaligned token on the other side.
+    pub conflicts: usize,
+}
+
+fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
+    let (ap, aa) = (&a.phonetic.0, &a.phonetic.1);
+    let (bp, ba) = (&b.phonetic.0, &b.phonetic.1);
+    ap.len() >= 2
+        && bp.len() >= 2
+        && (ap == bp || ap == ba || aa == bp || (aa == ba && aa.len() >= 2))
+}
+
+/// Similarity of two single tokens.
+fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
+    if a.text == b.text {
+        return (1.0, PairMethod::Exact);
+    }
+    let a_initial = a.kind == TokenKind::Initial;
+    let b_initial = b.kind == TokenKind::Initial;
+    if a_initial || b_initial {
+        if a_initial && b_initial {
+            return (0.0, PairMethod::Initial);
+        }
+        let (initial, word) = if a_initial { (a, b) } else { (b, a) };
+        return if word.text.starts_with(&initial.text) {
+            (0.80, PairMethod::Initial)
+        } else {
+            (0.0, PairMethod::Initial)
+        };
+    }
+    let mut best = (
+        strsim::jaro_winkler(&a.text, &b.text) as f32,
+        PairMethod::Fuzzy,
+    );
+    let short = a.text.len().min(b.text.len()) <= 3;
+    if short {
+        best.0 *= 0.92;
+    }
+    if (a.skeleton_script || b.skeleton_script) && a.skeleton.len() >= 2 {
+        let s = if a.skeleton == b.skeleton {
+            0.93
+        } else {
+            0.93 * strsim::jaro_winkler(&a.skeleton, &b.skeleton) as f32
+        };
+        if s > best.0 {
+            best = (s, PairMethod::Skeleton);
+        }
+    }
+    if best.0 < 0.90 && !short && phonetic_agree(a, b) {
+        best = (0.90, PairMethod::Phonetic);
+    }
+    best
+}
+
+/// Similarity of a run of tokens written as one token on the other side.
+fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> f32 {
+    if run.iter().any(|t| t.kind == TokenKind::Initial) || single.kind == TokenKind::Initial {
+        return 0.0;
+    }
+    let joined: String = run.iter().map(|t| t.text.as_str()).collect();
+    if joined == single.text {
+        return 0.98;
+    }
+    let mut sim = strsim::jaro_winkler(&joined, &single.text) as f32;
+    if run.iter().any(|t| t.skeleton_script) || single.skeleton_script {
+        let js = skeleton(&joined);
+        if js.len() >= 2 && js == single.skeleton {
+            sim = sim.max(0.93);
+        }
+    }
+    sim * 0.98
+}
+
+struct Candidate {
+    sim: f32,
+    method: PairMethod,
+    q: (usize, usize),
+    c: (usize, usize),
+}
+
+/// Compares a screened name with a listed name; see the module documentation for the model.
+pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameComparison {
+    let q = &query.tokens;
+    let c = &list.tokens;
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (i, qt) in q.iter().enumerate() {
+        for (j, ct) in c.iter().enumerate() {
+            let (sim, method) = token_similarity(qt, ct);
+            if sim >= MIN_TOKEN_SIMILARITY {
+                candidates.push(Candidate {
+                    sim,
+                    method,
+                    q: (i, 1),
+                    c: (j, 1),
+                });
+            }
+        }
+    }
+    for len in 2..=MAX_SPAN {
+        for i in 0..q.len().saturating_sub(len - 1) {
+            for (j, ct) in c.iter().enumerate() {
+                let sim = joined_similarity(&q[i..i + len], ct);
+                if sim >= MIN_TOKEN_SIMILARITY {
+                    candidates.push(Candidate {
+                        sim,
+                        method: PairMethod::Joined,
+                        q: (i, len),
+                        c: (j, 1),
+                    });
+                }
+            }
+        }
+        for j in 0..c.len().saturating_sub(len - 1) {
+            for (i, qt) in q.iter().enumerate() {
+                let sim = joined_similarity(&c[j..j + len], qt);
+                if sim >= MIN_TOKEN_SIMILARITY {
+                    candidates.push(Candidate {
+                        sim,
+                        method: PairMethod::Joined,
+                        q: (i, 1),
+                        c: (j, len),
+                    });
+                }
+            }
+        }
+    }
+    candidates.sort_by(|a, b| {
+        b.sim
+            .total_cmp(&a.sim)
+            .then((a.q.1 + a.c.1).cmp(&(b.q.1 + b.c.1)))
+    });
+    let mut q_used = vec![false; q.len()];
+    let mut c_used = vec![false; c.len()];
+    let mut pairs = Vec::new();
+    let mut numerator = 0.0f32;
+    let mut denominator = 0.0f32;
+    let mut substantive = false;
+    for cand in candidates {
+        let (qi, ql) = cand.q;
+        let (cj, cl) = cand.c;
+        if q_used[qi..qi + ql].iter().any(|u| *u) || c_used[cj..cj + cl].iter().any(|u| *u) {
+            continue;
+        }
+        q_used[qi..qi + ql].iter_mut().for_each(|u| *u = true);
+        c_used[cj..cj + cl].iter_mut().for_each(|u| *u = true);
+        let qw: f32 = q[qi..qi + ql].iter().map(|t| t.weight).sum();
+        let cw: f32 = c[cj..cj + cl].iter().map(|t| t.weight).sum();
+        let weight = (qw + cw) / 2.0;
+        numerator += cand.sim * weight;
+        denominator += weight;
+        substantive |= q[qi..qi + ql]
+            .iter()
+            .chain(&c[cj..cj + cl])
+            .any(|t| t.kind == TokenKind::Word);
+        pairs.push(AlignedPair {
+            query: join(&q[qi..qi + ql]),
+            list: join(&c[cj..cj + cl]),
+            similarity: round3(cand.sim),
+            method: cand.method,
+            weight: round3(weight),
+        });
+    }
+    let unmatched = |tokens: &[PreparedToken], used: &[bool]| -> Vec<(f32, bool, String)> {
+        let mut out: Vec<(f32, bool, String)> = tokens
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| !**u)
+            .map(|(t, _)| {
+                let counts = matches!(t.kind, TokenKind::Word | TokenKind::Initial);
+                (t.weight, counts, t.text.clone())
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.total_cmp(&a.0)));
+        out
+    };
+    let uq = unmatched(q, &q_used);
+    let uc = unmatched(c, &c_used);
+    let conflicts = uq
+        .iter()
+        .filter(|t| t.1)
+        .count()
+        .min(uc.iter().filter(|t| t.1).count());
+    for (k, (w, counts, _)) in uq.iter().enumerate() {
+        denominator += w * if *counts && k < conflicts {
+            1.0
+        } else {
+            EXTRA_QUERY_CHARGE
+        };
+    }
+    for (k, (w, counts, _)) in uc.iter().enumerate() {
+        denominator += w * if *counts && k < conflicts {
+            1.0
+        } else {
+            EXTRA_LIST_CHARGE
+        };
+    }
+    let similarity = if substantive && denominator > 0.0 {
+        (numerator / denominator).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    NameComparison {
+        similarity: round3(similarity),
+        pairs,
+        unmatched_query: uq.into_iter().map(|t| t.2).collect(),
+        unmatched_list: uc.into_iter().map(|t| t.2).collect(),
+        conflicts,
+    }
+}
+
+fn join(tokens: &[PreparedToken]) -> String {
+    tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn round3(x: f32) -> f32 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn round4(x: f32) -> f32 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The log-odds a name similarity gives on its own.
+pub fn name_log_odds(similarity: f32) -> f32 {
+    NAME_SLOPE * (similarity - NAME_PIVOT) + PIVOT_LOGIT
+}
+
+/// The person (or entity) being screened, beyond the name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Date of birth, when known.
+    pub birth_date: Option<BirthDate>,
+    /// Nationalities as ISO alpha-2 codes.
+    pub nationalities: Vec<String>,
+    /// Gender, when known.
+    pub gender: Option<Gender>,
+}
+
+/// What a factor is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactorKind {
+    /// The name similarity.
+    Name,
+    /// The role of the matched name (weak aliases count less).
+    NameRole,
+    /// Date of birth.
+    DateOfBirth,
+    /// Nationality.
+    Nationality,
+    /// Gender.
+    Gender,
+}
+
+/// One factor of a score, for the reviewer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Factor {
+    /// What the factor is about.
+    pub factor: FactorKind,
+    /// What was compared and found, in words.
+    pub detail: String,
+    /// Its log-odds.
+    pub log_odds: f32,
+    /// The change of score it caused (the name factor's is the score of the name alone), so
+    /// that the contributions add up to the score.
+    pub contribution: f32,
+}
+
+/// Why a record matched: the aligned tokens and each factor's contribution.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    /// The listed name that matched best.
+    pub matched_name: String,
+    /// Its role in the record.
+    pub name_role: NameRole,
+    /// The screened name as normalised.
+    pub query_normalized: String,
+    /// The listed name as normalised.
+    pub list_normalized: String,
+    /// The name comparison (pairs, unmatched tokens).
+    pub name: NameComparison,
+    /// Honorifics and titles ignored on either side.
+    pub ignored_titles: Vec<String>,
+    /// The factors, name first.
+    pub factors: Vec<Factor>,
+}
+
+fn dob_log_odds(agreement: DobAgreement) -> f32 {
+    match agreement {
+        DobAgreement::SameDay => 2.0,
+        DobAgreement::DayMonthSwapped => 1.2,
+        DobAgreement::SameMonth => 1.4,
+        DobAgreement::SameYear => 1.0,
+        DobAgreement::WithinRange => 0.6,
+        DobAgreement::SameYearOtherDay => -0.3,
+        DobAgreement::OneYearApart => -0.8,
+        DobAgreement::Different => -3.0,
+    }
+}
+
+/// Scores one record's best name against the query evidence, building the explanation.
+pub fn score_record(
+    name: NameComparison,
+    query_name: &PreparedName,
+    list_name: &PreparedName,
+    matched_name: &str,
+    role: NameRole,
+    evidence: &Evidence,
+    record: &Record,
+) -> (f32, Explanation) {
+    let mut steps: Vec<(FactorKind, String, f32)> = vec![(
+        FactorKind::Name,
+        format!("name similarity {:.3}", name.similarity),
+        name_log_odds(name.similarity),
+    )];
+    if role == NameRole::WeakAlias {
+        steps.push((
+            FactorKind::NameRole,
+            "matched a weak alias".to_string(),
+            -0.8,
+        ));
+    }
+    if let Some(query_dob) = &evidence.birth_date
+        && let Some((agreement, listed)) = best_agreement(query_dob, &record.birth_dates)
+    {
+        steps.push((
+            FactorKind::DateOfBirth,
+            format!("{query_dob} vs listed {listed}: {agreement:?}"),
+            dob_log_odds(agreement),
+        ));
+    }
+    if !evidence.nationalities.is_empty() && !record.nationalities.is_empty() {
+        let shared: Vec<&String> = evidence
+            .nationalities
+            .iter()
+            .filter(|n| record.nationalities.contains(n))
+            .collect();
+        let (detail, lo) = if shared.is_empty() {
+            (
+                format!(
+                    "{} vs listed {}: different",
+                    evidence.nationalities.join(","),
+                    record.nationalities.join(",")
+                ),
+                -1.0,
+            )
+        } else {
+            (format!("shared nationality {}", shared[0]), 0.6)
+        };
+        steps.push((FactorKind::Nationality, detail, lo));
+    }
+    if let (Some(q), Some(l)) = (evidence.gender, record.gender) {
+        let (detail, lo) = if q == l {
+            (format!("{q:?}: same"), 0.1)
+        } else {
+            (format!("{q:?} vs listed {l:?}: different"), -1.5)
+        };
+        steps.push((FactorKind::Gender, detail, lo));
+    }
+    let mut logit = 0.0f32;
+    let mut previous = 0.0f32;
+    let mut factors = Vec::with_capacity(steps.len());
+    for (factor, detail, lo) in steps {
+        logit += lo;
+        let now = round4(sigmoid(logit));
+        factors.push(Factor {
+            factor,
+            detail,
+            log_odds: round3(lo),
+            contribution: round4(now - previous),
+        });
+        previous = now;
+    }
+    let mut ignored_titles = query_name.dropped.clone();
+    ignored_titles.extend(list_name.dropped.iter().cloned());
+    let explanation = Explanation {
+        matched_name: matched_name.to_string(),
+        name_role: role,
+        query_normalized: query_name.text(),
+        list_normalized: list_name.text(),
+        name,
+        ignored_titles,
+        factors,
+    };
+    (previous, explanation)
+}
+
+/// Name-only score of two names (no other evidence): the score a pair of names gets when
+/// nothing else is known. Used for pairwise evaluation.
+pub fn name_only_score(similarity: f32) -> f32 {
+    round4(sigmoid(name_log_odds(similarity)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EntityKind;
+    use crate::normalize::normalize;
+
+    fn prep(name: &str) -> PreparedName {
+        let encoder = DoubleMetaphone::default();
+        PreparedName::new(
+            &normalize(name, EntityKind::Person)[0],
+            &TokenStats::default(),
+            &encoder,
+        )
+    }
+
+    fn sim(a: &str, b: &str) -> f32 {
+        compare_names(&prep(a), &prep(b)).similarity
+    }
+
+    #[test]
+    fn identical_and_reordered_names_are_equal() {
+        assert!((sim("Vladimir Putin", "PUTIN, Vladimir") - 1.0).abs() < 1e-6);
+        assert!(sim("Vladimir Putin", "Vladimir Biliy") < 0.6);
+    }
+
+    #[test]
+    fn initials_and_middle_names() {
+        let j = sim("Hans J Friedrich", "Hans Joachim Friedrich");
+        let o = sim("Hans O Friedrich", "Hans Joachim Friedrich");
+        assert!(j > NAME_PIVOT, "{j}");
+        assert!(o < 0.7, "{o}");
+        let missing = sim("Vladimir Putin", "Vladimir Vladimirovich Putin");
+        assert!(missing > NAME_PIVOT, "{missing}");
+    }
+
+    #[test]
+    fn joined_particles() {
+        assert!(sim("Abdulrahman Ali", "Abd al-Rahman Ali") > NAME_PIVOT);
+        assert!(sim("Abdel Rahman Ali", "Abdulrahman Ali") > NAME_PIVOT);
+        assert!(sim("Xi Jinping", "习近平") > NAME_PIVOT);
+    }
+
+    #[test]
+    fn score_is_bounded_and_explained() {
+        let q = prep("Ivan Petrov");
+        let l = prep("PETROV, Ivan");
+        let comparison = compare_names(&q, &l);
+        let mut record = Record::new("1", "t", EntityKind::Person);
+        record.birth_dates = vec![BirthDate::Year { year: 1970 }];
+        record.nationalities = vec!["RU".to_string()];
+        let evidence = Evidence {
+            birth_date: Some(BirthDate::Year { year: 1970 }),
+            nationalities: vec!["RU".to_string()],
+            gender: None,
+        };
+        let (score, explanation) = score_record(
+            comparison,
+            &q,
+            &l,
+            "PETROV, Ivan",
+            NameRole::Primary,
+            &evidence,
+            &record,
+        );
+        assert!(score > 0.95 && score < 1.0, "{score}");
+        let total: f32 = explanation.factors.iter().map(|f| f.contribution).sum();
+        assert!((total - score).abs() < 1e-3);
+        assert_eq!(explanation.factors.len(), 3);
+        assert_eq!(explanation.name.pairs.len(), 2);
+    }
+}

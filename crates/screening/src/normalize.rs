@@ -1,0 +1,554 @@
+//! Name normalisation: from whatever a list or a customer writes to comparable ASCII tokens.
+//!
+//! Steps, in order:
+//! 1. Input is capped at [`MAX_NAME_CHARS`] characters and [`MAX_TOKENS`] tokens; control
+//!    characters are dropped. An empty result is an empty name, which matches nothing.
+//! 2. `SURNAME, Given` (one comma, person names) is turned into `Given SURNAME`.
+//! 3. Every character is folded to ASCII: accents are stripped and letters that do not
+//!    decompose are mapped (ß→ss, ø→o, ł→l, đ→d, ı→i, æ→ae, œ→oe, þ→th) by the `deunicode`
+//!    transliteration tables, which also romanise Cyrillic, Greek, Arabic, Hebrew, Thai,
+//!    Chinese and Japanese. Hangul is romanised here, syllable by syllable, twice: Revised
+//!    Romanisation and the McCune-Reischauer spelling without diacritics (the one most
+//!    passports and lists use), giving two variants of the name. Chinese characters become one
+//!    token per syllable.
+//! 4. Words written in a script that does not write (all) vowels (Arabic, Hebrew, Syriac,
+//!    Thaana, Thai, Lao, Devanagari and other Brahmic abugidas) are flagged: the matcher compares
+//!    them by their consonant skeleton (`محمد` → `mhmd` ~ `Mohamed` → `mhmd`). The Arabic
+//!    article `ال` becomes the particle `al`.
+//! 5. Apostrophes join (`O'Brien` → `obrien`), other punctuation separates.
+//! 6. Each token is classified: honorifics and titles (dr, haji, shaykh, mullah, maulavi, ...)
+//!    are dropped and reported; particles (al, el, bin, ibn, ben, bint, abu, van, de, ...) stay
+//!    with a low weight; single letters are initials; legal forms of organisations are mapped
+//!    to one spelling (aktiengesellschaft → ag, limited → ltd) with a low weight.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::model::EntityKind;
+
+/// Longest input read, in characters; the rest is ignored (no real name is longer).
+pub const MAX_NAME_CHARS: usize = 300;
+/// Most tokens kept from one name.
+pub const MAX_TOKENS: usize = 12;
+
+/// What a token is, which decides its weight and how it may match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenKind {
+    /// An ordinary name part.
+    Word,
+    /// A single letter standing for a name part.
+    Initial,
+    /// A particle or connective (al, bin, van, de, ...): kept, but weighs little.
+    Particle,
+    /// An organisation's legal form (ltd, ag, llc, ...): kept, but weighs little.
+    LegalForm,
+}
+
+/// One normalised name part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Token {
+    /// Lower-case ASCII text.
+    pub text: String,
+    /// Word, initial, particle or legal form.
+    pub kind: TokenKind,
+    /// True when the source script does not write all vowels: compare by consonant skeleton.
+    pub skeleton: bool,
+}
+
+/// A normalised name: its tokens and what was dropped on the way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NormName {
+    /// The tokens, in written order after `SURNAME, Given` reordering.
+    pub tokens: Vec<Token>,
+    /// Honorifics and titles that were removed (shown in explanations).
+    pub dropped: Vec<String>,
+}
+
+impl NormName {
+    /// The tokens joined by spaces.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, t) in self.tokens.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&t.text);
+        }
+        out
+    }
+
+    /// True when no token is left.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+}
+
+const HONORIFICS: &[&str] = &[
+    "dr",
+    "doctor",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "mister",
+    "prof",
+    "professor",
+    "sir",
+    "dame",
+    "lord",
+    "lady",
+    "hon",
+    "honorable",
+    "honourable",
+    "rev",
+    "reverend",
+    "haji",
+    "hajji",
+    "hadji",
+    "alhaj",
+    "alhaji",
+    "hajj",
+    "shaykh",
+    "sheikh",
+    "shaikh",
+    "sheik",
+    "cheikh",
+    "mullah",
+    "mulla",
+    "mollah",
+    "maulavi",
+    "maulvi",
+    "mawlawi",
+    "moulavi",
+    "molvi",
+    "maulana",
+    "mawlana",
+    "mufti",
+    "qari",
+    "imam",
+    "emir",
+    "amir",
+    "sayyid",
+    "sayed",
+    "syed",
+    "hafiz",
+    "ustadh",
+    "ustad",
+    "gen",
+    "general",
+    "col",
+    "colonel",
+    "maj",
+    "major",
+    "capt",
+    "captain",
+    "lt",
+    "lieutenant",
+    "brig",
+    "brigadier",
+    "adm",
+    "admiral",
+    "sgt",
+    "sergeant",
+    "jr",
+    "sr",
+    "jnr",
+    "snr",
+];
+
+const PARTICLES: &[&str] = &[
+    "al", "el", "ul", "ad", "ar", "as", "ash", "at", "az", "an", "bin", "ibn", "ben", "bint",
+    "binti", "bte", "bt", "abu", "abou", "abo", "abd", "abdel", "abdul", "abdal", "van", "von",
+    "der", "den", "de", "da", "di", "du", "del", "della", "dos", "das", "do", "la", "le", "les",
+    "y", "e", "und", "and", "of", "the", "ter", "ten", "zu", "mac", "st",
+];
+
+/// Legal forms and their one spelling.
+const LEGAL_FORMS: &[(&str, &str)] = &[
+    ("aktiengesellschaft", "ag"),
+    ("ag", "ag"),
+    ("gesellschaft", "gmbh"),
+    ("gmbh", "gmbh"),
+    ("limited", "ltd"),
+    ("ltd", "ltd"),
+    ("company", "co"),
+    ("co", "co"),
+    ("corporation", "corp"),
+    ("corp", "corp"),
+    ("incorporated", "inc"),
+    ("inc", "inc"),
+    ("llc", "llc"),
+    ("llp", "llp"),
+    ("lp", "lp"),
+    ("plc", "plc"),
+    ("sa", "sa"),
+    ("sas", "sas"),
+    ("sarl", "sarl"),
+    ("srl", "srl"),
+    ("spa", "spa"),
+    ("bv", "bv"),
+    ("nv", "nv"),
+    ("ab", "ab"),
+    ("as", "as"),
+    ("asa", "asa"),
+    ("oy", "oy"),
+    ("kg", "kg"),
+    ("ohg", "ohg"),
+    ("pte", "pte"),
+    ("pty", "pty"),
+    ("pvt", "pvt"),
+    ("private", "pvt"),
+    ("jsc", "jsc"),
+    ("ojsc", "jsc"),
+    ("pjsc", "jsc"),
+    ("cjsc", "jsc"),
+    ("ao", "jsc"),
+    ("oao", "jsc"),
+    ("pao", "jsc"),
+    ("zao", "jsc"),
+    ("ooo", "llc"),
+    ("tov", "llc"),
+    ("fze", "fze"),
+    ("fzco", "fzco"),
+    ("fzc", "fzc"),
+    ("establishment", "est"),
+    ("est", "est"),
+    ("holding", "holding"),
+    ("holdings", "holding"),
+    ("group", "group"),
+    ("trading", "trading"),
+    ("international", "intl"),
+    ("intl", "intl"),
+];
+
+/// Scripts whose romanisation lacks (some) vowels.
+fn is_skeleton_script(c: char) -> bool {
+    matches!(c as u32,
+        0x0590..=0x05FF   // Hebrew
+        | 0x0600..=0x06FF // Arabic
+        | 0x0700..=0x074F // Syriac
+        | 0x0750..=0x077F // Arabic supplement
+        | 0x0780..=0x07BF // Thaana
+        | 0x0900..=0x0DFF // Devanagari .. Sinhala
+        | 0x0E00..=0x0EFF // Thai, Lao
+        | 0x08A0..=0x08FF // Arabic extended
+        | 0xFB1D..=0xFDFF // Hebrew and Arabic presentation forms
+        | 0xFE70..=0xFEFF)
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
+fn is_hangul_syllable(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
+const HANGUL_INITIAL_RR: [&str; 19] = [
+    "g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p",
+    "h",
+];
+const HANGUL_INITIAL_MR: [&str; 19] = [
+    "k", "kk", "n", "t", "tt", "r", "m", "p", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p",
+    "h",
+];
+const HANGUL_VOWEL_RR: [&str; 21] = [
+    "a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
+    "wi", "yu", "eu", "ui", "i",
+];
+const HANGUL_VOWEL_MR: [&str; 21] = [
+    "a", "ae", "ya", "yae", "o", "e", "yo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
+    "wi", "yu", "u", "ui", "i",
+];
+const HANGUL_FINAL: [&str; 28] = [
+    "", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
+    "t", "t", "ng", "t", "t", "k", "t", "p", "t",
+];
+
+/// Romanises one Hangul syllable (Revised Romanisation or simplified McCune-Reischauer).
+fn hangul(c: char, mccune: bool) -> String {
+    let s = (c as u32).saturating_sub(0xAC00) as usize;
+    let (l, v, t) = (s / 588, (s % 588) / 28, s % 28);
+    let (initials, vowels) = if mccune {
+        (&HANGUL_INITIAL_MR, &HANGUL_VOWEL_MR)
+    } else {
+        (&HANGUL_INITIAL_RR, &HANGUL_VOWEL_RR)
+    };
+    let mut out = String::new();
+    out.push_str(initials.get(l).copied().unwrap_or(""));
+    out.push_str(vowels.get(v).copied().unwrap_or(""));
+    out.push_str(HANGUL_FINAL.get(t).copied().unwrap_or(""));
+    out
+}
+
+/// Reorders `SURNAME, Given` into `Given SURNAME` when there is exactly one comma and both
+/// sides have letters.
+fn reorder_surname_first(text: &str) -> String {
+    let mut parts = text.split(',');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(surname), Some(given), None)
+            if surname.chars().any(char::is_alphabetic)
+                && given.chars().any(char::is_alphabetic) =>
+        {
+            format!("{} {}", given.trim(), surname.trim())
+        }
+        _ => text.to_string(),
+    }
+}
+
+fn is_apostrophe(c: char) -> bool {
+    matches!(
+        c,
+        '\'' | '`'
+            | '\u{2018}'
+            | '\u{2019}'
+            | '\u{02BB}'
+            | '\u{02BC}'
+            | '\u{02BE}'
+            | '\u{02BF}'
+            | '\u{00B4}'
+    )
+}
+
+/// One word of the input after transliteration, with its skeleton flag.
+struct RawWord {
+    text: String,
+    skeleton: bool,
+}
+
+/// Transliterates the words of `text`; `mccune` picks the Hangul variant.
+fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
+    let mut words = Vec::new();
+    for word in text.split(|c: char| c.is_whitespace()) {
+        if word.is_empty() {
+            continue;
+        }
+        let skeleton = word.chars().any(is_skeleton_script);
+        let mut word = word;
+        if skeleton && let Some(rest) = word.strip_prefix("ال").filter(|r| r.chars().count() >= 2)
+        {
+            words.push(RawWord {
+                text: "al".to_string(),
+                skeleton: false,
+            });
+            word = rest;
+        }
+        let mut out = String::new();
+        for c in word.nfc() {
+            if c.is_control() {
+                continue;
+            }
+            if is_apostrophe(c) {
+                continue;
+            }
+            if c.is_ascii() {
+                out.push(c);
+            } else if is_hangul_syllable(c) {
+                let _ = write!(out, " {} ", hangul(c, mccune));
+            } else if is_han(c) {
+                let _ = write!(out, " {} ", deunicode::deunicode_char(c).unwrap_or(""));
+            } else if let Some(folded) = deunicode::deunicode_char(c) {
+                out.push_str(folded);
+            }
+        }
+        for piece in out.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if !piece.is_empty() {
+                words.push(RawWord {
+                    text: piece.to_ascii_lowercase(),
+                    skeleton,
+                });
+            }
+        }
+    }
+    words
+}
+
+fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
+    let mut tokens = Vec::new();
+    let mut dropped = Vec::new();
+    let organisation = matches!(
+        kind,
+        EntityKind::Organisation | EntityKind::Vessel | EntityKind::Aircraft
+    );
+    let count = words.len();
+    for (i, word) in words.into_iter().enumerate() {
+        if tokens.len() >= MAX_TOKENS {
+            break;
+        }
+        let text = word.text;
+        if !organisation && count > 1 && HONORIFICS.contains(&text.as_str()) {
+            dropped.push(text);
+            continue;
+        }
+        if organisation
+            && let Some((_, canonical)) = LEGAL_FORMS.iter().find(|(form, _)| *form == text)
+            && i > 0
+        {
+            tokens.push(Token {
+                text: (*canonical).to_string(),
+                kind: TokenKind::LegalForm,
+                skeleton: false,
+            });
+            continue;
+        }
+        let kind = if PARTICLES.contains(&text.as_str()) && count > 1 {
+            TokenKind::Particle
+        } else if text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic()) {
+            TokenKind::Initial
+        } else {
+            TokenKind::Word
+        };
+        tokens.push(Token {
+            text,
+            kind,
+            skeleton: word.skeleton,
+        });
+    }
+    NormName { tokens, dropped }
+}
+
+fn prepare(text: &str, kind: EntityKind) -> String {
+    let capped: String = text
+        .chars()
+        .take(MAX_NAME_CHARS)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if kind == EntityKind::Person || kind == EntityKind::Unknown {
+        reorder_surname_first(&capped)
+    } else {
+        capped
+    }
+}
+
+/// Normalises a name into one or more variants (two for names with Hangul, else one).
+/// `kind` decides whether `SURNAME, Given` is reordered (persons) and whether legal forms are
+/// recognised (organisations, vessels, aircraft).
+pub fn normalize(text: &str, kind: EntityKind) -> Vec<NormName> {
+    let prepared = prepare(text, kind);
+    let first = classify(transliterate(&prepared, false), kind);
+    if prepared.chars().any(is_hangul_syllable) {
+        let second = classify(transliterate(&prepared, true), kind);
+        if second != first {
+            return vec![first, second];
+        }
+    }
+    vec![first]
+}
+
+/// The consonant skeleton used to compare words from scripts without written vowels: vowels,
+/// `w` and `y` removed, `v` read as `w`, `q` as `k`, doubled letters
+/// collapsed.
+pub fn skeleton(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = '\0';
+    for c in text.chars() {
+        let c = match c {
+            'q' => 'k',
+            'v' => 'w',
+            other => other,
+        };
+        if matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'w') {
+            continue;
+        }
+        if c == last {
+            continue;
+        }
+        out.push(c);
+        last = c;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(name: &str) -> String {
+        normalize(name, EntityKind::Person)
+            .first()
+            .map(NormName::text)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn folds_accents_and_special_letters() {
+        assert_eq!(
+            text("Strauß Øster Łukasz Đorđe Işık"),
+            "strauss oster lukasz dorde isik"
+        );
+        assert_eq!(text("José Müller-Lüdenscheidt"), "jose muller ludenscheidt");
+        assert_eq!(text("O'Brien"), "obrien");
+    }
+
+    #[test]
+    fn reorders_surname_first_and_drops_honorifics() {
+        assert_eq!(
+            text("PUTIN, Vladimir Vladimirovich"),
+            "vladimir vladimirovich putin"
+        );
+        let n = &normalize("AL ZAWAHIRI, Dr. Ayman", EntityKind::Person)[0];
+        assert_eq!(n.text(), "ayman al zawahiri");
+        assert_eq!(n.dropped, vec!["dr".to_string()]);
+        assert_eq!(text("Shaykh Umar Abd AL RAHMAN"), "umar abd al rahman");
+        assert_eq!(text("Mullah Mohammad Omar"), "mohammad omar");
+        assert_eq!(text("Haji"), "haji");
+    }
+
+    #[test]
+    fn classifies_particles_and_initials() {
+        let n = &normalize("Hans J. Friedrich van Damme", EntityKind::Person)[0];
+        let kinds: Vec<TokenKind> = n.tokens.iter().map(|t| t.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                TokenKind::Word,
+                TokenKind::Initial,
+                TokenKind::Word,
+                TokenKind::Particle,
+                TokenKind::Word
+            ]
+        );
+    }
+
+    #[test]
+    fn transliterates_scripts() {
+        assert_eq!(text("Владимир Путин"), "vladimir putin");
+        assert_eq!(text("习近平"), "xi jin ping");
+        let korean = normalize("김정은", EntityKind::Person);
+        assert_eq!(korean.len(), 2);
+        assert_eq!(korean[0].text(), "gim jeong eun");
+        assert_eq!(korean[1].text(), "kim jong un");
+        let arabic = &normalize("محمد القذافي", EntityKind::Person)[0];
+        assert!(
+            arabic
+                .tokens
+                .iter()
+                .all(|t| t.skeleton || t.kind == TokenKind::Particle)
+        );
+        assert_eq!(arabic.tokens[1].text, "al");
+        assert_eq!(skeleton(&arabic.tokens[0].text), skeleton("mohamed"));
+    }
+
+    #[test]
+    fn legal_forms_for_organisations() {
+        let n = &normalize("Siemens Aktiengesellschaft", EntityKind::Organisation)[0];
+        assert_eq!(n.text(), "siemens ag");
+        assert_eq!(n.tokens[1].kind, TokenKind::LegalForm);
+    }
+
+    #[test]
+    fn bad_input_is_handled() {
+        assert!(normalize("", EntityKind::Person)[0].is_empty());
+        assert!(normalize("  ,;--  ", EntityKind::Person)[0].is_empty());
+        let long = "Ab ".repeat(5_000);
+        assert_eq!(
+            normalize(&long, EntityKind::Person)[0].tokens.len(),
+            MAX_TOKENS
+        );
+        assert_eq!(text("Ivan\u{0}\u{7}Petrov"), "ivan petrov");
+        assert_eq!(text("Ivan Петров"), "ivan petrov");
+    }
+}
