@@ -38,6 +38,7 @@ struct IndexedName {
     kind: EntityKind,
     text: String,
     prepared: PreparedName,
+    total_weight: f32,
 }
 
 /// What to screen: a name and whatever else is known.
@@ -240,12 +241,14 @@ impl Index {
             for key in keys.drain(..) {
                 postings.entry(key).or_default().push(name_id);
             }
+            let total_weight = prepared.tokens.iter().map(|t| t.weight).sum();
             names.push(IndexedName {
                 record,
                 role,
                 kind,
                 text,
                 prepared,
+                total_weight,
             });
         }
         for list in postings.values_mut() {
@@ -329,17 +332,20 @@ impl Index {
                 *acc.entry(id).or_insert(0.0) += unit.weight;
             }
         }
+        let query_weight: f32 = query
+            .first()
+            .map_or(0.0, |q| q.tokens.iter().map(|t| t.weight).sum());
         let mut ranked: Vec<(u32, f32)> = acc
             .into_iter()
-            .filter(|(id, _)| {
-                self.names.get(*id as usize).is_some_and(|n| {
-                    kinds_compatible(kind, n.kind)
-                        && datasets.is_none_or(|d| {
-                            self.records
-                                .get(n.record as usize)
-                                .is_some_and(|r| d.contains(r.dataset.as_str()))
-                        })
-                })
+            .filter_map(|(id, shared)| {
+                let n = self.names.get(id as usize)?;
+                let wanted = kinds_compatible(kind, n.kind)
+                    && datasets.is_none_or(|d| {
+                        self.records
+                            .get(n.record as usize)
+                            .is_some_and(|r| d.contains(r.dataset.as_str()))
+                    });
+                wanted.then(|| (id, 2.0 * shared / (query_weight + n.total_weight)))
             })
             .collect();
         if ranked.len() > CANDIDATES {

@@ -6,9 +6,11 @@
 //! UN write `SURNAME, Given`, many cultures write the family name first). Each query token is
 //! paired with at most one list token, and a run of up to three tokens on one side may pair
 //! with one token on the other (`Abd al Rahman` ~ `Abdulrahman`, `Xi Jin Ping` ~ `Xi Jinping`).
-//! Token similarity is the best of: equality (1.0), Jaro-Winkler, Double Metaphone agreement
-//! (at least 0.90), consonant skeleton equality for scripts without written vowels (0.93), and
-//! an initial standing for a word (0.80). Pairs below 0.80 are not aligned.
+//! Token similarity is the best of: equality (1.0); the mean of Jaro-Winkler and the
+//! Damerau-Levenshtein similarity (so that a shared prefix alone does not make two different
+//! names similar); Double Metaphone agreement (0.88, when the spellings are at least half
+//! alike); consonant skeleton equality for scripts without written vowels (0.93); an initial
+//! standing for a word (0.80). Pairs below 0.80 are not aligned.
 //!
 //! Each token weighs by its rarity in the loaded lists (a token in thousands of names, such as
 //! MOHAMMED, weighs about 0.4; a token seen once weighs 1.0); particles weigh 0.15, initials
@@ -16,7 +18,9 @@
 //! `Σ sim·w(pair) / (Σ w(pair) + charges)`, where an unaligned token facing an unaligned token
 //! on the other side is a conflict charged its full weight (`Hans O Friedrich` vs `Hans Joachim
 //! Friedrich`), and an unaligned token with nothing to face is a missing name part, charged
-//! lightly (0.20 of its weight on the list side, 0.35 on the query side).
+//! lightly (0.20 of its weight on the list side, 0.25 on the query side); a repeated token is
+//! nearly free. Names swapped around `bin`/`ibn` (`A bin B` vs `B bin A`) lose a quarter of
+//! their similarity: they name a son and his father.
 //!
 //! # Score
 //! The score is a logistic combination: `logit(score) = 17·(name − 0.88) + 0.847 + Σ evidence`,
@@ -35,7 +39,7 @@ use serde::Serialize;
 
 use crate::date::{BirthDate, DobAgreement, best_agreement};
 use crate::model::{Gender, NameRole, Record};
-use crate::normalize::{NormName, Token, TokenKind, skeleton};
+use crate::normalize::{NormName, Token, TokenKind, skeleton, skeleton_keep_w};
 
 /// Pairs of tokens less similar than this are not aligned.
 pub const MIN_TOKEN_SIMILARITY: f32 = 0.80;
@@ -47,12 +51,15 @@ pub const NAME_SLOPE: f32 = 17.0;
 pub const DEFAULT_THRESHOLD: f32 = 0.70;
 
 const PIVOT_LOGIT: f32 = 0.847;
+const PHONETIC_SIMILARITY: f32 = 0.88;
 const PARTICLE_WEIGHT: f32 = 0.15;
 const INITIAL_WEIGHT: f32 = 0.30;
 const LEGAL_FORM_WEIGHT: f32 = 0.10;
 const MIN_WORD_WEIGHT: f32 = 0.25;
 const EXTRA_LIST_CHARGE: f32 = 0.20;
-const EXTRA_QUERY_CHARGE: f32 = 0.35;
+const EXTRA_QUERY_CHARGE: f32 = 0.25;
+const DUPLICATE_CHARGE: f32 = 0.05;
+const PATRONYMIC_SWAP_FACTOR: f32 = 0.75;
 const MAX_SPAN: usize = 3;
 
 /// How often each token occurs in the loaded lists, for rarity weights.
@@ -119,6 +126,8 @@ pub struct PreparedToken {
     pub skeleton_script: bool,
     /// Consonant skeleton of the text.
     pub skeleton: String,
+    /// Consonant skeleton keeping `w`/`v` (Hebrew vav, Arabic waw as consonants).
+    pub skeleton_w: String,
     /// Double Metaphone primary and alternate codes.
     pub phonetic: (String, String),
     /// Rarity weight.
@@ -154,6 +163,7 @@ impl PreparedName {
                 kind: t.kind,
                 skeleton_script: t.skeleton,
                 skeleton: skeleton(&t.text),
+                skeleton_w: skeleton_keep_w(&t.text),
                 phonetic: phonetic_codes(encoder, &t.text),
                 weight: stats.weight(t),
             })
@@ -220,6 +230,9 @@ pub struct NameComparison {
     pub unmatched_list: Vec<String>,
     /// Unaligned tokens that faced an unaligned token on the other side.
     pub conflicts: usize,
+    /// True when names on either side of `bin`/`ibn`/`bint` swapped places (`A bin B` vs
+    /// `B bin A` names a son and his father, two people).
+    pub patronymic_swap: bool,
 }
 
 fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
@@ -228,6 +241,16 @@ fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
     ap.len() >= 2
         && bp.len() >= 2
         && (ap == bp || ap == ba || aa == bp || (aa == ba && aa.len() >= 2))
+}
+
+trait MaxBySim {
+    fn max_by_sim(self, other: Self) -> Self;
+}
+
+impl MaxBySim for (f32, PairMethod) {
+    fn max_by_sim(self, other: Self) -> Self {
+        if other.0 > self.0 { other } else { self }
+    }
 }
 
 /// Similarity of two single tokens.
@@ -248,26 +271,19 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
             (0.0, PairMethod::Initial)
         };
     }
-    let mut best = (
-        strsim::jaro_winkler(&a.text, &b.text) as f32,
-        PairMethod::Fuzzy,
-    );
-    let short = a.text.len().min(b.text.len()) <= 3;
-    if short {
-        best.0 *= 0.92;
+    let jw = strsim::jaro_winkler(&a.text, &b.text) as f32;
+    let longest = a.text.len().max(b.text.len()).max(1);
+    let edit = 1.0 - strsim::damerau_levenshtein(&a.text, &b.text) as f32 / longest as f32;
+    let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
+    if (a.skeleton_script || b.skeleton_script)
+        && (a.skeleton == b.skeleton || a.skeleton_w == b.skeleton_w)
+        && (a.skeleton.len() >= 2 || a.text.len().min(b.text.len()) <= 3)
+        && !a.skeleton.is_empty()
+    {
+        best = best.max_by_sim((0.93, PairMethod::Skeleton));
     }
-    if (a.skeleton_script || b.skeleton_script) && a.skeleton.len() >= 2 {
-        let s = if a.skeleton == b.skeleton {
-            0.93
-        } else {
-            0.93 * strsim::jaro_winkler(&a.skeleton, &b.skeleton) as f32
-        };
-        if s > best.0 {
-            best = (s, PairMethod::Skeleton);
-        }
-    }
-    if best.0 < 0.90 && !short && phonetic_agree(a, b) {
-        best = (0.90, PairMethod::Phonetic);
+    if edit > 0.5 && a.text.len().min(b.text.len()) >= 4 && phonetic_agree(a, b) {
+        best = best.max_by_sim((PHONETIC_SIMILARITY, PairMethod::Phonetic));
     }
     best
 }
@@ -355,11 +371,15 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     let mut numerator = 0.0f32;
     let mut denominator = 0.0f32;
     let mut substantive = false;
+    let mut aligned: Vec<(usize, usize)> = Vec::new();
     for cand in candidates {
         let (qi, ql) = cand.q;
         let (cj, cl) = cand.c;
         if q_used[qi..qi + ql].iter().any(|u| *u) || c_used[cj..cj + cl].iter().any(|u| *u) {
             continue;
+        }
+        if ql == 1 && cl == 1 {
+            aligned.push((qi, cj));
         }
         q_used[qi..qi + ql].iter_mut().for_each(|u| *u = true);
         c_used[cj..cj + cl].iter_mut().for_each(|u| *u = true);
@@ -380,52 +400,79 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
             weight: round3(weight),
         });
     }
-    let unmatched = |tokens: &[PreparedToken], used: &[bool]| -> Vec<(f32, bool, String)> {
-        let mut out: Vec<(f32, bool, String)> = tokens
+    let unmatched = |tokens: &[PreparedToken], used: &[bool]| -> Vec<(f32, f32, bool, String)> {
+        let mut out: Vec<(f32, f32, bool, String)> = tokens
             .iter()
             .zip(used)
             .filter(|(_, u)| !**u)
             .map(|(t, _)| {
-                let counts = matches!(t.kind, TokenKind::Word | TokenKind::Initial);
-                (t.weight, counts, t.text.clone())
+                let duplicate = tokens
+                    .iter()
+                    .zip(used)
+                    .any(|(other, u)| *u && other.text == t.text);
+                let counts = !duplicate && matches!(t.kind, TokenKind::Word | TokenKind::Initial);
+                let charge = if duplicate { DUPLICATE_CHARGE } else { 1.0 };
+                (t.weight, charge, counts, t.text.clone())
             })
             .collect();
-        out.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.total_cmp(&a.0)));
+        out.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.total_cmp(&a.0)));
         out
     };
     let uq = unmatched(q, &q_used);
     let uc = unmatched(c, &c_used);
     let conflicts = uq
         .iter()
-        .filter(|t| t.1)
+        .filter(|t| t.2)
         .count()
-        .min(uc.iter().filter(|t| t.1).count());
-    for (k, (w, counts, _)) in uq.iter().enumerate() {
-        denominator += w * if *counts && k < conflicts {
+        .min(uc.iter().filter(|t| t.2).count());
+    for (k, (w, charge, counts, _)) in uq.iter().enumerate() {
+        let factor = if *counts && k < conflicts {
             1.0
         } else {
             EXTRA_QUERY_CHARGE
         };
+        denominator += w * charge * factor;
     }
-    for (k, (w, counts, _)) in uc.iter().enumerate() {
-        denominator += w * if *counts && k < conflicts {
+    for (k, (w, charge, counts, _)) in uc.iter().enumerate() {
+        let factor = if *counts && k < conflicts {
             1.0
         } else {
             EXTRA_LIST_CHARGE
         };
+        denominator += w * charge * factor;
     }
-    let similarity = if substantive && denominator > 0.0 {
+    let order_conflict = patronymic_swap(q, c, &aligned);
+    let mut similarity = if substantive && denominator > 0.0 {
         (numerator / denominator).clamp(0.0, 1.0)
     } else {
         0.0
     };
+    if order_conflict {
+        similarity *= PATRONYMIC_SWAP_FACTOR;
+    }
     NameComparison {
         similarity: round3(similarity),
         pairs,
-        unmatched_query: uq.into_iter().map(|t| t.2).collect(),
-        unmatched_list: uc.into_iter().map(|t| t.2).collect(),
+        unmatched_query: uq.into_iter().map(|t| t.3).collect(),
+        unmatched_list: uc.into_iter().map(|t| t.3).collect(),
         conflicts,
+        patronymic_swap: order_conflict,
     }
+}
+
+fn is_patronymic_particle(token: Option<&PreparedToken>) -> bool {
+    token.is_some_and(|t| matches!(t.text.as_str(), "bin" | "ibn" | "bint" | "binti" | "ben"))
+}
+
+/// True when a token before `bin` on one side is aligned with a token after `bin` on the other.
+fn patronymic_swap(q: &[PreparedToken], c: &[PreparedToken], aligned: &[(usize, usize)]) -> bool {
+    aligned.iter().any(|&(i, j)| {
+        let q_before = is_patronymic_particle(q.get(i + 1));
+        let q_after = i > 0 && is_patronymic_particle(q.get(i - 1));
+        let c_before = is_patronymic_particle(c.get(j + 1));
+        let c_after = j > 0 && is_patronymic_particle(c.get(j - 1));
+        (q_before && c_after) || (q_after && c_before)
+    })
 }
 
 fn join(tokens: &[PreparedToken]) -> String {

@@ -313,6 +313,71 @@ fn is_apostrophe(c: char) -> bool {
     )
 }
 
+/// True for `A.B.C.`, `p.l.c.`, `J.P`: letters each followed by a dot (the last dot optional).
+fn is_dotted_initials(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    bytes.len() >= 3
+        && bytes.iter().enumerate().all(|(i, b)| {
+            if i % 2 == 0 {
+                b.is_ascii_alphabetic()
+            } else {
+                *b == b'.'
+            }
+        })
+}
+
+/// Multi-word legal forms and their one spelling.
+const LEGAL_PHRASES: &[(&[&str], &str)] = &[
+    (&["open", "joint", "stock", "company"], "jsc"),
+    (&["public", "joint", "stock", "company"], "jsc"),
+    (&["closed", "joint", "stock", "company"], "jsc"),
+    (&["joint", "stock", "company"], "jsc"),
+    (&["aktsionernoe", "obshchestvo"], "jsc"),
+    (&["limited", "liability", "company"], "llc"),
+    (&["limited", "liability", "partnership"], "llp"),
+    (
+        &["obshchestvo", "s", "ogranichennoi", "otvetstvennostiu"],
+        "llc",
+    ),
+    (&["public", "limited", "company"], "plc"),
+    (&["societatea", "cu", "raspundere", "limitata"], "srl"),
+    (&["sp", "z", "o", "o"], "llc"),
+    (&["gesellschaft", "mit", "beschrankter", "haftung"], "gmbh"),
+    (&["societe", "anonyme"], "sa"),
+    (&["sociedad", "anonima"], "sa"),
+];
+
+/// Replaces multi-word legal forms by their one spelling.
+fn fold_legal_phrases(words: Vec<RawWord>) -> Vec<RawWord> {
+    let mut out: Vec<RawWord> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let found = LEGAL_PHRASES.iter().find(|(phrase, _)| {
+            words.len() - i >= phrase.len()
+                && phrase
+                    .iter()
+                    .zip(&words[i..])
+                    .all(|(p, w)| *p == w.text.as_str())
+        });
+        if let Some((phrase, canonical)) = found {
+            out.push(RawWord {
+                text: (*canonical).to_string(),
+                skeleton: false,
+            });
+            i += phrase.len();
+        } else if let Some(word) = words.get(i) {
+            out.push(RawWord {
+                text: word.text.clone(),
+                skeleton: word.skeleton,
+            });
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    out
+}
+
 /// One word of the input after transliteration, with its skeleton flag.
 struct RawWord {
     text: String,
@@ -354,6 +419,9 @@ fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
                 out.push_str(folded);
             }
         }
+        if is_dotted_initials(&out) {
+            out.retain(|c| c.is_ascii_alphanumeric());
+        }
         for piece in out.split(|c: char| !c.is_ascii_alphanumeric()) {
             if !piece.is_empty() {
                 words.push(RawWord {
@@ -374,7 +442,12 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
         EntityKind::Organisation | EntityKind::Vessel | EntityKind::Aircraft
     );
     let count = words.len();
-    for (i, word) in words.into_iter().enumerate() {
+    let words = if organisation {
+        fold_legal_phrases(words)
+    } else {
+        words
+    };
+    for word in words {
         if tokens.len() >= MAX_TOKENS {
             break;
         }
@@ -385,7 +458,6 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
         }
         if organisation
             && let Some((_, canonical)) = LEGAL_FORMS.iter().find(|(form, _)| *form == text)
-            && i > 0
         {
             tokens.push(Token {
                 text: (*canonical).to_string(),
@@ -406,6 +478,13 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
             kind,
             skeleton: word.skeleton,
         });
+    }
+    if !tokens.iter().any(|t| t.kind == TokenKind::Word) {
+        for t in &mut tokens {
+            if t.kind == TokenKind::LegalForm || t.kind == TokenKind::Particle {
+                t.kind = TokenKind::Word;
+            }
+        }
     }
     NormName { tokens, dropped }
 }
@@ -454,6 +533,26 @@ pub fn skeleton(text: &str) -> String {
             continue;
         }
         if c == last {
+            continue;
+        }
+        out.push(c);
+        last = c;
+    }
+    out
+}
+
+/// The consonant skeleton keeping `w` and `v` (as `w`): for Hebrew and Arabic letters that
+/// are consonants as often as vowels (`דוד` → `dvd` ~ `David` → `dwd`).
+pub fn skeleton_keep_w(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = '\0';
+    for c in text.chars() {
+        let c = match c {
+            'q' => 'k',
+            'v' => 'w',
+            other => other,
+        };
+        if matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y') || c == last {
             continue;
         }
         out.push(c);
@@ -537,6 +636,16 @@ mod tests {
         let n = &normalize("Siemens Aktiengesellschaft", EntityKind::Organisation)[0];
         assert_eq!(n.text(), "siemens ag");
         assert_eq!(n.tokens[1].kind, TokenKind::LegalForm);
+        let gazprom = &normalize("Open Joint Stock Company Gazprom", EntityKind::Organisation)[0];
+        assert_eq!(gazprom.text(), "jsc gazprom");
+        let oao = &normalize("OAO Gazprom", EntityKind::Organisation)[0];
+        assert_eq!(oao.text(), "jsc gazprom");
+        assert_eq!(
+            normalize("H.S.B.C. p.l.c.", EntityKind::Organisation)[0].text(),
+            "hsbc plc"
+        );
+        let only_forms = &normalize("Group", EntityKind::Organisation)[0];
+        assert_eq!(only_forms.tokens[0].kind, TokenKind::Word);
     }
 
     #[test]
