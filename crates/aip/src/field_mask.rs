@@ -5,7 +5,8 @@
 //! resource JSON may carry must be declared, including `name` and `etag` (declare
 //! them [`Behavior::OutputOnly`] when the caller handles them itself): a patch with an
 //! undeclared key is refused ([`FieldMaskError::UnknownField`]), like strict proto3
-//! JSON parsing (R-127.8).
+//! JSON parsing (R-127.8). Patch keys must be the lowerCamelCase names (the JSON
+//! spelling); only mask paths accept snake_case.
 //!
 //! # Parsing the mask ([`UpdateMask::parse`])
 //!
@@ -17,7 +18,7 @@
 //!   ```` `` ```` standing for one backtick: ``externalIds.`my.key` ``.
 //! - `*` alone is [`UpdateMask::Full`] (R-134.5). `*` together with other paths, or
 //!   inside a path (`authors.*.givenName`, R-161.3, a MAY we do not offer), is an
-//!   error [ours].
+//!   error \[ours\].
 //! - Unknown paths (R-161.5), paths into scalars or past a map key, indexes into
 //!   repeated fields (`tags.0`, R-161.4) and empty segments are errors naming the path.
 //! - Paths to output-only fields are accepted (and ignored when applying, R-161.6).
@@ -29,11 +30,11 @@
 //!
 //! - [`UpdateMask::Populated`] (R-134.4): every populated field of the patch is set;
 //!   messages are merged recursively; repeated fields and maps are replaced whole
-//!   (R-161.8 [ours]). `{"displayName": ""}` changes nothing.
+//!   (R-161.8 \[ours\]). `{"displayName": ""}` changes nothing.
 //! - [`UpdateMask::Full`] (R-134.5): every field that is not output-only takes the
 //!   patch's value; a field the patch leaves out (or sends empty) is cleared.
 //!   Messages are replaced field by field, so output-only fields inside them survive.
-//!   An immutable field the patch leaves out keeps its value [ours].
+//!   An immutable field the patch leaves out keeps its value \[ours\].
 //! - [`UpdateMask::Paths`]: each named field is set from the patch, or cleared when
 //!   the patch leaves it out or empty. A map-key path sets or removes that one key. A
 //!   message path replaces the message as `*` does for the resource. Repeated fields

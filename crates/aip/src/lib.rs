@@ -8,7 +8,7 @@
 //! - [`resource_id`]: AIP-122 user-chosen ids and resource-name patterns.
 //!
 //! Rule ids such as refer to the project's AIP checklist
-//! (`aip-checklist.md`); choices the AIPs leave open are marked [ours] there and in
+//! (`aip-checklist.md`); choices the AIPs leave open are marked \[ours\] there and in
 //! these docs.
 
 mod case;

@@ -1,13 +1,13 @@
 //! AIP-132 `orderBy` parsing against an allow-list.
 //!
 //! Syntax: fields separated by `,`, each optionally followed by `asc` or
-//! `desc` (lower case, [ours] as einride), ascending by default; extra spaces are
+//! `desc` (lower case, \[ours\] as einride), ascending by default; extra spaces are
 //! ignored, so `"foo, bar desc"`, `" foo , bar desc "` and `"foo,bar desc"` are
 //! equal. Field paths use `.` for subfields and may be written in lowerCamelCase or
 //! snake_case; they must be in the caller's allow-list of canonical
 //! lowerCamelCase paths. An empty or all-space value means the default order.
 //!
-//! Errors (R-132.8 [ours], all 400 INVALID_ARGUMENT on `orderBy`): an empty item
+//! Errors (R-132.8 \[ours\], all 400 INVALID_ARGUMENT on `orderBy`): an empty item
 //! (`a,,b`, a trailing comma), a field not in the allow-list, a suffix other than
 //! `asc`/`desc` (including `DESC`), more than one word after the field, and the same
 //! field twice.

@@ -30,7 +30,7 @@
 //! ([`DEFAULT_TOKEN_LIFETIME`], 3 days, R-158.11). All of them are 400
 //! INVALID_ARGUMENT for the API; [`PageTokenError::reason`] tells them apart.
 //!
-//! Tokens are signed, not encrypted (the checklist's [ours] minimum for ): the
+//! Tokens are signed, not encrypted (the checklist's \[ours\] minimum for ): the
 //! payload is not secret, only tamper-proof. Cursor values are the sort keys of the
 //! last item returned, which the caller has already seen; never put anything else in
 //! them. Tokens issued "in the future" (clock skew between replicas) are accepted.

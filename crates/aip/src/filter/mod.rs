@@ -23,7 +23,7 @@
 //! - A negation cannot directly follow another (`NOT NOT a`, `--a`): the grammar has
 //!   one prefix per term; use parentheses.
 //! - `NOT(x)` without a space is, by the grammar, a call named `NOT`; it is accepted
-//!   with a whole expression inside (`NOT(a = 1 OR b)`) and means `NOT x` [ours]. A
+//!   with a whole expression inside (`NOT(a = 1 OR b)`) and means `NOT x` \[ours\]. A
 //!   call named `AND` or `OR` is a syntax error.
 //! - Comparators: `=`, `!=`, `<`, `<=`, `>`, `>=`, `:` (has); whitespace around them is
 //!   optional. A comparison's right side may be a parenthesised group of literals,
@@ -54,15 +54,17 @@
 //! | --- | --- |
 //! | `String` | all comparators with a string or unquoted text; `"web-*"` prefix and `"*.prod"` suffix with `=`/`!=`/`:`; `field:value` is `field = value`, except on fuzzy fields where it is a fuzzy search |
 //! | `Integer` | all comparators with an unquoted integer (decimal, `-7`, `0x1F`); `2.5` or `"42"` are type errors |
-//! | `Bool` | `=`, `!=` with unquoted `true`/`false`; ordering operators are errors (R-160.5) [ours] |
+//! | `Bool` | `=`, `!=` with unquoted `true`/`false`; ordering operators are errors \[ours\] |
 //! | `Timestamp` | all comparators with a quoted RFC 3339 value with an offset (R-160.7) |
-//! | `Enum` | `=`, `!=` with a declared value name, case-sensitive, quoted or not; ordering operators are errors (R-160.5) [ours] |
-//! | `RepeatedString` | `tags:red` contains (wildcards allowed in quoted values); `tags:*` non-empty. `=`, `!=` and ordering are errors [ours]: AIP-160 defines only `:` for repeated fields. Any traversal or index (`tags.0`, `tags[0]`) is an error (R-160.12) |
-//! | `Map` | `m:key` and `m.key:*` has key; `m.key = "v"`, `m.key:v` (equality) and the other comparators on the value; `m:*` non-empty; quoted keys: `m."my key":*`. A missing key never matches [ours] (R-160.10) |
+//! | `Enum` | `=`, `!=` with a declared value name, case-sensitive, quoted or not; ordering operators are errors \[ours\] |
+//! | `RepeatedString` | `tags:red` contains (wildcards allowed in quoted values); `tags:*` non-empty. `=`, `!=` and ordering are errors \[ours\]: AIP-160 defines only `:` for repeated fields. Any traversal or index (`tags.0`, `tags[0]`) is an error (R-160.12) |
+//! | `Map` | `m:key` and `m.key:*` has key; `m.key = "v"`, `m.key:v` (equality) and the other comparators on the value; `m:*` non-empty; quoted keys: `m."my key":*`. A missing key never matches \[ours\] (R-160.10) |
 //! | message prefix | `riskDetails:*` presence; traversal to declared fields; any other comparison is an error |
 //!
 //! `field:*` is a presence test ([`Condition::Present`]) on every field type.
-//! `field:value` on a scalar is `field = value`.
+//! `field:value` on a scalar is `field = value`. Repeated messages cannot be
+//! declared, so `authors.givenName:Ann` (R-160.13's "some element") is not offered;
+//! declare the inner value as its own [`FieldType::RepeatedString`] path if needed.
 //!
 //! Bare values (global restrictions, R-160.14, e.g. `filter=Hugo`) are a fuzzy search
 //! of the fields declared with [`FilterSchema::global_search_field`]; without one they

@@ -605,7 +605,7 @@ impl Parser<'_> {
     }
 
     /// `NOT( expression )`: the argument of a call named NOT is a whole expression,
-    /// so `NOT(a = 1)` works (Appendix B, [ours]).
+    /// so `NOT(a = 1)` works (Appendix B, \[ours\]).
     fn not_call_argument(&mut self, open: Position) -> Result<Vec<Arg>, FilterError> {
         if self.peek().is_some_and(|t| t.kind == TokenKind::RParen) {
             return Err(FilterError::syntax(
