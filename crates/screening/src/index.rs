@@ -17,7 +17,8 @@ use serde::Serialize;
 use crate::load::{ListVersion, LoadedList};
 use crate::matcher::{
     DEFAULT_THRESHOLD, Evidence, Explanation, NAME_PIVOT, NAME_SLOPE, NameComparison, PreparedName,
-    PreparedToken, TokenStats, compare_names, name_log_odds, phonetic_codes, score_record,
+    PreparedToken, TokenStats, compare_names, name_log_odds, phonetic_codes, phonetic_encoder,
+    score_record,
 };
 use crate::model::{EntityKind, NameRole, Record, Topic};
 use crate::normalize::{TokenKind, normalize, skeleton};
@@ -201,7 +202,7 @@ fn logit(p: f32) -> f32 {
 impl Index {
     /// Builds an index over the given lists.
     pub fn build(lists: Vec<LoadedList>) -> Self {
-        let encoder = DoubleMetaphone::default();
+        let encoder = phonetic_encoder();
         let mut records = Vec::new();
         let mut versions = Vec::new();
         let mut raw = Vec::new();

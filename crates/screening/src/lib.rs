@@ -4,6 +4,7 @@
 //! This crate is pure: no database, no network, no async. The screening job and the
 //! `rics screen` command call it. See `docs/screening.md` for the scoring model.
 
+pub mod batch;
 pub mod bundled;
 pub mod country;
 pub mod date;
@@ -14,6 +15,7 @@ pub mod matcher;
 pub mod model;
 pub mod normalize;
 
+pub use batch::{BatchSummary, InputFormat, PersonResult, screen_batch};
 pub use date::{BirthDate, DateError, DobAgreement};
 pub use error::{BatchError, LoadError};
 pub use index::{Index, Match, Query, ScreenOptions, ScreenResult, SharedIndex};

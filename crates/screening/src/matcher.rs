@@ -143,6 +143,15 @@ pub struct PreparedName {
     pub dropped: Vec<String>,
 }
 
+/// Longest Double Metaphone code kept: long enough that names sharing only their first
+/// syllables (`Subandrio`, `Subianto`) get different codes.
+const PHONETIC_CODE_LENGTH: usize = 8;
+
+/// The Double Metaphone encoder every comparison and index uses.
+pub fn phonetic_encoder() -> DoubleMetaphone {
+    DoubleMetaphone::new(Some(PHONETIC_CODE_LENGTH))
+}
+
 /// Double Metaphone codes of a token (empty for digits-only tokens).
 pub fn phonetic_codes(encoder: &DoubleMetaphone, text: &str) -> (String, String) {
     if !text.bytes().any(|b| b.is_ascii_alphabetic()) {
@@ -673,7 +682,7 @@ mod tests {
     use crate::normalize::normalize;
 
     fn prep(name: &str) -> PreparedName {
-        let encoder = DoubleMetaphone::default();
+        let encoder = phonetic_encoder();
         PreparedName::new(
             &normalize(name, EntityKind::Person)[0],
             &TokenStats::default(),
