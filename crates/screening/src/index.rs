@@ -24,7 +24,7 @@ use crate::model::{EntityKind, NameRole, Record, Topic};
 use crate::normalize::{TokenKind, normalize, skeleton};
 
 /// How many candidate names a screen compares in full.
-pub const CANDIDATES: usize = 64;
+pub const CANDIDATES: usize = 48;
 /// Postings longer than this (keys shared by a large share of all names) are not followed
 /// unless nothing else is.
 const MAX_POSTINGS: usize = 12_000;
@@ -142,7 +142,7 @@ fn unit_keys(text: &str, skel_source: bool, encoder: &DoubleMetaphone, out: &mut
         }
     }
     let s = skeleton(text);
-    if s.len() >= 3 || (skel_source && s.len() >= 2) {
+    if s.len() >= 3 && (skel_source || s.len() >= 4) {
         out.push(format!("k{s}"));
     }
 }
@@ -308,7 +308,8 @@ impl Index {
         kind: EntityKind,
         datasets: Option<&HashSet<&str>>,
     ) -> Vec<u32> {
-        let mut acc: HashMap<u32, f32> = HashMap::new();
+        let mut acc: Vec<f32> = vec![0.0; self.names.len()];
+        let mut touched: Vec<u32> = Vec::new();
         let mut hits: Vec<u32> = Vec::new();
         let all_units: Vec<Unit> = query.iter().flat_map(|q| units(q, &self.encoder)).collect();
         let selective = all_units.iter().any(|u| {
@@ -330,15 +331,21 @@ impl Index {
             hits.sort_unstable();
             hits.dedup();
             for &id in &hits {
-                *acc.entry(id).or_insert(0.0) += unit.weight;
+                if let Some(slot) = acc.get_mut(id as usize) {
+                    if *slot == 0.0 {
+                        touched.push(id);
+                    }
+                    *slot += unit.weight;
+                }
             }
         }
         let query_weight: f32 = query
             .first()
             .map_or(0.0, |q| q.tokens.iter().map(|t| t.weight).sum());
-        let mut ranked: Vec<(u32, f32)> = acc
+        let mut ranked: Vec<(u32, f32)> = touched
             .into_iter()
-            .filter_map(|(id, shared)| {
+            .filter_map(|id| {
+                let shared = acc.get(id as usize).copied().unwrap_or(0.0);
                 let n = self.names.get(id as usize)?;
                 let wanted = kinds_compatible(kind, n.kind)
                     && datasets.is_none_or(|d| {

@@ -281,10 +281,14 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         };
     }
     let jw = strsim::jaro_winkler(&a.text, &b.text) as f32;
+    let skeletal = a.skeleton_script || b.skeleton_script;
+    if jw < 0.6 && !skeletal {
+        return (0.0, PairMethod::Fuzzy);
+    }
     let longest = a.text.len().max(b.text.len()).max(1);
-    let edit = 1.0 - strsim::damerau_levenshtein(&a.text, &b.text) as f32 / longest as f32;
+    let edit = 1.0 - strsim::osa_distance(&a.text, &b.text) as f32 / longest as f32;
     let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
-    if (a.skeleton_script || b.skeleton_script)
+    if skeletal
         && (a.skeleton == b.skeleton || a.skeleton_w == b.skeleton_w)
         && (a.skeleton.len() >= 2 || a.text.len().min(b.text.len()) <= 3)
         && !a.skeleton.is_empty()
@@ -302,12 +306,21 @@ fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> f32 {
     if run.iter().any(|t| t.kind == TokenKind::Initial) || single.kind == TokenKind::Initial {
         return 0.0;
     }
+    let skeletal = run.iter().any(|t| t.skeleton_script) || single.skeleton_script;
+    let first = run.first().and_then(|t| t.text.bytes().next());
+    let run_len: usize = run.iter().map(|t| t.text.len()).sum();
+    if !skeletal
+        && (first != single.text.bytes().next()
+            || run_len.abs_diff(single.text.len()) * 3 > single.text.len())
+    {
+        return 0.0;
+    }
     let joined: String = run.iter().map(|t| t.text.as_str()).collect();
     if joined == single.text {
         return 0.98;
     }
     let mut sim = strsim::jaro_winkler(&joined, &single.text) as f32;
-    if run.iter().any(|t| t.skeleton_script) || single.skeleton_script {
+    if skeletal {
         let js = skeleton(&joined);
         if js.len() >= 2 && js == single.skeleton {
             sim = sim.max(0.93);
