@@ -1,1 +1,21 @@
-//! Domain of rics: resources, rules, use-case services and ports.
+//! The domain of rics, the Risk and Identity Compliance Service: resources and their
+//! rules, use-case services, and the ports (traits) that adapters implement.
+//!
+//! This crate knows nothing of HTTP or SQL: the HTTP adapter calls the services, the
+//! storage adapter implements the repository ports, and the binary wires them.
+
+pub mod entity;
+pub mod enums;
+pub mod error;
+pub mod event;
+pub mod id;
+pub mod list;
+pub mod principal;
+pub mod repository;
+pub mod resource;
+pub mod text_search;
+pub mod time;
+pub mod validate;
+pub mod values;
+
+pub use error::{Code, Error, Result};

@@ -1,0 +1,240 @@
+//! The entity's declarations for the AIP machinery: which fields a filter may use,
+//! how update masks treat each field, and how lists page and sort.
+
+use std::sync::LazyLock;
+
+use rics_aip::field_mask::{self, Behavior, FieldKind, FieldTable, UpdateMask};
+use rics_aip::filter::{FieldType, FilterSchema};
+use serde_json::Value;
+
+use super::model::{EntityType, RiskLevel, ScreeningStatus, VerificationStatus};
+use super::relationship::RelationshipType;
+use crate::error::{Error, Result};
+use crate::list::{ListSpec, SortBy, SortKey};
+use crate::resource::strip_nulls;
+
+/// What entity list filters may refer to. A bare word searches `displayName` fuzzily.
+pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .global_search_field("displayName")
+        .field("entityType", FieldType::Enum(EntityType::VALUES))
+        .field("tags", FieldType::RepeatedString)
+        .field("externalIds", FieldType::Map)
+        .field("createTime", FieldType::Timestamp)
+        .field("updateTime", FieldType::Timestamp)
+        .field("deleteTime", FieldType::Timestamp)
+        .field("riskDetails.riskLevel", FieldType::Enum(RiskLevel::VALUES))
+        .field("screeningStatus", FieldType::Enum(ScreeningStatus::VALUES))
+        .field(
+            "verificationStatus",
+            FieldType::Enum(VerificationStatus::VALUES),
+        )
+        .field("legalHold", FieldType::Bool)
+});
+
+/// How entities are listed: 50 per page by default, at most 1000, oldest first.
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "entities.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &FILTER,
+    sortable: &["displayName", "createTime", "updateTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: true,
+});
+
+/// What relationship list filters may refer to.
+pub static RELATIONSHIP_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .field(
+            "relationshipType",
+            FieldType::Enum(RelationshipType::VALUES),
+        )
+        .field("createTime", FieldType::Timestamp)
+});
+
+/// How an entity's relationships are listed: 50 per page by default, at most 1000,
+/// oldest first.
+pub static RELATIONSHIP_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "entities.relationships.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &RELATIONSHIP_FILTER,
+    sortable: &["createTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: false,
+});
+
+fn scalars(names: &[&'static str]) -> FieldTable {
+    names.iter().fold(FieldTable::new(), |table, name| {
+        table.field(name, FieldKind::Scalar, Behavior::Mutable)
+    })
+}
+
+fn party() -> FieldTable {
+    scalars(&[
+        "legalName",
+        "tradingName",
+        "registrationNumber",
+        "countryOfRegistration",
+    ])
+}
+
+/// Every field of the entity JSON with its update behaviour.
+pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{Immutable, Mutable, OutputOnly, Required};
+    use FieldKind::{Map, Message, Repeated, Scalar};
+    let person_name = scalars(&["givenName", "middleNames", "familyName"]);
+    let individual = scalars(&[
+        "dateOfBirth",
+        "placeOfBirth",
+        "countryOfResidence",
+        "gender",
+        "occupation",
+    ])
+    .field("legalName", Message(person_name), Mutable)
+    .field("otherNames", Repeated, Mutable)
+    .field("nationalities", Repeated, Mutable);
+    let company = scalars(&[
+        "legalName",
+        "type",
+        "industry",
+        "registrationNumber",
+        "countryOfIncorporation",
+    ]);
+    let contact = FieldTable::new()
+        .field("emails", Repeated, Mutable)
+        .field("phoneNumbers", Repeated, Mutable)
+        .field("addresses", Repeated, Mutable);
+    FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("uid", Scalar, OutputOnly)
+        .field("entityType", Scalar, Immutable)
+        .field("displayName", Scalar, Required)
+        .field("individual", Message(individual), Mutable)
+        .field("company", Message(company), Mutable)
+        .field("trust", Message(party()), Mutable)
+        .field("partnership", Message(party()), Mutable)
+        .field("soleProprietor", Message(party()), Mutable)
+        .field("contactInfo", Message(contact), Mutable)
+        .field("externalIds", Map, Mutable)
+        .field("tags", Repeated, Mutable)
+        .field("riskDetails", Scalar, OutputOnly)
+        .field("screeningStatus", Scalar, OutputOnly)
+        .field("verificationStatus", Scalar, OutputOnly)
+        .field("legalHold", Scalar, Mutable)
+        .field("createTime", Scalar, OutputOnly)
+        .field("updateTime", Scalar, OutputOnly)
+        .field("deleteTime", Scalar, OutputOnly)
+        .field("purgeTime", Scalar, OutputOnly)
+        .field("etag", Scalar, OutputOnly)
+});
+
+/// A request body made ready to read: nulls removed (unset in proto3 JSON) and
+/// output-only fields dropped (ignored on input, R-203.1).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `field` when the body is not a JSON object.
+pub fn input(mut body: Value, field: &str) -> Result<Value> {
+    crate::resource::require_object(&body, field)?;
+    strip_nulls(&mut body);
+    strip_output_only(&TABLE, &mut body);
+    Ok(body)
+}
+
+fn strip_output_only(table: &FieldTable, value: &mut Value) {
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    object.retain(|key, _| {
+        table
+            .get(key)
+            .is_none_or(|f| f.behavior != Behavior::OutputOnly)
+    });
+    for (key, member) in object.iter_mut() {
+        if let Some(FieldKind::Message(inner)) = table.get(key).map(|f| &f.kind) {
+            strip_output_only(inner, member);
+        }
+    }
+}
+
+/// Parses an `updateMask` against the entity's fields.
+///
+/// # Errors
+/// INVALID_ARGUMENT on `updateMask` naming the bad path.
+pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
+    UpdateMask::parse(raw, &TABLE).map_err(|e| {
+        Error::invalid_field("updateMask", e.reason(), e.to_string())
+            .with_metadata("path", e.path())
+    })
+}
+
+/// Applies a patch to the current entity JSON under `mask`.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field: unknown field, wrong shape, changed immutable
+/// field, emptied required field.
+pub fn apply_mask(mask: &UpdateMask, current: &Value, patch: &Value) -> Result<Value> {
+    field_mask::apply(mask, &TABLE, current, patch).map_err(|e| {
+        let field = if e.in_mask() {
+            "updateMask".to_owned()
+        } else {
+            format!("entity.{}", e.path())
+        };
+        Error::invalid_field(field, e.reason(), e.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::model::Entity;
+    use serde_json::json;
+
+    #[test]
+    fn every_serialised_field_is_declared() {
+        let full: Entity = serde_json::from_value(json!({
+            "displayName": "X",
+            "individual": {"legalName": {"givenName": "a", "middleNames": "b", "familyName": "c"},
+                           "otherNames": [{"givenName": "d"}], "dateOfBirth": "1970", "placeOfBirth": "p",
+                           "nationalities": ["FR"], "countryOfResidence": "FR", "gender": "FEMALE", "occupation": "o"},
+            "contactInfo": {"emails": ["a@b.co"], "phoneNumbers": ["+331234567"], "addresses": [{"locality": "x"}]},
+            "externalIds": {"crm": "1"}, "tags": ["t"], "legalHold": true
+        }))
+        .unwrap();
+        let value = serde_json::to_value(&full).unwrap();
+        fn walk(table: &FieldTable, value: &Value, path: &str) {
+            for (key, member) in value.as_object().unwrap() {
+                let field = table
+                    .get(key)
+                    .unwrap_or_else(|| panic!("{path}{key} is not declared"));
+                if let FieldKind::Message(inner) = &field.kind {
+                    walk(inner, member, &format!("{path}{key}."));
+                }
+            }
+        }
+        walk(&TABLE, &value, "");
+    }
+
+    #[test]
+    fn output_only_input_is_dropped() {
+        let body = input(
+            json!({"displayName": "A", "createTime": "garbage", "etag": "x", "uid": null}),
+            "entity",
+        )
+        .unwrap();
+        assert_eq!(body, json!({"displayName": "A"}));
+    }
+
+    #[test]
+    fn unknown_mask_paths_name_update_mask() {
+        let error = update_mask(Some("colour")).unwrap_err();
+        assert_eq!(error.field_violations[0].field, "updateMask");
+    }
+}

@@ -1,0 +1,11 @@
+//! Entities: the people and organisations under assessment.
+
+pub mod fields;
+pub mod model;
+pub mod relationship;
+pub mod repository;
+pub mod service;
+pub mod validate;
+
+pub use model::Entity;
+pub use service::{EntityService, ErasureReceipt};

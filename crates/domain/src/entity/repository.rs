@@ -1,0 +1,155 @@
+//! The entity repository port.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+
+use super::model::Entity;
+use super::relationship::{RelationshipRecord, RelationshipType};
+use crate::event::NewEvent;
+use crate::list::{ListQuery, Page};
+use crate::principal::TenantId;
+use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::time::Timestamp;
+
+/// What a hard delete removed, by kind (`entities`, `relationships`, `tags`, `events`,
+/// ...).
+pub type ErasureCounts = BTreeMap<String, i64>;
+
+/// Stores entities, their tags, external ids and relationships, with their events.
+///
+/// Every method takes the caller's tenant and never sees another tenant's rows. Each
+/// mutating method writes the given events in the same transaction as the change.
+/// Any method may fail with [`RepositoryError::Unavailable`] (retry later) or
+/// [`RepositoryError::Internal`]; the other errors are listed per method.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait EntityRepository: Send + Sync {
+    /// Stores a new entity. With an idempotency key: when the key's request id was used
+    /// before, writes nothing and returns [`CreateOutcome::Replayed`]; otherwise stores
+    /// the key with the entity.
+    ///
+    /// # Errors
+    /// [`RepositoryError::AlreadyExists`] when the id is taken, by a soft-deleted
+    /// entity too.
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError>;
+
+    /// The entity with `id`, deleted or not; `None` when there is none.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Entity>, RepositoryError>;
+
+    /// The entities among `ids` that exist, in any order.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn get_many(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<Entity>, RepositoryError>;
+
+    /// One page of entities matching the query.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn list(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+    ) -> Result<Page<Entity>, RepositoryError>;
+
+    /// Replaces the stored entity with `entity` if its stored revision is still
+    /// `expected_revision`; `entity.revision` is the new revision.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when the entity is gone;
+    /// [`RepositoryError::Conflict`] when its revision changed.
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        expected_revision: i64,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
+    /// Removes the entity and everything it owns (tags, external ids, relationships on
+    /// both sides, its events and idempotency keys) at once, then writes `events`
+    /// (which must not belong to the entity). With `purge_due_before`, removes it only
+    /// if it is soft-deleted with a purge time before that instant (so a purge never
+    /// removes an entity undeleted in the meantime). Returns the counts of what was
+    /// removed.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when the entity is gone (or, with
+    /// `purge_due_before`, not due).
+    async fn hard_delete(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        purge_due_before: Option<Timestamp>,
+        events: &[NewEvent],
+    ) -> Result<ErasureCounts, RepositoryError>;
+
+    /// Soft-deleted entities whose purge time is before `now`, across tenants, oldest
+    /// first, at most `limit`.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError>;
+
+    /// Adds a relationship between two existing entities.
+    ///
+    /// # Errors
+    /// [`RepositoryError::AlreadyExists`] when the same relationship exists (for
+    /// symmetric types, in either direction); [`RepositoryError::NotFound`] when either
+    /// entity is gone.
+    async fn add_relationship(
+        &self,
+        tenant: &TenantId,
+        relationship: &RelationshipRecord,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
+    /// Removes the relationship of `relationship_type` between the two entities, in
+    /// whichever direction it was added, and returns it.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when there is no such relationship.
+    async fn remove_relationship(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        other_entity_id: &str,
+        relationship_type: RelationshipType,
+        events: &[NewEvent],
+    ) -> Result<RelationshipRecord, RepositoryError>;
+
+    /// One page of the relationships `entity_id` takes part in, on either side.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn list_relationships(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        query: &ListQuery,
+    ) -> Result<Page<RelationshipRecord>, RepositoryError>;
+
+    /// Forgets idempotency keys created before `before`; returns how many.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn expire_idempotency_keys(&self, before: Timestamp) -> Result<u64, RepositoryError>;
+}

@@ -1,0 +1,826 @@
+//! The entity use cases.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields;
+use super::model::{Entity, VerificationStatus};
+use super::relationship::{
+    AddRelationshipRequest, EntityRelationship, RelationshipRecord, RemoveRelationshipRequest,
+};
+use super::repository::{EntityRepository, ErasureCounts};
+use super::validate::{MAX_TAGS, check_tag, validate_entity};
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::list::{ListRequest, ListResponse, Paging};
+use crate::principal::Principal;
+use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::resource::{self, fingerprint, parse_body, require_object, strip_nulls};
+use crate::time::{Clock, Timestamp};
+
+/// Most names in one `:batchGet` (AIP-231).
+pub const MAX_BATCH_GET: usize = 1000;
+/// How often a change without an etag is retried when a concurrent change wins.
+const CONCURRENT_RETRIES: usize = 3;
+/// The method name bound into idempotency keys and page tokens.
+const CREATE_METHOD: &str = "entities.create";
+
+/// The receipt of a hard delete: what was erased, when, and the event that records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ErasureReceipt {
+    /// The erased entity's former name.
+    pub entity: String,
+    /// When it was erased.
+    pub erase_time: Timestamp,
+    /// How many records of each kind were erased.
+    pub erased_counts: ErasureCounts,
+    /// The tenant-level event recording the erasure (`events/{event}`), which holds no
+    /// personal data.
+    pub event: String,
+}
+
+/// Everything the entity service needs.
+pub struct EntityService {
+    repository: Arc<dyn EntityRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    retention: Duration,
+}
+
+impl EntityService {
+    /// The service over its ports. `retention` is how long soft-deleted entities are
+    /// kept before they are purged.
+    pub fn new(
+        repository: Arc<dyn EntityRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        retention: Duration,
+    ) -> EntityService {
+        EntityService {
+            repository,
+            clock,
+            ids,
+            paging,
+            retention,
+        }
+    }
+
+    /// Creates an entity from the request body, with an optional user-chosen id and an
+    /// optional request id that makes retries safe (AIP-133, AIP-155).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
+    /// another request; ALREADY_EXISTS when the id is taken.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        entity_id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Entity> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = entity_id {
+            validate_user_id("entityId", id)?;
+        }
+        let body = fields::input(body, "entity")?;
+        let mut entity: Entity = parse_body(body.clone(), "entity")?;
+        let now = self.clock.now();
+        validate_entity(&mut entity, now.datetime().date())?;
+        let id = entity_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
+        entity.name = Entity::name_of(&id);
+        entity.uid = self.ids.uid();
+        entity.revision = 1;
+        entity.etag = resource::etag(&entity.uid, entity.revision);
+        entity.create_time = Some(now);
+        entity.update_time = Some(now);
+        entity.verification_status = VerificationStatus::Unverified;
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method: CREATE_METHOD,
+            fingerprint: fingerprint(
+                CREATE_METHOD,
+                &[("entityId", &json!(entity_id)), ("entity", &body)],
+            ),
+            resource_name: entity.name.clone(),
+        });
+        let after = serde_json::to_value(&entity).map_err(|e| Error::internal(e.to_string()))?;
+        let events = [self
+            .event("entity.created", &entity.name, principal, now)
+            .for_entity(&id)
+            .with_changes(None, Some(&after))];
+        let mut outcome = self
+            .repository
+            .create(&principal.tenant, &entity, key.as_ref(), &events)
+            .await;
+        if outcome == Err(RepositoryError::Conflict) && key.is_some() {
+            // A concurrent request with the same request id won: replay it.
+            outcome = self
+                .repository
+                .create(&principal.tenant, &entity, key.as_ref(), &events)
+                .await;
+        }
+        match outcome.map_err(|e| e.for_resource(&entity.name))? {
+            CreateOutcome::Created => Ok(entity),
+            CreateOutcome::Replayed {
+                method,
+                fingerprint,
+                resource_name,
+            } => {
+                let same = key
+                    .as_ref()
+                    .is_some_and(|k| k.method == method && k.fingerprint == fingerprint);
+                if !same {
+                    return Err(Error::invalid_field(
+                        "requestId",
+                        "REQUEST_ID_REUSED",
+                        "was already used with a different request",
+                    ));
+                }
+                let id = resource_name
+                    .strip_prefix("entities/")
+                    .unwrap_or(&resource_name);
+                self.get(principal, id).await
+            }
+        }
+    }
+
+    /// The entity with `id`, deleted or not.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Entity> {
+        check_id(id)?;
+        self.repository
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&Entity::name_of(id)))?
+            .ok_or_else(|| Error::not_found(&Entity::name_of(id)))
+    }
+
+    /// Several entities by name, in the order asked, all or nothing (AIP-231).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for no names, too many, or a malformed one; NOT_FOUND naming
+    /// the first missing entity.
+    pub async fn batch_get(&self, principal: &Principal, names: &[String]) -> Result<Vec<Entity>> {
+        if names.is_empty() {
+            return Err(Error::invalid_field(
+                "names",
+                "REQUIRED",
+                "give at least one name",
+            ));
+        }
+        if names.len() > MAX_BATCH_GET {
+            return Err(Error::invalid_field(
+                "names",
+                "TOO_MANY_NAMES",
+                format!("at most {MAX_BATCH_GET} names (got {})", names.len()),
+            ));
+        }
+        let mut ids = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let id = name
+                .strip_prefix("entities/")
+                .filter(|id| is_well_formed_id(id))
+                .ok_or_else(|| {
+                    Error::invalid_field(
+                        format!("names[{i}]"),
+                        "INVALID_NAME",
+                        format!("'{name}' is not an entity name (entities/{{entity}})"),
+                    )
+                })?;
+            ids.push(id.to_owned());
+        }
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        let found = self
+            .repository
+            .get_many(&principal.tenant, &unique)
+            .await
+            .map_err(Error::from)?;
+        ids.iter()
+            .map(|id| {
+                found
+                    .iter()
+                    .find(|e| e.id() == id)
+                    .cloned()
+                    .ok_or_else(|| Error::not_found(&Entity::name_of(id)))
+            })
+            .collect()
+    }
+
+    /// One page of entities (AIP-132, AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Entity>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::LIST, &principal.tenant, None, request)?;
+        let page = self
+            .repository
+            .list(&principal.tenant, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Updates an entity from a partial body and an optional update mask (AIP-134).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body or mask, a name that is not the path's, or a
+    /// changed immutable field; NOT_FOUND; FAILED_PRECONDITION when the entity is
+    /// deleted; ABORTED for a stale etag or a concurrent change.
+    pub async fn update(
+        &self,
+        principal: &Principal,
+        id: &str,
+        body: Value,
+        update_mask: Option<&str>,
+    ) -> Result<Entity> {
+        let name = Entity::name_of(id);
+        let mut body = body;
+        require_object(&body, "entity")?;
+        strip_nulls(&mut body);
+        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
+        if !body_name.is_empty() && body_name != name {
+            return Err(Error::invalid_field(
+                "entity.name",
+                "NAME_MISMATCH",
+                format!("'{body_name}' is not the entity in the path ('{name}')"),
+            ));
+        }
+        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
+        let mask = fields::update_mask(update_mask)?;
+        let patch = fields::input(body, "entity")?;
+        let _typed: Entity = parse_body(patch.clone(), "entity")?;
+        let current = self.get(principal, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&name));
+        }
+        if etag.as_ref().is_some_and(|etag| etag != &current.etag) {
+            return Err(Error::etag_mismatch(&name));
+        }
+        let now = self.clock.now();
+        let current_json = to_json(&current)?;
+        let merged = fields::apply_mask(&mask, &current_json, &patch)?;
+        let mut updated: Entity = parse_body(fields::input(merged, "entity")?, "entity")?;
+        validate_entity(&mut updated, now.datetime().date())?;
+        carry_output_only(&current, &mut updated);
+        if to_json(&updated)? == current_json {
+            return Ok(current);
+        }
+        self.save(principal, &current, updated, "entity.updated", now)
+            .await
+    }
+
+    /// Soft-deletes an entity (AIP-164). With `allow_missing`, deleting an entity that
+    /// is missing or already deleted succeeds (returning `None` when missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
+    /// stale etag.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Entity>> {
+        let current = match self.get(principal, id).await {
+            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
+            other => other?,
+        };
+        if current.is_deleted() {
+            return if allow_missing {
+                Ok(Some(current))
+            } else {
+                Err(Error::not_found(&current.name))
+            };
+        }
+        check_etag(&current, etag)?;
+        let now = self.clock.now();
+        let mut deleted = current.clone();
+        deleted.delete_time = Some(now);
+        deleted.purge_time = Some(now.plus(self.retention));
+        self.save(principal, &current, deleted, "entity.deleted", now)
+            .await
+            .map(Some)
+    }
+
+    /// Restores a soft-deleted entity.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when the entity is not deleted; ABORTED for a stale
+    /// etag.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Entity> {
+        let current = self.get(principal, id).await?;
+        if !current.is_deleted() {
+            return Err(Error::new(
+                Code::AlreadyExists,
+                "RESOURCE_NOT_DELETED",
+                format!("'{}' is not deleted.", current.name),
+            )
+            .with_metadata("resource", current.name.clone()));
+        }
+        check_etag(&current, etag)?;
+        let now = self.clock.now();
+        let mut restored = current.clone();
+        restored.delete_time = None;
+        restored.purge_time = None;
+        self.save(principal, &current, restored, "entity.undeleted", now)
+            .await
+    }
+
+    /// Erases an entity and everything it owns at once, returning a receipt.
+    ///
+    /// # Errors
+    /// NOT_FOUND; FAILED_PRECONDITION when the entity is under legal hold.
+    pub async fn hard_delete(&self, principal: &Principal, id: &str) -> Result<ErasureReceipt> {
+        let current = self.get(principal, id).await?;
+        if current.legal_hold {
+            return Err(Error::failed_precondition(
+                "LEGAL_HOLD",
+                format!(
+                    "'{}' is under legal hold and cannot be erased.",
+                    current.name
+                ),
+            )
+            .with_metadata("resource", current.name.clone()));
+        }
+        let now = self.clock.now();
+        let event_id = self.ids.resource_id();
+        let event = NewEvent::new(
+            event_id.clone(),
+            "entity.hard_deleted",
+            &current.name,
+            principal,
+            now,
+        );
+        let counts = self
+            .repository
+            .hard_delete(&principal.tenant, id, None, &[event])
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(ErasureReceipt {
+            entity: current.name,
+            erase_time: now,
+            erased_counts: counts,
+            event: format!("events/{event_id}"),
+        })
+    }
+
+    /// Adds a tag; adding one the entity has changes nothing.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad tag; NOT_FOUND; FAILED_PRECONDITION when the entity
+    /// is deleted or has the most tags allowed.
+    pub async fn add_tag(&self, principal: &Principal, id: &str, tag: &str) -> Result<Entity> {
+        check_tag(tag).map_err(|problem| Error::invalid_field("tag", "INVALID_TAG", problem))?;
+        self.retry_concurrent(|| async {
+            let current = self.get(principal, id).await?;
+            if current.is_deleted() {
+                return Err(deleted(&current.name));
+            }
+            if current.tags.iter().any(|t| t == tag) {
+                return Ok(current);
+            }
+            if current.tags.len() >= MAX_TAGS {
+                return Err(Error::failed_precondition(
+                    "TOO_MANY_TAGS",
+                    format!(
+                        "'{}' already has the most tags allowed ({MAX_TAGS}).",
+                        current.name
+                    ),
+                ));
+            }
+            let mut tagged = current.clone();
+            tagged.tags.push(tag.to_owned());
+            self.save(
+                principal,
+                &current,
+                tagged,
+                "entity.tag_added",
+                self.clock.now(),
+            )
+            .await
+        })
+        .await
+    }
+
+    /// Removes a tag; removing one the entity lacks changes nothing.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad tag; NOT_FOUND; FAILED_PRECONDITION when the entity
+    /// is deleted.
+    pub async fn remove_tag(&self, principal: &Principal, id: &str, tag: &str) -> Result<Entity> {
+        check_tag(tag).map_err(|problem| Error::invalid_field("tag", "INVALID_TAG", problem))?;
+        self.retry_concurrent(|| async {
+            let current = self.get(principal, id).await?;
+            if current.is_deleted() {
+                return Err(deleted(&current.name));
+            }
+            if !current.tags.iter().any(|t| t == tag) {
+                return Ok(current);
+            }
+            let mut untagged = current.clone();
+            untagged.tags.retain(|t| t != tag);
+            self.save(
+                principal,
+                &current,
+                untagged,
+                "entity.tag_removed",
+                self.clock.now(),
+            )
+            .await
+        })
+        .await
+    }
+
+    /// Relates the entity to another of the same tenant.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad request (missing type, self-relationship, bad
+    /// percentage); NOT_FOUND when either entity is missing; FAILED_PRECONDITION when
+    /// either is deleted; ALREADY_EXISTS for a duplicate.
+    pub async fn add_relationship(
+        &self,
+        principal: &Principal,
+        id: &str,
+        body: Value,
+    ) -> Result<EntityRelationship> {
+        let mut body = body;
+        strip_nulls(&mut body);
+        let request: AddRelationshipRequest = parse_body(body, "relationship")?;
+        let related = related_id(&request.related_entity, id)?;
+        if request.relationship_type.is_unspecified() {
+            return Err(Error::invalid_field(
+                "relationshipType",
+                "REQUIRED",
+                "is required",
+            ));
+        }
+        if request
+            .ownership_percentage
+            .is_some_and(|p| !(p > 0.0 && p <= 100.0))
+        {
+            return Err(Error::invalid_field(
+                "ownershipPercentage",
+                "OUT_OF_RANGE",
+                "must be more than 0 and at most 100",
+            ));
+        }
+        if request.note.chars().count() > 1000 {
+            return Err(Error::invalid_field(
+                "note",
+                "TOO_LONG",
+                "must be at most 1000 characters",
+            ));
+        }
+        let entity = self.get(principal, id).await?;
+        if entity.is_deleted() {
+            return Err(deleted(&entity.name));
+        }
+        let other = self.related(principal, &related).await?;
+        let now = self.clock.now();
+        let record = RelationshipRecord {
+            id: self.ids.resource_id(),
+            entity_id: id.to_owned(),
+            related_entity_id: related.clone(),
+            relationship_type: request.relationship_type,
+            ownership_percentage: request.ownership_percentage,
+            note: request.note,
+            create_time: now,
+        };
+        let view = record.view_from(id);
+        let events =
+            self.relationship_events("entity.relationship_added", principal, &record, now)?;
+        self.repository
+            .add_relationship(&principal.tenant, &record, &events)
+            .await
+            .map_err(|e| match e {
+                RepositoryError::AlreadyExists => Error::new(
+                    Code::AlreadyExists,
+                    "RELATIONSHIP_ALREADY_EXISTS",
+                    format!(
+                        "'{}' and '{}' already have a {} relationship.",
+                        entity.name, other.name, record.relationship_type
+                    ),
+                )
+                .with_metadata("entity", entity.name.clone())
+                .with_metadata("relatedEntity", other.name.clone()),
+                other_error => other_error.for_resource(&other.name),
+            })?;
+        Ok(view)
+    }
+
+    /// Removes a relationship, from whichever side it was added.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad request; NOT_FOUND when the entity or the
+    /// relationship is missing.
+    pub async fn remove_relationship(
+        &self,
+        principal: &Principal,
+        id: &str,
+        body: Value,
+    ) -> Result<EntityRelationship> {
+        let mut body = body;
+        strip_nulls(&mut body);
+        let request: RemoveRelationshipRequest = parse_body(body, "relationship")?;
+        let related = related_id(&request.related_entity, id)?;
+        if request.relationship_type.is_unspecified() {
+            return Err(Error::invalid_field(
+                "relationshipType",
+                "REQUIRED",
+                "is required",
+            ));
+        }
+        let entity = self.get(principal, id).await?;
+        let now = self.clock.now();
+        let probe = RelationshipRecord {
+            id: String::new(),
+            entity_id: id.to_owned(),
+            related_entity_id: related.clone(),
+            relationship_type: request.relationship_type,
+            ownership_percentage: None,
+            note: String::new(),
+            create_time: now,
+        };
+        let events =
+            self.relationship_events("entity.relationship_removed", principal, &probe, now)?;
+        let removed = self
+            .repository
+            .remove_relationship(
+                &principal.tenant,
+                id,
+                &related,
+                request.relationship_type,
+                &events,
+            )
+            .await
+            .map_err(|e| match e {
+                RepositoryError::NotFound => Error::new(
+                    Code::NotFound,
+                    "RELATIONSHIP_NOT_FOUND",
+                    format!(
+                        "'{}' has no {} relationship with 'entities/{related}'.",
+                        entity.name, request.relationship_type
+                    ),
+                )
+                .with_metadata("entity", entity.name.clone())
+                .with_metadata("relatedEntity", format!("entities/{related}")),
+                other => other.for_resource(&entity.name),
+            })?;
+        Ok(removed.view_from(id))
+    }
+
+    /// One page of the relationships the entity takes part in.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters; NOT_FOUND.
+    pub async fn list_relationships(
+        &self,
+        principal: &Principal,
+        id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<EntityRelationship>> {
+        let entity = self.get(principal, id).await?;
+        let (query, context) = self.paging.prepare(
+            &fields::RELATIONSHIP_LIST,
+            &principal.tenant,
+            Some(&entity.name),
+            request,
+        )?;
+        let page = self
+            .repository
+            .list_relationships(&principal.tenant, id, &query)
+            .await
+            .map_err(Error::from)?;
+        let response = self.paging.finish(context, page);
+        Ok(ListResponse {
+            items: response.items.iter().map(|r| r.view_from(id)).collect(),
+            next_page_token: response.next_page_token,
+            total_size: response.total_size,
+        })
+    }
+
+    /// Purges soft-deleted entities whose purge time has passed (at most `limit`), each
+    /// with a tenant-level `entity.purged` event; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .repository
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "entity.purged",
+                &Entity::name_of(&id),
+                system,
+                now,
+            );
+            match self
+                .repository
+                .hard_delete(&tenant, &id, Some(now), &[event])
+                .await
+            {
+                Ok(_) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+
+    /// Stores `updated` as the next version of `current`, with its event.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &Entity,
+        mut updated: Entity,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Entity> {
+        updated.revision = current.revision + 1;
+        updated.update_time = Some(now);
+        updated.etag = resource::etag(&updated.uid, updated.revision);
+        let before = to_json(current)?;
+        let after = to_json(&updated)?;
+        let event = self
+            .event(event_type, &current.name, principal, now)
+            .for_entity(current.id())
+            .with_changes(Some(&before), Some(&after));
+        self.repository
+            .update(&principal.tenant, &updated, current.revision, &[event])
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(updated)
+    }
+
+    fn event(
+        &self,
+        event_type: &str,
+        resource: &str,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> NewEvent {
+        NewEvent::new(self.ids.resource_id(), event_type, resource, principal, now)
+    }
+
+    /// One event per side of a relationship change.
+    fn relationship_events(
+        &self,
+        event_type: &str,
+        principal: &Principal,
+        record: &RelationshipRecord,
+        now: Timestamp,
+    ) -> Result<Vec<NewEvent>> {
+        [&record.entity_id, &record.related_entity_id]
+            .into_iter()
+            .map(|side| {
+                let view = to_json(&record.view_from(side))?;
+                Ok(self
+                    .event(event_type, &Entity::name_of(side), principal, now)
+                    .for_entity(side)
+                    .with_changes(None, Some(&json!({ "relationship": view }))))
+            })
+            .collect()
+    }
+
+    /// The related entity, which must exist and not be deleted.
+    async fn related(&self, principal: &Principal, id: &str) -> Result<Entity> {
+        let related = self.get(principal, id).await.map_err(|e| {
+            if e.code == Code::NotFound {
+                Error::invalid_field(
+                    "relatedEntity",
+                    "RELATED_ENTITY_NOT_FOUND",
+                    format!("'entities/{id}' does not exist"),
+                )
+                .with_code(Code::NotFound)
+            } else {
+                e
+            }
+        })?;
+        if related.is_deleted() {
+            return Err(Error::failed_precondition(
+                "RELATED_ENTITY_DELETED",
+                format!("'{}' is deleted; undelete it first.", related.name),
+            )
+            .with_metadata("relatedEntity", related.name.clone()));
+        }
+        Ok(related)
+    }
+
+    /// Runs a read-modify-write again when a concurrent change won the race (only
+    /// for changes without a client etag, which cannot go stale).
+    async fn retry_concurrent<T, F, Fut>(&self, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let mut tries = 0;
+        loop {
+            match attempt().await {
+                Err(e) if e.reason == "CONCURRENT_MODIFICATION" && tries < CONCURRENT_RETRIES => {
+                    tries += 1
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
+}
+
+fn check_id(id: &str) -> Result<()> {
+    if is_well_formed_id(id) {
+        Ok(())
+    } else {
+        Err(Error::invalid_field(
+            "name",
+            "INVALID_NAME",
+            format!("'entities/{id}' is not a valid entity name"),
+        ))
+    }
+}
+
+fn check_etag(current: &Entity, etag: Option<&str>) -> Result<()> {
+    match etag {
+        Some(etag) if !etag.is_empty() && etag != current.etag => {
+            Err(Error::etag_mismatch(&current.name))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn deleted(name: &str) -> Error {
+    Error::failed_precondition(
+        "RESOURCE_DELETED",
+        format!("'{name}' is deleted; undelete it first."),
+    )
+    .with_metadata("resource", name)
+}
+
+/// The id in a `relatedEntity` name, which must not be the entity itself.
+fn related_id(name: &str, id: &str) -> Result<String> {
+    let related = name
+        .strip_prefix("entities/")
+        .filter(|r| is_well_formed_id(r))
+        .ok_or_else(|| {
+            Error::invalid_field(
+                "relatedEntity",
+                "INVALID_NAME",
+                format!("'{name}' is not an entity name (entities/{{entity}})"),
+            )
+        })?;
+    if related == id {
+        return Err(Error::invalid_field(
+            "relatedEntity",
+            "SELF_RELATIONSHIP",
+            "an entity cannot be related to itself",
+        ));
+    }
+    Ok(related.to_owned())
+}
+
+/// Copies the fields only the service sets from `current`.
+fn carry_output_only(current: &Entity, updated: &mut Entity) {
+    updated.name = current.name.clone();
+    updated.uid = current.uid.clone();
+    updated.revision = current.revision;
+    updated.etag = current.etag.clone();
+    updated.risk_details = current.risk_details.clone();
+    updated.screening_status = current.screening_status;
+    updated.verification_status = current.verification_status;
+    updated.create_time = current.create_time;
+    updated.update_time = current.update_time;
+    updated.delete_time = current.delete_time;
+    updated.purge_time = current.purge_time;
+}

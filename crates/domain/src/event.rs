@@ -1,0 +1,111 @@
+//! Events: the record of every change, written in the same transaction as the change
+//! (a transactional outbox), so the event log is complete by construction.
+
+use serde_json::{Map, Value, json};
+
+use crate::principal::Principal;
+use crate::time::Timestamp;
+
+/// An event to append with a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    /// The event id (a UUID v7).
+    pub id: String,
+    /// The entity the event belongs to, for entity-scoped events
+    /// (`entities/{e}/events/{id}`); `None` for tenant-level events (`events/{id}`).
+    pub entity_id: Option<String>,
+    /// `{resource}.{verb}` in lower snake case, such as `entity.created`.
+    pub event_type: String,
+    /// The payload: the resource name, the principal and the changed fields.
+    pub payload: Value,
+    /// The subject of the principal that made the change.
+    pub creator: String,
+    /// When the change happened.
+    pub create_time: Timestamp,
+}
+
+impl NewEvent {
+    /// A tenant-level event about `resource`, made by `principal` at `now`, with an
+    /// empty change set.
+    pub fn new(
+        id: String,
+        event_type: &str,
+        resource: &str,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> NewEvent {
+        NewEvent {
+            id,
+            entity_id: None,
+            event_type: event_type.to_owned(),
+            payload: json!({
+                "resource": resource,
+                "principal": principal.subject,
+                "changes": {},
+            }),
+            creator: principal.subject.clone(),
+            create_time: now,
+        }
+    }
+
+    /// The same event, scoped to the entity `entity_id`.
+    #[must_use]
+    pub fn for_entity(mut self, entity_id: &str) -> NewEvent {
+        self.entity_id = Some(entity_id.to_owned());
+        self
+    }
+
+    /// The same event, recording the top-level fields that differ between `before` and
+    /// `after` (either may be absent, for creations and removals).
+    #[must_use]
+    pub fn with_changes(mut self, before: Option<&Value>, after: Option<&Value>) -> NewEvent {
+        if let Some(payload) = self.payload.as_object_mut() {
+            payload.insert("changes".into(), changed_fields(before, after));
+        }
+        self
+    }
+}
+
+/// The top-level fields whose values differ, as `{field: {"before": .., "after": ..}}`;
+/// a side where the field is absent is left out.
+fn changed_fields(before: Option<&Value>, after: Option<&Value>) -> Value {
+    let empty = Map::new();
+    let before = before.and_then(Value::as_object).unwrap_or(&empty);
+    let after = after.and_then(Value::as_object).unwrap_or(&empty);
+    let mut changes = Map::new();
+    for key in before.keys().chain(after.keys()) {
+        if changes.contains_key(key) || matches!(key.as_str(), "etag" | "updateTime") {
+            continue;
+        }
+        let (old, new) = (before.get(key), after.get(key));
+        if old != new {
+            let mut change = Map::new();
+            if let Some(old) = old {
+                change.insert("before".into(), old.clone());
+            }
+            if let Some(new) = new {
+                change.insert("after".into(), new.clone());
+            }
+            changes.insert(key.clone(), Value::Object(change));
+        }
+    }
+    Value::Object(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_changed_fields_are_recorded() {
+        let before = json!({"displayName": "A", "tags": ["x"], "etag": "\"1\""});
+        let after = json!({"displayName": "B", "tags": ["x"], "etag": "\"2\"", "legalHold": true});
+        assert_eq!(
+            changed_fields(Some(&before), Some(&after)),
+            json!({
+                "displayName": {"before": "A", "after": "B"},
+                "legalHold": {"after": true}
+            })
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Who is calling: the tenant and the [`Principal`].
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// The id of a tenant. Every stored row and every repository call carries one, so no
+/// query can cross tenants.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TenantId(String);
+
+impl TenantId {
+    /// The tenant used until real tenants exist: every caller belongs to it.
+    pub const DEFAULT: &'static str = "default";
+
+    /// A tenant id from its stored text.
+    pub fn new(id: impl Into<String>) -> TenantId {
+        TenantId(id.into())
+    }
+
+    /// The default tenant.
+    pub fn default_tenant() -> TenantId {
+        TenantId::new(TenantId::DEFAULT)
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for TenantId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An OAuth 2.0 scope the API knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// `rics.read`: read resources.
+    Read,
+    /// `rics.write`: create and change resources.
+    Write,
+    /// `rics.admin`: tenants, automations, activity log types, alert types.
+    Admin,
+}
+
+impl Scope {
+    /// The scope's name in tokens (`rics.read`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Read => "rics.read",
+            Scope::Write => "rics.write",
+            Scope::Admin => "rics.admin",
+        }
+    }
+}
+
+/// The authenticated caller: tenant, subject, display name and granted scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The caller's tenant.
+    pub tenant: TenantId,
+    /// The subject (`sub` claim): a client id or a user id.
+    pub subject: String,
+    /// The display name, recorded as authors of notes.
+    pub display_name: String,
+    /// The scopes granted to the token.
+    pub scopes: BTreeSet<Scope>,
+}
+
+impl Principal {
+    /// Whether the principal holds `scope`.
+    pub fn has_scope(&self, scope: Scope) -> bool {
+        self.scopes.contains(&scope)
+    }
+}
+
+/// Turns a request's credentials into a [`Principal`]. A port: the HTTP adapter calls
+/// it for every request that needs a caller; the auth adapter implements it.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait::async_trait]
+pub trait Authenticator: Send + Sync {
+    /// The caller behind the `Authorization` header value, if any.
+    ///
+    /// # Errors
+    /// UNAUTHENTICATED when the credentials are missing or invalid.
+    async fn authenticate<'a>(&self, authorization: Option<&'a str>) -> crate::Result<Principal>;
+}

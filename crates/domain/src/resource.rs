@@ -1,0 +1,135 @@
+//! Helpers every resource uses: etags, request fingerprints, and reading a JSON body
+//! into a resource with precise field errors.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// The strong etag (AIP-154) of version `revision` of the resource with `uid`:
+/// a quoted hex digest, changing on every change, including delete and undelete.
+pub fn etag(uid: &str, revision: i64) -> String {
+    let digest = Sha256::digest(format!("{uid}:{revision}").as_bytes());
+    format!("\"{}\"", hex(&digest[..10]))
+}
+
+/// Hex SHA-256 of the method and its parameters, for idempotency keys: the same
+/// request gives the same fingerprint whatever the order of object keys.
+pub fn fingerprint(method: &str, parts: &[(&str, &Value)]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(method.as_bytes());
+    for (name, value) in parts {
+        hasher.update([0]);
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        // serde_json's maps are ordered by key, so this text is canonical.
+        hasher.update(value.to_string().as_bytes());
+    }
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Removes every `null` member of the objects in `value`, recursively: in proto3 JSON
+/// a null field is an unset field.
+pub fn strip_nulls(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+/// Reads `body` as a `T`, reporting the exact path of a bad field under `prefix`
+/// (`entity.individual.dateOfBirth`).
+///
+/// # Errors
+/// INVALID_ARGUMENT with a field violation: unknown field, wrong type or bad value.
+pub fn parse_body<T: DeserializeOwned>(body: Value, prefix: &str) -> Result<T> {
+    serde_path_to_error::deserialize::<_, T>(body).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." || path.is_empty() {
+            prefix.to_owned()
+        } else {
+            format!("{prefix}.{path}")
+        };
+        let message = e.into_inner().to_string();
+        let reason = if message.starts_with("unknown field") {
+            "UNKNOWN_FIELD"
+        } else {
+            "INVALID_VALUE"
+        };
+        Error::invalid_field(field, reason, message)
+    })
+}
+
+/// Requires `body` to be a JSON object.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `field` otherwise.
+pub fn require_object(body: &Value, field: &str) -> Result<()> {
+    if body.is_object() {
+        Ok(())
+    } else {
+        Err(Error::invalid_field(
+            field,
+            "INVALID_VALUE",
+            "must be a JSON object",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn etags_are_quoted_and_change_with_revision() {
+        let a = etag("uid", 1);
+        assert!(a.starts_with('"') && a.ends_with('"'));
+        assert_ne!(a, etag("uid", 2));
+        assert_ne!(a, etag("other", 1));
+    }
+
+    #[test]
+    fn fingerprints_ignore_key_order() {
+        let a = json!({"a": 1, "b": 2});
+        let b: Value = serde_json::from_str(r#"{"b": 2, "a": 1}"#).unwrap();
+        assert_eq!(
+            fingerprint("m", &[("body", &a)]),
+            fingerprint("m", &[("body", &b)])
+        );
+        assert_ne!(
+            fingerprint("m", &[("body", &a)]),
+            fingerprint("n", &[("body", &a)])
+        );
+    }
+
+    #[test]
+    fn nulls_are_unset() {
+        let mut value = json!({"a": null, "b": {"c": null, "d": 1}, "e": [{"f": null}]});
+        strip_nulls(&mut value);
+        assert_eq!(value, json!({"b": {"d": 1}, "e": [{}]}));
+    }
+
+    #[test]
+    fn body_errors_name_the_field() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
+        struct Inner {
+            #[allow(dead_code)]
+            page_size: i32,
+        }
+        let error = parse_body::<Inner>(json!({"pageSize": "x"}), "entity").unwrap_err();
+        assert_eq!(error.field_violations[0].field, "entity.pageSize");
+        let error = parse_body::<Inner>(json!({"pageSize": 1, "zzz": 1}), "entity").unwrap_err();
+        assert_eq!(error.field_violations[0].reason, "UNKNOWN_FIELD");
+    }
+}

@@ -1,0 +1,107 @@
+//! Small, reusable checks for text fields, collected as field violations so that a
+//! client learns about every problem of a request at once.
+
+use crate::error::FieldViolation;
+
+/// Collects field violations while a resource is checked.
+#[derive(Debug, Default)]
+pub struct Violations(Vec<FieldViolation>);
+
+impl Violations {
+    /// No violations yet.
+    pub fn new() -> Violations {
+        Violations::default()
+    }
+
+    /// Records a violation.
+    pub fn add(
+        &mut self,
+        field: impl Into<String>,
+        reason: &'static str,
+        description: impl Into<String>,
+    ) {
+        self.0.push(FieldViolation {
+            field: field.into(),
+            description: description.into(),
+            reason,
+        });
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The recorded violations.
+    pub fn into_vec(self) -> Vec<FieldViolation> {
+        self.0
+    }
+
+    /// Checks a required single-line text: present, at most `max` characters, no
+    /// control characters.
+    pub fn required_text(&mut self, field: &str, value: &str, max: usize) {
+        if value.trim().is_empty() {
+            self.add(field, "REQUIRED", "is required and must not be blank");
+        } else {
+            self.optional_text(field, value, max);
+        }
+    }
+
+    /// Checks an optional single-line text: at most `max` characters, no control
+    /// characters.
+    pub fn optional_text(&mut self, field: &str, value: &str, max: usize) {
+        let length = value.chars().count();
+        if length > max {
+            self.add(
+                field,
+                "TOO_LONG",
+                format!("must be at most {max} characters (got {length})"),
+            );
+        }
+        if value.chars().any(char::is_control) {
+            self.add(
+                field,
+                "CONTROL_CHARACTER",
+                "must not contain control characters",
+            );
+        }
+    }
+
+    /// Checks that a list has at most `max` items.
+    pub fn max_items<T>(&mut self, field: &str, items: &[T], max: usize) {
+        if items.len() > max {
+            self.add(
+                field,
+                "TOO_MANY_ITEMS",
+                format!("must have at most {max} items (got {})", items.len()),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_rules() {
+        let mut v = Violations::new();
+        v.required_text("a", "  ", 10);
+        v.optional_text("b", "12345678901", 10);
+        v.optional_text("c", "x\u{7}y", 10);
+        v.optional_text("d", "ok", 10);
+        let reasons: Vec<_> = v
+            .into_vec()
+            .into_iter()
+            .map(|v| (v.field, v.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                ("a".to_string(), "REQUIRED"),
+                ("b".to_string(), "TOO_LONG"),
+                ("c".to_string(), "CONTROL_CHARACTER")
+            ]
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Validated value types shared by resources: country codes and partial dates.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use time::{Date, Month};
+
+/// An ISO 3166-1 alpha-2 country code (`FR`). Input is accepted in any case and stored
+/// in upper case; codes that ISO does not assign are refused.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CountryCode(String);
+
+impl CountryCode {
+    /// Parses an alpha-2 code.
+    ///
+    /// # Errors
+    /// A description of the problem when the code is not an assigned alpha-2 code.
+    pub fn parse(text: &str) -> Result<CountryCode, String> {
+        let upper = text.trim().to_ascii_uppercase();
+        if upper.len() != 2 || !upper.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(format!(
+                "'{text}' is not an ISO 3166-1 alpha-2 country code (two letters, such as FR)"
+            ));
+        }
+        if celes::Country::from_alpha2(&upper).is_err() {
+            return Err(format!(
+                "'{text}' is not an assigned ISO 3166-1 alpha-2 country code"
+            ));
+        }
+        Ok(CountryCode(upper))
+    }
+
+    /// The code.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CountryCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for CountryCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for CountryCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        CountryCode::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A calendar date that may be partial: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, as dates of
+/// birth often are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PartialDate {
+    /// The year (1 to 9999).
+    pub year: i32,
+    /// The month (1 to 12), when known.
+    pub month: Option<u8>,
+    /// The day of the month, when known (only with a month).
+    pub day: Option<u8>,
+}
+
+impl PartialDate {
+    /// Parses `YYYY-MM-DD`, `YYYY-MM` or `YYYY`; the day must exist in its month.
+    ///
+    /// # Errors
+    /// A description of the problem when the text is not such a date.
+    pub fn parse(text: &str) -> Result<PartialDate, String> {
+        let shape = "must be YYYY-MM-DD, YYYY-MM or YYYY";
+        let parts: Vec<&str> = text.split('-').collect();
+        let number = |part: &str, len: usize| -> Result<u32, String> {
+            if part.len() != len || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!("'{text}' {shape}"));
+            }
+            part.parse::<u32>().map_err(|_| format!("'{text}' {shape}"))
+        };
+        let year = i32::try_from(number(parts[0], 4)?).map_err(|_| format!("'{text}' {shape}"))?;
+        if year == 0 {
+            return Err(format!("'{text}' has year 0000"));
+        }
+        let month = match parts.get(1) {
+            Some(part) => {
+                let m = number(part, 2)?;
+                let m = u8::try_from(m).map_err(|_| format!("'{text}' has no month {m}"))?;
+                Month::try_from(m).map_err(|_| format!("'{text}' has no month {m}"))?;
+                Some(m)
+            }
+            None => None,
+        };
+        let day = match parts.get(2) {
+            Some(part) => {
+                let d = number(part, 2)?;
+                let d = u8::try_from(d).map_err(|_| format!("'{text}' is not a real date"))?;
+                Some(d)
+            }
+            None => None,
+        };
+        if parts.len() > 3 {
+            return Err(format!("'{text}' {shape}"));
+        }
+        if let (Some(m), Some(d)) = (month, day) {
+            let month = Month::try_from(m).map_err(|_| format!("'{text}' is not a real date"))?;
+            Date::from_calendar_date(year, month, d)
+                .map_err(|_| format!("'{text}' is not a real date"))?;
+        }
+        Ok(PartialDate { year, month, day })
+    }
+
+    /// The earliest full date this partial date can stand for.
+    pub fn earliest(&self) -> Option<Date> {
+        let month = Month::try_from(self.month.unwrap_or(1)).ok()?;
+        Date::from_calendar_date(self.year, month, self.day.unwrap_or(1)).ok()
+    }
+}
+
+impl fmt::Display for PartialDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}", self.year)?;
+        if let Some(m) = self.month {
+            write!(f, "-{m:02}")?;
+        }
+        if let Some(d) = self.day {
+            write!(f, "-{d:02}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for PartialDate {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PartialDate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        PartialDate::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn country_codes_are_normalised_and_checked() {
+        assert_eq!(CountryCode::parse("fr").unwrap().as_str(), "FR");
+        assert!(CountryCode::parse("XX").is_err());
+        assert!(CountryCode::parse("FRA").is_err());
+        assert!(CountryCode::parse("F1").is_err());
+    }
+
+    #[test]
+    fn partial_dates_parse_and_print() {
+        for text in ["1970-02-28", "1970-02", "1970", "2000-02-29"] {
+            assert_eq!(PartialDate::parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn impossible_dates_are_refused() {
+        for text in [
+            "1970-02-31",
+            "1970-13",
+            "1970-00",
+            "1900-02-29",
+            "70",
+            "1970-2-3",
+            "",
+            "0000",
+            "1970-01-01-01",
+            "1970/01/01",
+        ] {
+            assert!(
+                PartialDate::parse(text).is_err(),
+                "{text} should be refused"
+            );
+        }
+    }
+}
