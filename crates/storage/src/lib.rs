@@ -1,1 +1,21 @@
-//! Diesel adapter over PostgreSQL and SQLite: repositories, filters to SQL, migrations.
+//! Diesel adapter of rics over PostgreSQL and SQLite: one code path through a
+//! `MultiConnection`, embedded migrations, repositories, and AIP-160 filters compiled
+//! to bound SQL.
+
+pub mod connection;
+pub mod database;
+pub mod entities;
+pub mod error;
+pub mod events;
+pub mod filter;
+pub mod idempotency;
+pub mod migrations;
+pub mod paging;
+pub mod schema;
+pub mod secrets;
+pub mod sql;
+
+pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
+pub use database::Database;
+pub use entities::DieselEntityRepository;
+pub use error::StorageError;

@@ -1,0 +1,219 @@
+//! One connection type over PostgreSQL and SQLite, chosen by the URL scheme, and the
+//! r2d2 pool that hands them out.
+
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool};
+use diesel::{Connection, PgConnection, SqliteConnection};
+
+use crate::error::StorageError;
+
+pub use multi::DbConnection;
+
+/// Holds the derive, whose generated helper items carry no documentation.
+#[allow(missing_docs)]
+mod multi {
+    use diesel::{PgConnection, SqliteConnection};
+
+    /// A connection to either backend. Diesel derives `Connection` for the enum, so
+    /// the repositories have one code path for both databases.
+    #[derive(diesel::MultiConnection)]
+    pub enum DbConnection {
+        /// A PostgreSQL connection.
+        Postgresql(PgConnection),
+        /// A SQLite connection.
+        Sqlite(SqliteConnection),
+    }
+}
+
+/// The Diesel backend of [`DbConnection`] (it dispatches to PostgreSQL or SQLite).
+pub type Db = <DbConnection as Connection>::Backend;
+
+/// Which database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// PostgreSQL (`postgres://` or `postgresql://`).
+    Postgres,
+    /// SQLite (`sqlite://path`, `sqlite:path` or `sqlite::memory:`).
+    Sqlite,
+}
+
+/// A parsed database URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseUrl {
+    /// The backend.
+    pub backend: Backend,
+    /// What the driver is given: the PostgreSQL URL as is, or the SQLite file path.
+    pub target: String,
+}
+
+impl DatabaseUrl {
+    /// Parses `postgres://...`, `postgresql://...`, `sqlite://path` or `sqlite:path`.
+    ///
+    /// # Errors
+    /// [`StorageError::Configuration`] for any other scheme or an empty SQLite path.
+    pub fn parse(url: &str) -> Result<DatabaseUrl, StorageError> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(DatabaseUrl {
+                backend: Backend::Postgres,
+                target: url.to_owned(),
+            });
+        }
+        if let Some(rest) = url.strip_prefix("sqlite:") {
+            let path = rest.strip_prefix("//").unwrap_or(rest);
+            if path.is_empty() {
+                return Err(StorageError::Configuration(
+                    "a SQLite URL needs a file path, such as sqlite://data/rics.db".into(),
+                ));
+            }
+            return Ok(DatabaseUrl {
+                backend: Backend::Sqlite,
+                target: path.to_owned(),
+            });
+        }
+        Err(StorageError::Configuration(format!(
+            "unsupported database URL '{}': use postgres://... or sqlite://path",
+            redact(url)
+        )))
+    }
+}
+
+/// The URL with any password replaced, for messages and logs.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// The r2d2 connection manager for [`DbConnection`].
+pub type Manager = ConnectionManager<DbConnection>;
+
+/// Sets the per-connection options each backend needs.
+#[derive(Debug, Clone, Copy)]
+struct ConnectionSetup {
+    busy_timeout: Duration,
+}
+
+impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        let sql = match conn {
+            DbConnection::Sqlite(_) => format!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                 PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {};",
+                self.busy_timeout.as_millis()
+            ),
+            DbConnection::Postgresql(_) => "SET TIME ZONE 'UTC';".to_owned(),
+        };
+        conn.batch_execute(&sql)
+            .map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
+/// Pool settings.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    /// Most connections open at once.
+    pub max_size: u32,
+    /// How long a caller waits for a connection before UNAVAILABLE.
+    pub acquire_timeout: Duration,
+    /// How long SQLite waits for a lock before SQLITE_BUSY.
+    pub busy_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            max_size: 16,
+            acquire_timeout: Duration::from_secs(5),
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Opens a pool for `url`. SQLite files get their parent folder created.
+///
+/// # Errors
+/// [`StorageError::Configuration`] for a bad URL, [`StorageError::Unavailable`] when
+/// no connection can be opened.
+pub fn open_pool(url: &DatabaseUrl, options: PoolOptions) -> Result<Pool<Manager>, StorageError> {
+    let parent = std::path::Path::new(&url.target).parent();
+    if url.backend == Backend::Sqlite
+        && url.target != ":memory:"
+        && let Some(parent) = parent
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            StorageError::Configuration(format!(
+                "cannot create the folder of the SQLite database {}: {e}",
+                url.target
+            ))
+        })?;
+    }
+    let manager = Manager::new(url.target.clone());
+    Pool::builder()
+        .max_size(options.max_size)
+        .connection_timeout(options.acquire_timeout)
+        .connection_customizer(Box::new(ConnectionSetup {
+            busy_timeout: options.busy_timeout,
+        }))
+        .build(manager)
+        .map_err(|e| StorageError::Unavailable(format!("cannot open the database: {e}")))
+}
+
+/// Opens one connection outside any pool (for migrations and tooling).
+///
+/// # Errors
+/// [`StorageError::Unavailable`] when the database cannot be reached.
+pub fn connect(url: &DatabaseUrl) -> Result<DbConnection, StorageError> {
+    let unavailable = |e: diesel::ConnectionError| {
+        StorageError::Unavailable(format!("cannot connect to the database: {e}"))
+    };
+    let mut conn = match url.backend {
+        Backend::Postgres => {
+            DbConnection::Postgresql(PgConnection::establish(&url.target).map_err(unavailable)?)
+        }
+        Backend::Sqlite => {
+            DbConnection::Sqlite(SqliteConnection::establish(&url.target).map_err(unavailable)?)
+        }
+    };
+    ConnectionSetup {
+        busy_timeout: PoolOptions::default().busy_timeout,
+    }
+    .on_acquire(&mut conn)
+    .map_err(|e| StorageError::Unavailable(e.to_string()))?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_choose_the_backend() {
+        let pg = DatabaseUrl::parse("postgres://u:p@localhost/db").unwrap();
+        assert_eq!(pg.backend, Backend::Postgres);
+        let lite = DatabaseUrl::parse("sqlite://data/rics.db").unwrap();
+        assert_eq!(
+            (lite.backend, lite.target.as_str()),
+            (Backend::Sqlite, "data/rics.db")
+        );
+        let abs = DatabaseUrl::parse("sqlite:///tmp/x.db").unwrap();
+        assert_eq!(abs.target, "/tmp/x.db");
+        assert!(DatabaseUrl::parse("mysql://x").is_err());
+        assert!(DatabaseUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("postgres://h/db"), "postgres://h/db");
+    }
+}

@@ -1,0 +1,178 @@
+//! The bridge between async request handlers and synchronous Diesel.
+//!
+//! Each repository call is one unit of work: wait (bounded) for a permit on a
+//! semaphore sized to the pool, then on a blocking thread take a connection, run the
+//! whole transaction and return owned data. Nothing awaits inside a transaction and no
+//! connection is held across calls. Waiting too long for a permit or a connection is
+//! UNAVAILABLE, which clients retry.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel::Connection;
+use diesel::connection::{AnsiTransactionManager, TransactionManager};
+use diesel::r2d2::{Pool, PooledConnection};
+use rics_domain::repository::RepositoryError;
+use tokio::sync::Semaphore;
+
+use crate::connection::{Backend, DatabaseUrl, DbConnection, Manager, PoolOptions, open_pool};
+use crate::error::{StorageError, repository_error};
+
+/// A pooled database with the async bridge.
+#[derive(Clone)]
+pub struct Database {
+    pool: Pool<Manager>,
+    permits: Arc<Semaphore>,
+    acquire_timeout: Duration,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("backend", &self.backend)
+            .field("available_permits", &self.permits.available_permits())
+            .finish()
+    }
+}
+
+impl Database {
+    /// Opens a pool for `url`.
+    ///
+    /// # Errors
+    /// [`StorageError::Configuration`] for a bad URL; [`StorageError::Unavailable`]
+    /// when the database cannot be reached.
+    pub fn open(url: &str, options: PoolOptions) -> Result<Database, StorageError> {
+        let url = DatabaseUrl::parse(url)?;
+        let pool = open_pool(&url, options)?;
+        let size = usize::try_from(options.max_size).unwrap_or(1).max(1);
+        Ok(Database {
+            pool,
+            permits: Arc::new(Semaphore::new(size)),
+            acquire_timeout: options.acquire_timeout,
+            backend: url.backend,
+        })
+    }
+
+    /// Which backend this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Runs `work` in a read transaction on a blocking thread.
+    ///
+    /// # Errors
+    /// What `work` returns; [`RepositoryError::Unavailable`] when no connection comes
+    /// in time; [`RepositoryError::Internal`] when the work panics.
+    pub async fn read<T, F>(&self, work: F) -> Result<T, RepositoryError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> Result<T, RepositoryError> + Send + 'static,
+    {
+        self.run(move |conn| transaction(conn, Lock::Deferred, work))
+            .await
+    }
+
+    /// Runs `work` in a write transaction on a blocking thread. On SQLite the
+    /// transaction starts with `BEGIN IMMEDIATE`, so it takes the write lock up front
+    /// and waits for it (busy timeout) instead of failing half-way.
+    ///
+    /// # Errors
+    /// As [`Database::read`]; the transaction is rolled back on any error.
+    pub async fn write<T, F>(&self, work: F) -> Result<T, RepositoryError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> Result<T, RepositoryError> + Send + 'static,
+    {
+        self.run(move |conn| transaction(conn, Lock::Immediate, work))
+            .await
+    }
+
+    /// Runs `work` with a connection and no transaction (for statements that manage
+    /// their own, such as migrations or health checks).
+    ///
+    /// # Errors
+    /// As [`Database::read`].
+    pub async fn run<T, F>(&self, work: F) -> Result<T, RepositoryError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> Result<T, RepositoryError> + Send + 'static,
+    {
+        let permit =
+            tokio::time::timeout(self.acquire_timeout, self.permits.clone().acquire_owned())
+                .await
+                .map_err(|_| {
+                    RepositoryError::Unavailable("all database connections are busy".into())
+                })?
+                .map_err(|_| {
+                    RepositoryError::Unavailable("the database is shutting down".into())
+                })?;
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let mut conn = checkout(&pool)?;
+            work(&mut conn)
+        })
+        .await
+        .map_err(|e| RepositoryError::Internal(format!("database task failed: {e}")))?
+    }
+
+    /// Runs `work` with a connection on the current thread (for start-up and tools,
+    /// outside any async runtime).
+    ///
+    /// # Errors
+    /// What `work` returns, or [`StorageError::Unavailable`] without a connection.
+    pub fn blocking<T>(
+        &self,
+        work: impl FnOnce(&mut DbConnection) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let mut conn = self
+            .pool
+            .get()
+            .map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        work(&mut conn)
+    }
+}
+
+fn checkout(pool: &Pool<Manager>) -> Result<PooledConnection<Manager>, RepositoryError> {
+    pool.get()
+        .map_err(|e| RepositoryError::Unavailable(format!("no database connection: {e}")))
+}
+
+/// When a transaction takes SQLite's write lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lock {
+    /// On the first write (plain `BEGIN`): for reads.
+    Deferred,
+    /// At once (`BEGIN IMMEDIATE`): for writes, so they wait for the lock (busy
+    /// timeout) instead of failing half-way when another writer committed first.
+    Immediate,
+}
+
+/// Runs `work` in a transaction, committed when it succeeds and rolled back otherwise.
+fn transaction<T>(
+    conn: &mut DbConnection,
+    lock: Lock,
+    work: impl FnOnce(&mut DbConnection) -> Result<T, RepositoryError>,
+) -> Result<T, RepositoryError> {
+    match conn {
+        DbConnection::Sqlite(sqlite) if lock == Lock::Immediate => {
+            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+        }
+        _ => <DbConnection as Connection>::TransactionManager::begin_transaction(conn),
+    }
+    .map_err(repository_error)?;
+    match work(conn) {
+        Ok(value) => {
+            <DbConnection as Connection>::TransactionManager::commit_transaction(conn)
+                .map_err(repository_error)?;
+            Ok(value)
+        }
+        Err(error) => {
+            // The work's error is what the caller needs; a failed rollback leaves the
+            // connection broken, which the pool detects and discards.
+            let _ = <DbConnection as Connection>::TransactionManager::rollback_transaction(conn);
+            Err(error)
+        }
+    }
+}

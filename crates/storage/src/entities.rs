@@ -1,0 +1,840 @@
+//! The entity repository over Diesel.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use rics_aip::page_token::CursorValue;
+use rics_domain::entity::model::{Entity, ScreeningStatus, VerificationStatus};
+use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
+use rics_domain::entity::repository::{EntityRepository, ErasureCounts};
+use rics_domain::event::NewEvent;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::resource;
+use rics_domain::text_search;
+use rics_domain::time::Timestamp;
+
+use crate::connection::DbConnection;
+use crate::database::Database;
+use crate::error::repository_error;
+use crate::events::insert_events;
+use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
+use crate::idempotency;
+use crate::paging::load_page;
+use crate::schema::{
+    entities, entity_external_ids, entity_name_trigrams, entity_relationships, entity_tags, events,
+    idempotency_keys,
+};
+use crate::sql::{Bind, Sql, insert_rows};
+
+/// Where the entity filter fields live.
+pub const ENTITY_FIELDS: FieldMap = FieldMap {
+    alias: "e",
+    tenant_column: "e.tenant_id",
+    id_column: "e.id",
+    fields: &[
+        (
+            "displayName",
+            Column::Scalar {
+                column: "e.display_name",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "entityType",
+            Column::Scalar {
+                column: "e.entity_type",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "e.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "updateTime",
+            Column::Scalar {
+                column: "e.update_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "deleteTime",
+            Column::Scalar {
+                column: "e.delete_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
+            "riskDetails",
+            Column::Message {
+                present: "e.risk_level IS NOT NULL",
+            },
+        ),
+        (
+            "riskDetails.riskLevel",
+            Column::Scalar {
+                column: "e.risk_level",
+                kind: ScalarKind::Enum,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
+            "screeningStatus",
+            Column::Scalar {
+                column: "e.screening_status",
+                kind: ScalarKind::Enum,
+                unset: Unset::ZeroValue,
+            },
+        ),
+        (
+            "verificationStatus",
+            Column::Scalar {
+                column: "e.verification_status",
+                kind: ScalarKind::Enum,
+                unset: Unset::ZeroValue,
+            },
+        ),
+        (
+            "legalHold",
+            Column::Scalar {
+                column: "e.legal_hold",
+                kind: ScalarKind::Bool,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "tags",
+            Column::Repeated {
+                table: "entity_tags",
+                owner: "entity_id",
+                value: "tag",
+            },
+        ),
+        (
+            "externalIds",
+            Column::Map {
+                table: "entity_external_ids",
+                owner: "entity_id",
+                key: "id_key",
+                value: "id_value",
+            },
+        ),
+    ],
+    fuzzy: &[FuzzyIndex {
+        field: "displayName",
+        table: "entity_name_trigrams",
+        owner: "entity_id",
+        trigram: "trigram",
+        count_column: "e.display_name_trigrams",
+    }],
+};
+
+/// Where the relationship filter fields live.
+pub const RELATIONSHIP_FIELDS: FieldMap = FieldMap {
+    alias: "r",
+    tenant_column: "r.tenant_id",
+    id_column: "r.id",
+    fields: &[
+        (
+            "relationshipType",
+            Column::Scalar {
+                column: "r.relationship_type",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "r.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+    ],
+    fuzzy: &[],
+};
+
+/// One row of `entities`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = entities, primary_key(tenant_id, id), treat_none_as_null = true)]
+struct EntityRow {
+    tenant_id: String,
+    id: String,
+    uid: String,
+    revision: i64,
+    entity_type: String,
+    display_name: String,
+    display_name_trigrams: i64,
+    risk_level: Option<String>,
+    screening_status: Option<String>,
+    verification_status: Option<String>,
+    legal_hold: bool,
+    body: String,
+    create_time: i64,
+    update_time: i64,
+    delete_time: Option<i64>,
+    purge_time: Option<i64>,
+}
+
+/// An entity row with its relevance, in ranked searches.
+#[derive(Debug, QueryableByName)]
+struct RankedEntityRow {
+    #[diesel(embed)]
+    entity: EntityRow,
+    #[diesel(sql_type = BigInt)]
+    fuzzy_score: i64,
+}
+
+/// One row of `entity_relationships`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
+#[diesel(table_name = entity_relationships)]
+struct RelationshipRow {
+    tenant_id: String,
+    id: String,
+    entity_id: String,
+    related_entity_id: String,
+    relationship_type: String,
+    ownership_percentage: Option<f64>,
+    note: String,
+    create_time: i64,
+}
+
+/// An id found by a query.
+#[derive(Debug, QueryableByName)]
+struct FoundId {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+/// Fields kept in columns rather than in the body.
+const STANDARD_FIELDS: [&str; 7] = [
+    "name",
+    "uid",
+    "createTime",
+    "updateTime",
+    "deleteTime",
+    "purgeTime",
+    "etag",
+];
+
+fn internal(what: &str, e: impl std::fmt::Display) -> RepositoryError {
+    RepositoryError::Internal(format!("{what}: {e}"))
+}
+
+fn micros(t: Option<Timestamp>) -> Option<i64> {
+    t.map(Timestamp::unix_micros)
+}
+
+fn timestamp(micros: i64) -> Result<Timestamp, RepositoryError> {
+    Timestamp::from_unix_micros(micros).ok_or_else(|| internal("stored time out of range", micros))
+}
+
+fn enum_text(text: &'static str, unspecified: bool) -> Option<String> {
+    (!unspecified).then(|| text.to_owned())
+}
+
+impl EntityRow {
+    fn from_entity(tenant: &TenantId, entity: &Entity) -> Result<EntityRow, RepositoryError> {
+        let mut body = serde_json::to_value(entity).map_err(|e| internal("entity to JSON", e))?;
+        if let Some(map) = body.as_object_mut() {
+            for field in STANDARD_FIELDS {
+                map.remove(field);
+            }
+        }
+        let risk_level = entity.risk_details.as_ref().map(|r| r.risk_level);
+        Ok(EntityRow {
+            tenant_id: tenant.as_str().to_owned(),
+            id: entity.id().to_owned(),
+            uid: entity.uid.clone(),
+            revision: entity.revision,
+            entity_type: entity.entity_type.as_str().to_owned(),
+            display_name: entity.display_name.clone(),
+            display_name_trigrams: text_search::trigrams(&entity.display_name).len() as i64,
+            risk_level: risk_level
+                .filter(|level| !level.is_unspecified())
+                .map(|level| level.as_str().to_owned()),
+            screening_status: enum_text(
+                entity.screening_status.as_str(),
+                entity.screening_status == ScreeningStatus::Unspecified,
+            ),
+            verification_status: enum_text(
+                entity.verification_status.as_str(),
+                entity.verification_status == VerificationStatus::Unspecified,
+            ),
+            legal_hold: entity.legal_hold,
+            body: body.to_string(),
+            create_time: micros(entity.create_time).unwrap_or_default(),
+            update_time: micros(entity.update_time).unwrap_or_default(),
+            delete_time: micros(entity.delete_time),
+            purge_time: micros(entity.purge_time),
+        })
+    }
+
+    fn into_entity(self) -> Result<Entity, RepositoryError> {
+        let mut entity: Entity =
+            serde_json::from_str(&self.body).map_err(|e| internal("stored entity JSON", e))?;
+        entity.name = Entity::name_of(&self.id);
+        entity.etag = resource::etag(&self.uid, self.revision);
+        entity.uid = self.uid;
+        entity.revision = self.revision;
+        entity.create_time = Some(timestamp(self.create_time)?);
+        entity.update_time = Some(timestamp(self.update_time)?);
+        entity.delete_time = self.delete_time.map(timestamp).transpose()?;
+        entity.purge_time = self.purge_time.map(timestamp).transpose()?;
+        Ok(entity)
+    }
+
+    /// The value of a sort expression of [`ENTITY_FIELDS`] for this row.
+    fn sort_value(
+        &self,
+        expression: &str,
+        relevance: Option<i64>,
+    ) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "e.id" => CursorValue::Text(self.id.clone()),
+            "e.display_name" => CursorValue::Text(self.display_name.clone()),
+            "e.entity_type" => CursorValue::Text(self.entity_type.clone()),
+            "e.create_time" => CursorValue::Integer(self.create_time),
+            "e.update_time" => CursorValue::Integer(self.update_time),
+            RELEVANCE => {
+                CursorValue::Integer(relevance.ok_or_else(|| internal("sort", "no relevance"))?)
+            }
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+impl RelationshipRow {
+    fn from_record(tenant: &TenantId, record: &RelationshipRecord) -> RelationshipRow {
+        RelationshipRow {
+            tenant_id: tenant.as_str().to_owned(),
+            id: record.id.clone(),
+            entity_id: record.entity_id.clone(),
+            related_entity_id: record.related_entity_id.clone(),
+            relationship_type: record.relationship_type.as_str().to_owned(),
+            ownership_percentage: record.ownership_percentage,
+            note: record.note.clone(),
+            create_time: record.create_time.unix_micros(),
+        }
+    }
+
+    fn into_record(self) -> Result<RelationshipRecord, RepositoryError> {
+        Ok(RelationshipRecord {
+            relationship_type: RelationshipType::parse(&self.relationship_type)
+                .ok_or_else(|| internal("stored relationship type", &self.relationship_type))?,
+            id: self.id,
+            entity_id: self.entity_id,
+            related_entity_id: self.related_entity_id,
+            ownership_percentage: self.ownership_percentage,
+            note: self.note,
+            create_time: timestamp(self.create_time)?,
+        })
+    }
+}
+
+/// The Diesel entity repository.
+#[derive(Debug, Clone)]
+pub struct DieselEntityRepository {
+    db: Database,
+}
+
+impl DieselEntityRepository {
+    /// A repository over `db`.
+    pub fn new(db: Database) -> DieselEntityRepository {
+        DieselEntityRepository { db }
+    }
+}
+
+/// Writes the searchable side rows of an entity (tags, external ids, name trigrams),
+/// replacing any it had.
+fn write_side_rows(conn: &mut DbConnection, tenant: &str, entity: &Entity) -> QueryResult<()> {
+    let id = entity.id();
+    diesel::delete(
+        entity_tags::table
+            .filter(entity_tags::tenant_id.eq(tenant))
+            .filter(entity_tags::entity_id.eq(id)),
+    )
+    .execute(conn)?;
+    diesel::delete(
+        entity_external_ids::table
+            .filter(entity_external_ids::tenant_id.eq(tenant))
+            .filter(entity_external_ids::entity_id.eq(id)),
+    )
+    .execute(conn)?;
+    diesel::delete(
+        entity_name_trigrams::table
+            .filter(entity_name_trigrams::tenant_id.eq(tenant))
+            .filter(entity_name_trigrams::entity_id.eq(id)),
+    )
+    .execute(conn)?;
+    let rows = |values: Vec<Vec<Bind>>| values;
+    let tags = rows(
+        entity
+            .tags
+            .iter()
+            .map(|tag| vec![tenant.into(), id.into(), tag.as_str().into()])
+            .collect(),
+    );
+    insert_rows(
+        conn,
+        "entity_tags",
+        &["tenant_id", "entity_id", "tag"],
+        tags,
+    )?;
+    let external = entity
+        .external_ids
+        .iter()
+        .map(|(key, value)| {
+            vec![
+                tenant.into(),
+                id.into(),
+                key.as_str().into(),
+                value.as_str().into(),
+            ]
+        })
+        .collect();
+    insert_rows(
+        conn,
+        "entity_external_ids",
+        &["tenant_id", "entity_id", "id_key", "id_value"],
+        external,
+    )?;
+    let trigrams = text_search::trigrams(&entity.display_name)
+        .into_iter()
+        .map(|trigram| vec![tenant.into(), id.into(), trigram.into()])
+        .collect();
+    insert_rows(
+        conn,
+        "entity_name_trigrams",
+        &["tenant_id", "entity_id", "trigram"],
+        trigrams,
+    )?;
+    Ok(())
+}
+
+fn load_row(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<Option<EntityRow>, RepositoryError> {
+    entities::table
+        .filter(entities::tenant_id.eq(tenant))
+        .filter(entities::id.eq(id))
+        .select(EntityRow::as_select())
+        .first(conn)
+        .optional()
+        .map_err(repository_error)
+}
+
+fn entity_page(
+    row: EntityRow,
+    relevance: Option<i64>,
+    sort_columns: &[String],
+) -> Result<(Entity, Vec<CursorValue>), RepositoryError> {
+    let position = sort_columns
+        .iter()
+        .map(|column| row.sort_value(column, relevance))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((row.into_entity()?, position))
+}
+
+fn relationship_sort_value(
+    row: &RelationshipRow,
+    column: &str,
+) -> Result<CursorValue, RepositoryError> {
+    Ok(match column {
+        "r.id" => CursorValue::Text(row.id.clone()),
+        "r.create_time" => CursorValue::Integer(row.create_time),
+        "r.relationship_type" => CursorValue::Text(row.relationship_type.clone()),
+        other => return Err(internal("no cursor value for sort expression", other)),
+    })
+}
+
+/// Removes an entity and what it owns; returns the counts.
+fn erase(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<ErasureCounts, RepositoryError> {
+    let name = Entity::name_of(id);
+    let mut counts = ErasureCounts::new();
+    let relationships = entity_relationships::table
+        .filter(entity_relationships::tenant_id.eq(tenant))
+        .filter(
+            entity_relationships::entity_id
+                .eq(id)
+                .or(entity_relationships::related_entity_id.eq(id)),
+        )
+        .count()
+        .get_result::<i64>(conn)
+        .map_err(repository_error)?;
+    let tags = entity_tags::table
+        .filter(entity_tags::tenant_id.eq(tenant))
+        .filter(entity_tags::entity_id.eq(id))
+        .count()
+        .get_result::<i64>(conn)
+        .map_err(repository_error)?;
+    let external_ids = entity_external_ids::table
+        .filter(entity_external_ids::tenant_id.eq(tenant))
+        .filter(entity_external_ids::entity_id.eq(id))
+        .count()
+        .get_result::<i64>(conn)
+        .map_err(repository_error)?;
+    let removed_events = diesel::delete(
+        events::table
+            .filter(events::tenant_id.eq(tenant))
+            .filter(events::entity_id.eq(id)),
+    )
+    .execute(conn)
+    .map_err(repository_error)?;
+    let removed_keys = diesel::delete(
+        idempotency_keys::table
+            .filter(idempotency_keys::tenant_id.eq(tenant))
+            .filter(idempotency_keys::resource_name.eq(&name)),
+    )
+    .execute(conn)
+    .map_err(repository_error)?;
+    let removed = diesel::delete(
+        entities::table
+            .filter(entities::tenant_id.eq(tenant))
+            .filter(entities::id.eq(id)),
+    )
+    .execute(conn)
+    .map_err(repository_error)?;
+    if removed == 0 {
+        return Err(RepositoryError::NotFound);
+    }
+    counts.insert("entities".into(), removed as i64);
+    counts.insert("relationships".into(), relationships);
+    counts.insert("tags".into(), tags);
+    counts.insert("externalIds".into(), external_ids);
+    counts.insert("events".into(), removed_events as i64);
+    counts.insert("idempotencyKeys".into(), removed_keys as i64);
+    Ok(counts)
+}
+
+#[async_trait]
+impl EntityRepository for DieselEntityRepository {
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = EntityRow::from_entity(tenant, entity)?;
+        let (tenant, entity, key, new_events) = (
+            tenant.as_str().to_owned(),
+            entity.clone(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                if let Some(key) = &key {
+                    let now = timestamp(row.create_time)?;
+                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
+                        return Ok(replay);
+                    }
+                }
+                diesel::insert_into(entities::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Entity>, RepositoryError> {
+        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        self.db
+            .read(move |conn| {
+                load_row(conn, &tenant, &id)?
+                    .map(EntityRow::into_entity)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn get_many(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<Entity>, RepositoryError> {
+        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
+        self.db
+            .read(move |conn| {
+                let mut found = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(500) {
+                    let rows = entities::table
+                        .filter(entities::tenant_id.eq(&tenant))
+                        .filter(entities::id.eq_any(chunk))
+                        .select(EntityRow::as_select())
+                        .load(conn)
+                        .map_err(repository_error)?;
+                    for row in rows {
+                        found.push(row.into_entity()?);
+                    }
+                }
+                Ok(found)
+            })
+            .await
+    }
+
+    async fn list(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+    ) -> Result<Page<Entity>, RepositoryError> {
+        let compiled = compile_list(
+            query,
+            &ENTITY_FIELDS,
+            tenant.as_str(),
+            Some("e.delete_time"),
+        )?;
+        let query = query.clone();
+        let ranked = query.rank.is_some();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                if ranked {
+                    load_page(
+                        conn,
+                        "entities e",
+                        "e.*",
+                        compiled,
+                        &query,
+                        |r: RankedEntityRow| {
+                            entity_page(r.entity, Some(r.fuzzy_score), &sort_columns)
+                        },
+                    )
+                } else {
+                    load_page(
+                        conn,
+                        "entities e",
+                        "e.*",
+                        compiled,
+                        &query,
+                        |r: EntityRow| entity_page(r, None, &sort_columns),
+                    )
+                }
+            })
+            .await
+    }
+
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        expected_revision: i64,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = EntityRow::from_entity(tenant, entity)?;
+        let (tenant, entity, new_events) = (
+            tenant.as_str().to_owned(),
+            entity.clone(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let updated = diesel::update(
+                    entities::table
+                        .filter(entities::tenant_id.eq(&tenant))
+                        .filter(entities::id.eq(&row.id))
+                        .filter(entities::revision.eq(expected_revision)),
+                )
+                .set(&row)
+                .execute(conn)
+                .map_err(repository_error)?;
+                if updated == 0 {
+                    return match load_row(conn, &tenant, &row.id)? {
+                        None => Err(RepositoryError::NotFound),
+                        Some(_) => Err(RepositoryError::Conflict),
+                    };
+                }
+                write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn hard_delete(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        purge_due_before: Option<Timestamp>,
+        new_events: &[NewEvent],
+    ) -> Result<ErasureCounts, RepositoryError> {
+        let (tenant, id, new_events) = (
+            tenant.as_str().to_owned(),
+            id.to_owned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let row = load_row(conn, &tenant, &id)?.ok_or(RepositoryError::NotFound)?;
+                if let Some(now) = purge_due_before {
+                    let due = row.purge_time.is_some_and(|t| t < now.unix_micros());
+                    if !due {
+                        return Err(RepositoryError::NotFound);
+                    }
+                }
+                let counts = erase(conn, &tenant, &id)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(counts)
+            })
+            .await
+    }
+
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        self.db
+            .read(move |conn| {
+                let mut sql = Sql::from("SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.purge_time IS NOT NULL AND e.purge_time < ");
+                sql.bind(now.unix_micros()).push(" ORDER BY e.purge_time LIMIT ").bind(i64::from(limit));
+                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
+                Ok(found.into_iter().map(|f| (TenantId::new(f.tenant_id), f.id)).collect())
+            })
+            .await
+    }
+
+    async fn add_relationship(
+        &self,
+        tenant: &TenantId,
+        relationship: &RelationshipRecord,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = RelationshipRow::from_record(tenant, relationship);
+        let symmetric = relationship.relationship_type.is_symmetric();
+        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        self.db
+            .write(move |conn| {
+                if symmetric {
+                    let reverse = entity_relationships::table
+                        .filter(entity_relationships::tenant_id.eq(&tenant))
+                        .filter(entity_relationships::entity_id.eq(&row.related_entity_id))
+                        .filter(entity_relationships::related_entity_id.eq(&row.entity_id))
+                        .filter(entity_relationships::relationship_type.eq(&row.relationship_type))
+                        .count()
+                        .get_result::<i64>(conn)
+                        .map_err(repository_error)?;
+                    if reverse > 0 {
+                        return Err(RepositoryError::AlreadyExists);
+                    }
+                }
+                diesel::insert_into(entity_relationships::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn remove_relationship(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        other_entity_id: &str,
+        relationship_type: RelationshipType,
+        new_events: &[NewEvent],
+    ) -> Result<RelationshipRecord, RepositoryError> {
+        let (tenant, a, b, new_events) = (
+            tenant.as_str().to_owned(),
+            entity_id.to_owned(),
+            other_entity_id.to_owned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let between = entity_relationships::entity_id
+                    .eq(&a)
+                    .and(entity_relationships::related_entity_id.eq(&b))
+                    .or(entity_relationships::entity_id
+                        .eq(&b)
+                        .and(entity_relationships::related_entity_id.eq(&a)));
+                let row = entity_relationships::table
+                    .filter(entity_relationships::tenant_id.eq(&tenant))
+                    .filter(between)
+                    .filter(entity_relationships::relationship_type.eq(relationship_type.as_str()))
+                    .select(RelationshipRow::as_select())
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?
+                    .ok_or(RepositoryError::NotFound)?;
+                diesel::delete(
+                    entity_relationships::table
+                        .filter(entity_relationships::tenant_id.eq(&tenant))
+                        .filter(entity_relationships::id.eq(&row.id)),
+                )
+                .execute(conn)
+                .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                row.into_record()
+            })
+            .await
+    }
+
+    async fn list_relationships(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        query: &ListQuery,
+    ) -> Result<Page<RelationshipRecord>, RepositoryError> {
+        let mut compiled = compile_list(query, &RELATIONSHIP_FIELDS, tenant.as_str(), None)?;
+        compiled
+            .filter
+            .push(" AND (r.entity_id = ")
+            .bind(entity_id)
+            .push(" OR r.related_entity_id = ")
+            .bind(entity_id)
+            .push(")");
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                load_page(
+                    conn,
+                    "entity_relationships r",
+                    "r.*",
+                    compiled,
+                    &query,
+                    |row: RelationshipRow| {
+                        let position = sort_columns
+                            .iter()
+                            .map(|c| relationship_sort_value(&row, c))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((row.into_record()?, position))
+                    },
+                )
+            })
+            .await
+    }
+
+    async fn expire_idempotency_keys(&self, before: Timestamp) -> Result<u64, RepositoryError> {
+        self.db
+            .write(move |conn| idempotency::expire(conn, before))
+            .await
+    }
+}

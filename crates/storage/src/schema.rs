@@ -1,0 +1,160 @@
+//! The tables, for Diesel. Portable types only: TEXT ids and enums, BIGINT integers
+//! and times (microseconds since the Unix epoch, UTC), JSON as TEXT.
+
+diesel::table! {
+    /// Entities; `body` is the resource's JSON without its standard fields.
+    entities (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `entityType`.
+        entity_type -> Text,
+        /// `displayName`.
+        display_name -> Text,
+        /// How many trigrams the display name has (fuzzy ranking).
+        display_name_trigrams -> BigInt,
+        /// `riskDetails.riskLevel`; NULL when unrated.
+        risk_level -> Nullable<Text>,
+        /// `screeningStatus`; NULL when unset.
+        screening_status -> Nullable<Text>,
+        /// `verificationStatus`; NULL when unset.
+        verification_status -> Nullable<Text>,
+        /// `legalHold`.
+        legal_hold -> Bool,
+        /// The resource JSON without its standard fields.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per tag of an entity (for `tags:` filters).
+    entity_tags (tenant_id, entity_id, tag) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The entity.
+        entity_id -> Text,
+        /// The tag.
+        tag -> Text,
+    }
+}
+
+diesel::table! {
+    /// One row per external id of an entity (for `externalIds` filters).
+    entity_external_ids (tenant_id, entity_id, id_key) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The entity.
+        entity_id -> Text,
+        /// The system name.
+        id_key -> Text,
+        /// The id in that system.
+        id_value -> Text,
+    }
+}
+
+diesel::table! {
+    /// One row per trigram of an entity's display name (fuzzy search).
+    entity_name_trigrams (tenant_id, entity_id, trigram) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The entity.
+        entity_id -> Text,
+        /// The trigram.
+        trigram -> Text,
+    }
+}
+
+diesel::table! {
+    /// Relationships: `related_entity_id` holds the role towards `entity_id`.
+    entity_relationships (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Relationship id.
+        id -> Text,
+        /// The entity it was added to.
+        entity_id -> Text,
+        /// The role holder.
+        related_entity_id -> Text,
+        /// The kind of relationship.
+        relationship_type -> Text,
+        /// Share of ownership in percent.
+        ownership_percentage -> Nullable<Double>,
+        /// Free-text note.
+        note -> Text,
+        /// When it was added.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Request ids already served (AIP-155).
+    idempotency_keys (tenant_id, request_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The client's request id.
+        request_id -> Text,
+        /// The method it was used with.
+        method -> Text,
+        /// Fingerprint of the first request.
+        fingerprint -> Text,
+        /// The resource the first request produced.
+        resource_name -> Text,
+        /// When it was first used.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The event outbox: one row per change.
+    events (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Event id.
+        id -> Text,
+        /// The entity, for entity-scoped events.
+        entity_id -> Nullable<Text>,
+        /// `{resource}.{verb}`.
+        event_type -> Text,
+        /// The JSON payload.
+        payload -> Text,
+        /// Subject of the principal that made the change.
+        creator -> Text,
+        /// When the change happened.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Secrets the server generates once and shares across replicas.
+    server_secrets (name) {
+        /// What the secret is for.
+        name -> Text,
+        /// The secret, base64.
+        secret -> Text,
+        /// When it was generated.
+        create_time -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    entities,
+    entity_tags,
+    entity_external_ids,
+    entity_name_trigrams,
+    entity_relationships,
+    idempotency_keys,
+    events,
+);
