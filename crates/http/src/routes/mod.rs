@@ -1,0 +1,106 @@
+//! Every route of the API, declared once: the method, the path as the OpenAPI document
+//! shows it, the scope it needs and its handler. Registration with actix and the
+//! route-coverage tests both read this table.
+
+pub mod entities;
+pub mod health;
+
+use actix_web::http::Method;
+use actix_web::web;
+use rics_domain::principal::Scope;
+
+/// One route.
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    /// The HTTP method.
+    pub method: &'static str,
+    /// The path template as in the OpenAPI document (`/v1alpha/entities/{entity}`).
+    pub path: &'static str,
+    /// The scope a caller needs; `None` for public routes.
+    pub scope: Option<Scope>,
+}
+
+macro_rules! routes {
+    ($( $method:ident $path:literal => $handler:path, $scope:expr; )+) => {
+        /// Every route of the API.
+        pub const ROUTES: &[Route] = &[
+            $( Route { method: stringify!($method), path: $path, scope: $scope }, )+
+        ];
+
+        /// Registers every route of [`ROUTES`] with its handler.
+        pub fn configure(config: &mut web::ServiceConfig) {
+            $(
+                config.route(
+                    &actix_pattern($path),
+                    web::method(Method::$method).to($handler),
+                );
+            )+
+        }
+    };
+}
+
+routes! {
+    GET "/healthz" => health::healthz, None;
+    GET "/readyz" => health::readyz, None;
+    GET "/v1alpha/openapi.json" => crate::openapi::document, None;
+    GET "/v1alpha/entities" => entities::list, Some(Scope::Read);
+    POST "/v1alpha/entities" => entities::create, Some(Scope::Write);
+    GET "/v1alpha/entities:batchGet" => entities::batch_get, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}" => entities::get, Some(Scope::Read);
+    PATCH "/v1alpha/entities/{entity}" => entities::update, Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}" => entities::delete, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:undelete" => entities::undelete, Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}:hardDelete" => entities::hard_delete, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addTag" => entities::add_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeTag" => entities::remove_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addEntityRelationship" => entities::add_relationship, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:EntityRelationships" => entities::list_relationships, Some(Scope::Read);
+}
+
+/// The actix pattern of an OpenAPI path: path variables match one segment without
+/// `:`, so `entities/abc:undelete` is never read as the id `abc:undelete`.
+pub fn actix_pattern(path: &str) -> String {
+    let mut pattern = String::with_capacity(path.len() + 16);
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        pattern.push_str(&rest[..open]);
+        pattern.push_str(&rest[open..open + close]);
+        pattern.push_str(":[^/:]+}");
+        rest = &rest[open + close + 1..];
+    }
+    pattern.push_str(rest);
+    pattern
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_exclude_colons() {
+        assert_eq!(
+            actix_pattern("/v1alpha/entities/{entity}:undelete"),
+            "/v1alpha/entities/{entity:[^/:]+}:undelete"
+        );
+        assert_eq!(actix_pattern("/v1alpha/entities"), "/v1alpha/entities");
+    }
+
+    #[test]
+    fn every_api_route_has_a_scope() {
+        for route in ROUTES
+            .iter()
+            .filter(|r| r.path.starts_with("/v1alpha/entities"))
+        {
+            assert!(
+                route.scope.is_some(),
+                "{} {} has no scope",
+                route.method,
+                route.path
+            );
+        }
+    }
+}
