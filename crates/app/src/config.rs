@@ -1,0 +1,278 @@
+//! Configuration: built-in defaults, overridden by `rics.toml`, overridden by `RICS_*`
+//! environment variables and command-line flags. `rics serve --help` lists every
+//! setting with its variable.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use serde::Deserialize;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// JSON when standard error is not a terminal, text otherwise.
+    Auto,
+    /// One JSON object per line.
+    Json,
+    /// Human-readable text.
+    Text,
+}
+
+/// The settings, as flags and environment variables. Every one is optional here; a
+/// missing one falls back to `rics.toml`, then to the default in its help text.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Settings {
+    /// Configuration file [default: ./rics.toml when it exists].
+    #[arg(long, env = "RICS_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Database URL: sqlite://PATH or postgres://... [default: sqlite://data/rics.db].
+    #[arg(long, env = "RICS_DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "RICS_BIND_ADDRESS", value_name = "HOST:PORT")]
+    pub bind_address: Option<String>,
+    /// Most database connections [default: 16].
+    #[arg(long, env = "RICS_DATABASE_POOL_SIZE", value_name = "N")]
+    pub database_pool_size: Option<u32>,
+    /// Seconds a request waits for a database connection before 503 [default: 5].
+    #[arg(long, env = "RICS_DATABASE_TIMEOUT_SECONDS", value_name = "SECONDS")]
+    pub database_timeout_seconds: Option<u64>,
+    /// Apply pending migrations at start [default: true for SQLite, false for PostgreSQL,
+    /// where `rics migrate` is the primary path].
+    #[arg(long, env = "RICS_MIGRATE_ON_START", value_name = "BOOL")]
+    pub migrate_on_start: Option<bool>,
+    /// Largest JSON request body in bytes [default: 1048576].
+    #[arg(long, env = "RICS_REQUEST_BODY_LIMIT", value_name = "BYTES")]
+    pub request_body_limit: Option<usize>,
+    /// Days a soft-deleted resource is kept before it is purged [default: 30].
+    #[arg(long, env = "RICS_SOFT_DELETE_RETENTION_DAYS", value_name = "DAYS")]
+    pub soft_delete_retention_days: Option<u64>,
+    /// Seconds between purges of expired soft-deleted resources [default: 3600].
+    #[arg(long, env = "RICS_PURGE_INTERVAL_SECONDS", value_name = "SECONDS")]
+    pub purge_interval_seconds: Option<u64>,
+    /// HTTP worker threads [default: the number of CPUs].
+    #[arg(long, env = "RICS_HTTP_WORKERS", value_name = "N")]
+    pub http_workers: Option<usize>,
+    /// Log filter, in tracing's EnvFilter syntax [default: info].
+    #[arg(long, env = "RICS_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+    /// Log format [default: auto].
+    #[arg(long, env = "RICS_LOG_FORMAT", value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+/// The file form of the settings (`rics.toml`), keys in snake_case.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    database_url: Option<String>,
+    bind_address: Option<String>,
+    database_pool_size: Option<u32>,
+    database_timeout_seconds: Option<u64>,
+    migrate_on_start: Option<bool>,
+    request_body_limit: Option<usize>,
+    soft_delete_retention_days: Option<u64>,
+    purge_interval_seconds: Option<u64>,
+    http_workers: Option<usize>,
+    log: Option<String>,
+    log_format: Option<LogFormat>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Database URL.
+    pub database_url: String,
+    /// Listen address.
+    pub bind_address: String,
+    /// Most database connections.
+    pub database_pool_size: u32,
+    /// Wait for a database connection.
+    pub database_timeout: Duration,
+    /// Whether `serve` migrates at start.
+    pub migrate_on_start: bool,
+    /// Largest JSON body.
+    pub request_body_limit: usize,
+    /// Retention of soft-deleted resources.
+    pub soft_delete_retention: Duration,
+    /// Time between purges.
+    pub purge_interval: Duration,
+    /// HTTP worker threads.
+    pub http_workers: usize,
+    /// Log filter.
+    pub log: String,
+    /// Log format.
+    pub log_format: LogFormat,
+}
+
+/// The default database of `make run`.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/rics.db";
+
+impl Settings {
+    /// Resolves the settings: these values, else the configuration file's, else the
+    /// defaults.
+    ///
+    /// # Errors
+    /// When the configuration file cannot be read or parsed, or a value is invalid.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        let file = match &self.config {
+            Some(path) => read_file(path)?,
+            None if Path::new("rics.toml").exists() => read_file(Path::new("rics.toml"))?,
+            None => FileSettings::default(),
+        };
+        let database_url = self
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        let is_sqlite = database_url.starts_with("sqlite:");
+        let config = Config {
+            bind_address: self
+                .bind_address
+                .clone()
+                .or(file.bind_address)
+                .unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
+            database_pool_size: self
+                .database_pool_size
+                .or(file.database_pool_size)
+                .unwrap_or(16),
+            database_timeout: Duration::from_secs(
+                self.database_timeout_seconds
+                    .or(file.database_timeout_seconds)
+                    .unwrap_or(5),
+            ),
+            migrate_on_start: self
+                .migrate_on_start
+                .or(file.migrate_on_start)
+                .unwrap_or(is_sqlite),
+            request_body_limit: self
+                .request_body_limit
+                .or(file.request_body_limit)
+                .unwrap_or(1024 * 1024),
+            soft_delete_retention: Duration::from_secs(
+                86_400
+                    * self
+                        .soft_delete_retention_days
+                        .or(file.soft_delete_retention_days)
+                        .unwrap_or(30),
+            ),
+            purge_interval: Duration::from_secs(
+                self.purge_interval_seconds
+                    .or(file.purge_interval_seconds)
+                    .unwrap_or(3600),
+            ),
+            http_workers: self
+                .http_workers
+                .or(file.http_workers)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            log: self
+                .log
+                .clone()
+                .or(file.log)
+                .unwrap_or_else(|| "info".to_owned()),
+            log_format: self
+                .log_format
+                .or(file.log_format)
+                .unwrap_or(LogFormat::Auto),
+            database_url,
+        };
+        config.check()?;
+        Ok(config)
+    }
+}
+
+impl Config {
+    fn check(&self) -> anyhow::Result<()> {
+        if self.database_pool_size == 0 {
+            bail!("database_pool_size must be at least 1");
+        }
+        if self.http_workers == 0 {
+            bail!("http_workers must be at least 1");
+        }
+        if self.request_body_limit < 1024 {
+            bail!("request_body_limit must be at least 1024 bytes");
+        }
+        if self.purge_interval.is_zero() {
+            bail!("purge_interval_seconds must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+fn read_file(path: &Path) -> anyhow::Result<FileSettings> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid configuration file {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_apply_without_settings() {
+        let config = Settings {
+            config: Some(PathBuf::from("/nonexistent/rics.toml")),
+            ..Settings::default()
+        }
+        .resolve();
+        assert!(config.is_err(), "a named file that is missing is an error");
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("rics.toml");
+        std::fs::write(&empty, "").unwrap();
+        let config = Settings {
+            config: Some(empty),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(config.bind_address, "127.0.0.1:8080");
+        assert!(config.migrate_on_start);
+        assert_eq!(
+            config.soft_delete_retention,
+            Duration::from_secs(30 * 86_400)
+        );
+    }
+
+    #[test]
+    fn flags_override_the_file_which_overrides_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(
+            &path,
+            "database_url = \"postgres://db/rics\"\nbind_address = \"0.0.0.0:9000\"\n",
+        )
+        .unwrap();
+        let config = Settings {
+            config: Some(path),
+            bind_address: Some("127.0.0.1:1".into()),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(config.database_url, "postgres://db/rics");
+        assert_eq!(config.bind_address, "127.0.0.1:1");
+        assert!(
+            !config.migrate_on_start,
+            "PostgreSQL does not migrate at start by default"
+        );
+    }
+
+    #[test]
+    fn unknown_file_keys_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(&path, "databse_url = \"x\"\n").unwrap();
+        let error = Settings {
+            config: Some(path),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(format!("{error:#}").contains("databse_url"));
+    }
+}

@@ -1,0 +1,8 @@
+//! The `rics` binary's library: configuration, telemetry and wiring, so that the
+//! black-box tests start exactly the server operators run.
+
+pub mod config;
+pub mod server;
+pub mod telemetry;
+
+pub use config::{Config, Settings};
