@@ -14,6 +14,8 @@ pub mod paging;
 pub mod schema;
 pub mod secrets;
 pub mod sql;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
