@@ -9,3 +9,6 @@ pub mod validate;
 
 pub use model::Entity;
 pub use service::{EntityService, ErasureReceipt};
+
+#[cfg(test)]
+mod service_tests;
