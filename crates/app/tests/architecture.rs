@@ -2,6 +2,8 @@
 //! graph (`cargo metadata`): the inner crates never reach the frameworks, and only the
 //! binary (and the black-box tests) name the concrete adapters.
 
+#![allow(clippy::expect_used, reason = "a test: failing loudly is the point")]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::sync::LazyLock;
