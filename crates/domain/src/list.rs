@@ -215,7 +215,13 @@ impl Paging {
             .param("tenant", tenant.as_str())
             .param("parent", parent.unwrap_or(""))
             .param("filter", filter_text)
-            .param("orderBy", order_text)
+            .param(
+                "orderBy",
+                &order_by
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+            )
             .param(
                 "showDeleted",
                 if request.show_deleted {
