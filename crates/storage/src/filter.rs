@@ -307,18 +307,19 @@ fn string_match(column: &str, value: &StringMatch) -> Sql {
         }
         StringMatch::Prefix(prefix) => {
             let length = prefix.chars().count() as i64;
-            sql.push(&format!("substr({column}, 1, "))
+            // Bound integers are BIGINT; PostgreSQL's substr takes INTEGER.
+            sql.push(&format!("substr({column}, 1, CAST("))
                 .bind(length)
-                .push(") = ")
+                .push(" AS INTEGER)) = ")
                 .bind(prefix.as_str());
         }
         StringMatch::Suffix(suffix) => {
             let length = suffix.chars().count() as i64;
             sql.push(&format!("(length({column}) >= "))
                 .bind(length)
-                .push(&format!(" AND substr({column}, length({column}) - "))
+                .push(&format!(" AND substr({column}, length({column}) - CAST("))
                 .bind(length)
-                .push(" + 1) = ")
+                .push(" AS INTEGER) + 1) = ")
                 .bind(suffix.as_str())
                 .push(")");
         }
@@ -482,26 +483,26 @@ pub fn compile_list(
             .push(" AND ")
             .append(compile(condition, map, tenant)?);
     }
-    let (join, select) = match &query.rank {
+    let (join, relevance) = match &query.rank {
         Some(FuzzyRank { field, text }) => {
             let index = map.fuzzy_index(field)?;
             let query_count = text_search::trigrams(text).len() as i64;
             let mut join = Sql::from(" JOIN ");
             join.append(fuzzy_hits(&index, tenant, text, false));
             join.push(&format!(" fz ON fz.fuzzy_id = {}", map.id_column));
-            let mut select = format!(
-                "(fz.fuzzy_hits * {scale}) / (",
-                scale = text_search::SIMILARITY_SCALE
+            let relevance = format!(
+                "((fz.fuzzy_hits * {scale}) / ({query_count} + {count} - fz.fuzzy_hits))",
+                scale = text_search::SIMILARITY_SCALE,
+                count = index.count_column
             );
-            select.push_str(&query_count.to_string());
-            select.push_str(&format!(
-                " + {} - fz.fuzzy_hits) AS {RELEVANCE}",
-                index.count_column
-            ));
-            (join, select)
+            (join, Some(relevance))
         }
-        None => (Sql::new(), String::new()),
+        None => (Sql::new(), None),
     };
+    let select = relevance
+        .as_ref()
+        .map(|expr| format!("{expr} AS {RELEVANCE}"))
+        .unwrap_or_default();
     let mut keys: Vec<(String, bool)> = query
         .order
         .iter()
@@ -509,14 +510,26 @@ pub fn compile_list(
         .collect::<Result<_, RepositoryError>>()?;
     let id_descending = keys.last().is_some_and(|(_, descending)| *descending);
     keys.push((map.id_column.to_owned(), id_descending));
-    let order = keys
+    // ORDER BY and the keyset predicate use the relevance expression itself: a select
+    // alias is not visible in WHERE on PostgreSQL.
+    let sql_keys = keys
+        .iter()
+        .map(|(expr, descending)| match (expr.as_str(), &relevance) {
+            (RELEVANCE, Some(relevance)) => Ok((relevance.clone(), *descending)),
+            (RELEVANCE, None) => Err(RepositoryError::Internal(
+                "sorting by relevance without a fuzzy search".into(),
+            )),
+            _ => Ok((expr.clone(), *descending)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let order = sql_keys
         .iter()
         .map(|(expr, descending)| format!("{expr} {}", if *descending { "DESC" } else { "ASC" }))
         .collect::<Vec<_>>()
         .join(", ");
     let after = match &query.after {
         None => Sql::from("1 = 1"),
-        Some(values) => keyset_after(&keys, values)?,
+        Some(values) => keyset_after(&sql_keys, values)?,
     };
     Ok(CompiledList {
         join,
@@ -666,7 +679,7 @@ mod tests {
         };
         assert_eq!(
             text(contains),
-            "EXISTS (SELECT 1 FROM entity_tags x WHERE x.tenant_id = e.tenant_id AND x.entity_id = e.id AND (substr(x.tag, 1, ?) = ?))"
+            "EXISTS (SELECT 1 FROM entity_tags x WHERE x.tenant_id = e.tenant_id AND x.entity_id = e.id AND (substr(x.tag, 1, CAST(? AS INTEGER)) = ?))"
         );
     }
 
