@@ -47,6 +47,10 @@ pub const MIN_TOKEN_SIMILARITY: f32 = 0.80;
 pub const NAME_PIVOT: f32 = 0.88;
 /// Slope of the name similarity in log-odds.
 pub const NAME_SLOPE: f32 = 17.0;
+/// Log-odds of a match against an entry that records neither a date of birth nor a
+/// nationality: such a match can never be corroborated, so it needs a name about 0.07 more
+/// similar than one that could be.
+pub const NAME_ONLY_ENTRY_LOG_ODDS: f32 = -1.2;
 /// The default alert threshold.
 pub const DEFAULT_THRESHOLD: f32 = 0.70;
 
@@ -56,8 +60,28 @@ const PARTICLE_WEIGHT: f32 = 0.15;
 const INITIAL_WEIGHT: f32 = 0.30;
 const LEGAL_FORM_WEIGHT: f32 = 0.10;
 const MIN_WORD_WEIGHT: f32 = 0.25;
-const EXTRA_LIST_CHARGE: f32 = 0.20;
+/// Charge of a listed middle name part the query lacks (lists have 4 to 6 parts).
+const EXTRA_LIST_INNER_CHARGE: f32 = 0.12;
+/// Charge of a listed first or last name part the query lacks.
+const EXTRA_LIST_EDGE_CHARGE: f32 = 0.25;
+/// Charge of a screened name part the listed name lacks.
 const EXTRA_QUERY_CHARGE: f32 = 0.25;
+/// Charge of an extra name part of an organisation, on either side (`Banco Santander Chile`
+/// is not `Banco Santander`).
+const EXTRA_ORGANISATION_CHARGE: f32 = 0.5;
+/// Token pairs at least this similar, left over once the close pairs are aligned, are aligned
+/// as a soft pair (a typo too big for the close pairs: `Merkur` / `Merkel`) rather than
+/// charged as a conflict.
+const SOFT_MIN_SIMILARITY: f32 = 0.60;
+/// A soft pair's similarity is lowered by this much.
+const SOFT_DISCOUNT: f32 = 0.10;
+/// Similarity of two tokens whose romanisation keys agree (`Kyu` / `Kiu`, `Shah` / `Chah`).
+const TRANSLIT_SIMILARITY: f32 = 0.90;
+/// Similarity of a token written backwards (a right-to-left name mangled by a system).
+const REVERSED_SIMILARITY: f32 = 0.85;
+/// Similarity of a short token that is the initials of a run of tokens (`JC` / `Jean Claude`,
+/// `US` / `United States`).
+const ACRONYM_SIMILARITY: f32 = 0.85;
 const DUPLICATE_CHARGE: f32 = 0.05;
 const PATRONYMIC_SWAP_FACTOR: f32 = 0.75;
 const MAX_SPAN: usize = 3;
@@ -130,6 +154,9 @@ pub struct PreparedToken {
     pub skeleton_w: String,
     /// Double Metaphone primary and alternate codes.
     pub phonetic: (String, String),
+    /// Romanisation key: spellings that differ only by romanisation system agree
+    /// (see [`romanisation_key`]).
+    pub translit: String,
     /// Rarity weight.
     pub weight: f32,
 }
@@ -141,6 +168,8 @@ pub struct PreparedName {
     pub tokens: Vec<PreparedToken>,
     /// Honorifics removed by normalisation.
     pub dropped: Vec<String>,
+    /// An organisation's name (extra parts are charged more).
+    pub organisation: bool,
 }
 
 /// Longest Double Metaphone code kept: long enough that names sharing only their first
@@ -161,6 +190,42 @@ pub fn phonetic_codes(encoder: &DoubleMetaphone, text: &str) -> (String, String)
     (r.primary(), r.alternate())
 }
 
+/// A key under which spellings of one name in different romanisation systems agree: the
+/// `sh` sound (`sh`, `ch`, `sch`, `tch`) is one letter, as are `j` (`j`, `dj`, `dzh`, `zh`),
+/// `k` (`k`, `q`, `c`, `ck`) and `u` (`u`, `oo`, `ou`); `y` is `i` (`ee` too), `w` is `v`;
+/// `kh`, `gh`, `dh`, `th`, `ph` lose their `h` (`ph` becomes `f`); doubled letters are
+/// written once. These are the variations between the English, French, German and
+/// scholarly romanisations of Arabic, Persian, Russian and Korean names.
+pub fn romanisation_key(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(b.len());
+    let mut i = 0;
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    while i < b.len() {
+        let (c, skip) = match (at(i), at(i + 1), at(i + 2), at(i + 3)) {
+            (b't', b's', b'c', b'h') => ('x', 4),
+            (b's', b'c', b'h', _) | (b't', b'c', b'h', _) => ('x', 3),
+            (b'd', b'z', b'h', _) => ('j', 3),
+            (b's' | b'c', b'h', _, _) => ('x', 2),
+            (b'd', b'j', _, _) | (b'z', b'h', _, _) => ('j', 2),
+            (b'k' | b'g' | b'd' | b't', b'h', _, _) => (char::from(at(i)), 2),
+            (b'p', b'h', _, _) => ('f', 2),
+            (b'c', b'k', _, _) => ('k', 2),
+            (b'o', b'o' | b'u', _, _) => ('u', 2),
+            (b'e', b'e', _, _) => ('i', 2),
+            (b'q' | b'c', _, _, _) => ('k', 1),
+            (b'y', _, _, _) => ('i', 1),
+            (b'w', _, _, _) => ('v', 1),
+            (other, _, _, _) => (char::from(other), 1),
+        };
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+        i += skip;
+    }
+    out
+}
+
 impl PreparedName {
     /// Prepares a normalised name with weights from `stats`.
     pub fn new(name: &NormName, stats: &TokenStats, encoder: &DoubleMetaphone) -> Self {
@@ -174,12 +239,14 @@ impl PreparedName {
                 skeleton: skeleton(&t.text),
                 skeleton_w: skeleton_keep_w(&t.text),
                 phonetic: phonetic_codes(encoder, &t.text),
+                translit: romanisation_key(&t.text),
                 weight: stats.weight(t),
             })
             .collect();
         Self {
             tokens,
             dropped: name.dropped.clone(),
+            organisation: name.organisation,
         }
     }
 
@@ -209,6 +276,15 @@ pub enum PairMethod {
     Initial,
     /// Several tokens on one side written as one on the other.
     Joined,
+    /// The same name in another romanisation system (`Kyu` / `Kiu`, `Djabbar` / `Jabbar`).
+    Transliteration,
+    /// A token written backwards.
+    Reversed,
+    /// A short token standing for the initials of several (`JC` / `Jean Claude`).
+    Acronym,
+    /// Two different tokens aligned with a low similarity, a big typo (`Merkur` / `Merkel`);
+    /// charged almost like a conflict.
+    Soft,
 }
 
 /// Two aligned name parts, for the explanation.
@@ -247,9 +323,16 @@ pub struct NameComparison {
 fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
     let (ap, aa) = (&a.phonetic.0, &a.phonetic.1);
     let (bp, ba) = (&b.phonetic.0, &b.phonetic.1);
-    ap.len() >= 2
-        && bp.len() >= 2
-        && (ap == bp || ap == ba || aa == bp || (aa == ba && aa.len() >= 2))
+    if ap.len() < 2 || bp.len() < 2 {
+        return false;
+    }
+    if ap == bp {
+        return true;
+    }
+    // Agreement through an alternate code (the Spanish `j`, the Germanic `w`) only counts
+    // when the words start alike: `Jong` / `Yong`, `Young` / `Wong` are different names.
+    let cross = ap == ba || aa == bp || (aa == ba && aa.len() >= 2);
+    cross && a.text.as_bytes().first() == b.text.as_bytes().first()
 }
 
 trait MaxBySim {
@@ -280,14 +363,24 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
             (0.0, PairMethod::Initial)
         };
     }
+    let translit = a.translit == b.translit && a.translit.len() >= 2;
     let jw = strsim::jaro_winkler(&a.text, &b.text) as f32;
     let skeletal = a.skeleton_script || b.skeleton_script;
-    if jw < 0.6 && !skeletal {
+    if jw < 0.6 && !skeletal && !translit {
+        if a.text.len() >= 4
+            && a.text.len() == b.text.len()
+            && a.text.bytes().eq(b.text.bytes().rev())
+        {
+            return (REVERSED_SIMILARITY, PairMethod::Reversed);
+        }
         return (0.0, PairMethod::Fuzzy);
     }
     let longest = a.text.len().max(b.text.len()).max(1);
     let edit = 1.0 - strsim::osa_distance(&a.text, &b.text) as f32 / longest as f32;
     let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
+    if translit {
+        best = best.max_by_sim((TRANSLIT_SIMILARITY, PairMethod::Transliteration));
+    }
     if skeletal
         && (a.skeleton == b.skeleton || a.skeleton_w == b.skeleton_w)
         && (a.skeleton.len() >= 2 || a.text.len().min(b.text.len()) <= 3)
@@ -302,9 +395,18 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
 }
 
 /// Similarity of a run of tokens written as one token on the other side.
-fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> f32 {
+fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> (f32, PairMethod) {
     if run.iter().any(|t| t.kind == TokenKind::Initial) || single.kind == TokenKind::Initial {
-        return 0.0;
+        return (0.0, PairMethod::Joined);
+    }
+    if single.text.len() == run.len()
+        && run.iter().all(|t| t.kind != TokenKind::Particle)
+        && run
+            .iter()
+            .zip(single.text.bytes())
+            .all(|(t, b)| t.text.as_bytes().first() == Some(&b) && t.text.len() >= 2)
+    {
+        return (ACRONYM_SIMILARITY, PairMethod::Acronym);
     }
     let skeletal = run.iter().any(|t| t.skeleton_script) || single.skeleton_script;
     let first = run.first().and_then(|t| t.text.bytes().next());
@@ -313,20 +415,22 @@ fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> f32 {
         && (first != single.text.bytes().next()
             || run_len.abs_diff(single.text.len()) * 3 > single.text.len())
     {
-        return 0.0;
+        return (0.0, PairMethod::Joined);
     }
     let joined: String = run.iter().map(|t| t.text.as_str()).collect();
     if joined == single.text {
-        return 0.98;
+        return (0.98, PairMethod::Joined);
     }
-    let mut sim = strsim::jaro_winkler(&joined, &single.text) as f32;
+    let longest = joined.len().max(single.text.len()).max(1);
+    let edit = 1.0 - strsim::osa_distance(&joined, &single.text) as f32 / longest as f32;
+    let mut sim = (strsim::jaro_winkler(&joined, &single.text) as f32 + edit) / 2.0;
     if skeletal {
         let js = skeleton(&joined);
         if js.len() >= 2 && js == single.skeleton {
             sim = sim.max(0.93);
         }
     }
-    sim * 0.98
+    (sim * 0.98, PairMethod::Joined)
 }
 
 struct Candidate {
@@ -341,15 +445,26 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     let q = &query.tokens;
     let c = &list.tokens;
     let mut candidates: Vec<Candidate> = Vec::new();
+    let mut soft: Vec<Candidate> = Vec::new();
     for (i, qt) in q.iter().enumerate() {
         for (j, ct) in c.iter().enumerate() {
             let (sim, method) = token_similarity(qt, ct);
+            let cand = Candidate {
+                sim,
+                method,
+                q: (i, 1),
+                c: (j, 1),
+            };
             if sim >= MIN_TOKEN_SIMILARITY {
-                candidates.push(Candidate {
-                    sim,
-                    method,
-                    q: (i, 1),
-                    c: (j, 1),
+                candidates.push(cand);
+            } else if sim >= SOFT_MIN_SIMILARITY
+                && qt.kind == TokenKind::Word
+                && ct.kind == TokenKind::Word
+            {
+                soft.push(Candidate {
+                    sim: sim - SOFT_DISCOUNT,
+                    method: PairMethod::Soft,
+                    ..cand
                 });
             }
         }
@@ -357,11 +472,11 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     for len in 2..=MAX_SPAN {
         for i in 0..q.len().saturating_sub(len - 1) {
             for (j, ct) in c.iter().enumerate() {
-                let sim = joined_similarity(&q[i..i + len], ct);
+                let (sim, method) = joined_similarity(&q[i..i + len], ct);
                 if sim >= MIN_TOKEN_SIMILARITY {
                     candidates.push(Candidate {
                         sim,
-                        method: PairMethod::Joined,
+                        method,
                         q: (i, len),
                         c: (j, 1),
                     });
@@ -370,11 +485,11 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         }
         for j in 0..c.len().saturating_sub(len - 1) {
             for (i, qt) in q.iter().enumerate() {
-                let sim = joined_similarity(&c[j..j + len], qt);
+                let (sim, method) = joined_similarity(&c[j..j + len], qt);
                 if sim >= MIN_TOKEN_SIMILARITY {
                     candidates.push(Candidate {
                         sim,
-                        method: PairMethod::Joined,
+                        method,
                         q: (i, 1),
                         c: (j, len),
                     });
@@ -382,11 +497,13 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
             }
         }
     }
-    candidates.sort_by(|a, b| {
+    let by_similarity = |a: &Candidate, b: &Candidate| {
         b.sim
             .total_cmp(&a.sim)
             .then((a.q.1 + a.c.1).cmp(&(b.q.1 + b.c.1)))
-    });
+    };
+    candidates.sort_by(by_similarity);
+    soft.sort_by(by_similarity);
     let mut q_used = vec![false; q.len()];
     let mut c_used = vec![false; c.len()];
     let mut pairs = Vec::new();
@@ -394,10 +511,20 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     let mut denominator = 0.0f32;
     let mut substantive = false;
     let mut aligned: Vec<(usize, usize)> = Vec::new();
-    for cand in candidates {
+    for cand in candidates.into_iter().chain(soft) {
         let (qi, ql) = cand.q;
         let (cj, cl) = cand.c;
         if q_used[qi..qi + ql].iter().any(|u| *u) || c_used[cj..cj + cl].iter().any(|u| *u) {
+            continue;
+        }
+        // A soft pair only stands for a big typo when both tokens are not repeated elsewhere.
+        if cand.method == PairMethod::Soft
+            && (q
+                .iter()
+                .any(|t| t.text == q[qi].text && !std::ptr::eq(t, &q[qi]))
+                || c.iter()
+                    .any(|t| t.text == c[cj].text && !std::ptr::eq(t, &c[cj])))
+        {
             continue;
         }
         if ql == 1 && cl == 1 {
@@ -410,10 +537,11 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         let weight = (qw + cw) / 2.0;
         numerator += cand.sim * weight;
         denominator += weight;
-        substantive |= q[qi..qi + ql]
-            .iter()
-            .chain(&c[cj..cj + cl])
-            .any(|t| t.kind == TokenKind::Word);
+        substantive |= cand.method != PairMethod::Soft
+            && q[qi..qi + ql]
+                .iter()
+                .chain(&c[cj..cj + cl])
+                .any(|t| t.kind == TokenKind::Word);
         pairs.push(AlignedPair {
             query: join(&q[qi..qi + ql]),
             list: join(&c[cj..cj + cl]),
@@ -422,19 +550,30 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
             weight: round3(weight),
         });
     }
-    let unmatched = |tokens: &[PreparedToken], used: &[bool]| -> Vec<(f32, f32, bool, String)> {
-        let mut out: Vec<(f32, f32, bool, String)> = tokens
+    // Unaligned tokens: (weight, charge, counts as a conflict, edge of the name, text).
+    let unmatched = |tokens: &[PreparedToken],
+                     used: &[bool]|
+     -> Vec<(f32, f32, bool, bool, String)> {
+        let last = tokens.len().saturating_sub(1);
+        let mut out: Vec<(f32, f32, bool, bool, String)> = tokens
             .iter()
             .zip(used)
-            .filter(|(_, u)| !**u)
-            .map(|(t, _)| {
+            .enumerate()
+            .filter(|(_, (_, u))| !**u)
+            .map(|(k, (t, _))| {
                 let duplicate = tokens
                     .iter()
                     .zip(used)
                     .any(|(other, u)| *u && other.text == t.text);
                 let counts = !duplicate && matches!(t.kind, TokenKind::Word | TokenKind::Initial);
                 let charge = if duplicate { DUPLICATE_CHARGE } else { 1.0 };
-                (t.weight, charge, counts, t.text.clone())
+                (
+                    t.weight,
+                    charge,
+                    counts,
+                    k == 0 || k == last,
+                    t.text.clone(),
+                )
             })
             .collect();
         out.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.total_cmp(&a.0)));
@@ -447,19 +586,26 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         .filter(|t| t.2)
         .count()
         .min(uc.iter().filter(|t| t.2).count());
-    for (k, (w, charge, counts, _)) in uq.iter().enumerate() {
+    let organisation = query.organisation || list.organisation;
+    for (k, (w, charge, counts, _, _)) in uq.iter().enumerate() {
         let factor = if *counts && k < conflicts {
             1.0
+        } else if organisation {
+            EXTRA_ORGANISATION_CHARGE
         } else {
             EXTRA_QUERY_CHARGE
         };
         denominator += w * charge * factor;
     }
-    for (k, (w, charge, counts, _)) in uc.iter().enumerate() {
+    for (k, (w, charge, counts, edge, _)) in uc.iter().enumerate() {
         let factor = if *counts && k < conflicts {
             1.0
+        } else if organisation {
+            EXTRA_ORGANISATION_CHARGE
+        } else if *edge {
+            EXTRA_LIST_EDGE_CHARGE
         } else {
-            EXTRA_LIST_CHARGE
+            EXTRA_LIST_INNER_CHARGE
         };
         denominator += w * charge * factor;
     }
@@ -475,8 +621,8 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     NameComparison {
         similarity: round3(similarity),
         pairs,
-        unmatched_query: uq.into_iter().map(|t| t.3).collect(),
-        unmatched_list: uc.into_iter().map(|t| t.3).collect(),
+        unmatched_query: uq.into_iter().map(|t| t.4).collect(),
+        unmatched_list: uc.into_iter().map(|t| t.4).collect(),
         conflicts,
         patronymic_swap: order_conflict,
     }
@@ -547,6 +693,9 @@ pub enum FactorKind {
     Nationality,
     /// Gender.
     Gender,
+    /// The listed entry records neither a date of birth nor a nationality, so nothing but the
+    /// name can ever confirm or refute the match: the name must be stronger.
+    NameOnlyEntry,
 }
 
 /// One factor of a score, for the reviewer.
@@ -615,6 +764,14 @@ pub fn score_record(
             FactorKind::NameRole,
             "matched a weak alias".to_string(),
             -0.8,
+        ));
+    }
+    if record.birth_dates.is_empty() && record.nationalities.is_empty() {
+        steps.push((
+            FactorKind::NameOnlyEntry,
+            "listed entry has no date of birth or nationality: the name alone must carry the match"
+                .to_string(),
+            NAME_ONLY_ENTRY_LOG_ODDS,
         ));
     }
     if let Some(query_dob) = &evidence.birth_date

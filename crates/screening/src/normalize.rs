@@ -65,6 +65,9 @@ pub struct NormName {
     pub tokens: Vec<Token>,
     /// Honorifics and titles that were removed (shown in explanations).
     pub dropped: Vec<String>,
+    /// True for organisations, vessels and aircraft: their extra name parts are charged more
+    /// (`Banco Santander Chile` is another bank than `Banco Santander`).
+    pub organisation: bool,
 }
 
 impl NormName {
@@ -157,13 +160,25 @@ const HONORIFICS: &[&str] = &[
     "sr",
     "jnr",
     "snr",
+    "president",
+    "minister",
+    "senator",
+    "monsieur",
+    "madame",
+    "mme",
+    "mlle",
+    "herr",
+    "frau",
+    "senor",
+    "senora",
+    "sayyida",
 ];
 
 const PARTICLES: &[&str] = &[
     "al", "el", "ul", "ad", "ar", "as", "ash", "at", "az", "an", "bin", "ibn", "ben", "bint",
-    "binti", "bte", "bt", "abu", "abou", "abo", "abd", "abdel", "abdul", "abdal", "van", "von",
-    "der", "den", "de", "da", "di", "du", "del", "della", "dos", "das", "do", "la", "le", "les",
-    "y", "e", "und", "and", "of", "the", "ter", "ten", "zu", "mac", "st",
+    "binti", "bte", "bt", "van", "von", "der", "den", "de", "da", "di", "du", "del", "della",
+    "dos", "das", "do", "la", "le", "les", "y", "e", "und", "and", "of", "the", "ter", "ten", "zu",
+    "mac", "st",
 ];
 
 /// Legal forms and their one spelling.
@@ -202,6 +217,7 @@ const LEGAL_FORMS: &[(&str, &str)] = &[
     ("pvt", "pvt"),
     ("private", "pvt"),
     ("jsc", "jsc"),
+    ("ano", "ano"),
     ("ojsc", "jsc"),
     ("pjsc", "jsc"),
     ("cjsc", "jsc"),
@@ -266,6 +282,102 @@ const HANGUL_VOWEL_MR: [&str; 21] = [
 const HANGUL_FINAL: [&str; 28] = [
     "", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
     "t", "t", "ng", "t", "t", "k", "t", "p", "t",
+];
+
+/// How Hangul is romanised in one variant of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HangulStyle {
+    /// Revised Romanisation (South Korea since 2000: `gim jeong eun`).
+    Revised,
+    /// McCune-Reischauer without diacritics (North Korea, most lists: `kim jong un`).
+    McCune,
+    /// McCune-Reischauer with the surname in its conventional passport spelling (`이` → `lee`,
+    /// `박` → `park`, `최` → `choi`): [`KOREAN_SURNAMES`].
+    Conventional,
+}
+
+/// The most common Korean surnames (about 80 % of the population) and the spelling most
+/// passports use, which follows neither romanisation system. Only the surname syllable of a
+/// Hangul name is respelt (the only syllable of a one-syllable word, the first of a
+/// three-syllable word, or the first of a name written as one two-syllable word).
+pub const KOREAN_SURNAMES: &[(char, &str)] = &[
+    ('이', "lee"),
+    ('박', "park"),
+    ('최', "choi"),
+    ('정', "jung"),
+    ('강', "kang"),
+    ('조', "cho"),
+    ('윤', "yoon"),
+    ('장', "jang"),
+    ('임', "lim"),
+    ('오', "oh"),
+    ('서', "seo"),
+    ('신', "shin"),
+    ('권', "kwon"),
+    ('황', "hwang"),
+    ('안', "ahn"),
+    ('송', "song"),
+    ('류', "ryu"),
+    ('유', "yoo"),
+    ('홍', "hong"),
+    ('전', "jeon"),
+    ('고', "ko"),
+    ('문', "moon"),
+    ('손', "son"),
+    ('양', "yang"),
+    ('배', "bae"),
+    ('백', "baek"),
+    ('허', "heo"),
+    ('노', "noh"),
+    ('남', "nam"),
+    ('심', "shim"),
+    ('하', "ha"),
+    ('곽', "kwak"),
+    ('성', "sung"),
+    ('차', "cha"),
+    ('주', "joo"),
+    ('우', "woo"),
+    ('구', "koo"),
+    ('민', "min"),
+    ('진', "jin"),
+    ('지', "ji"),
+    ('엄', "um"),
+    ('채', "chae"),
+    ('원', "won"),
+    ('천', "chun"),
+    ('방', "bang"),
+    ('공', "kong"),
+    ('현', "hyun"),
+    ('함', "ham"),
+    ('변', "byun"),
+    ('염', "yeom"),
+    ('여', "yeo"),
+    ('추', "choo"),
+    ('도', "do"),
+    ('석', "seok"),
+    ('선', "sun"),
+    ('설', "seol"),
+    ('마', "ma"),
+    ('길', "gil"),
+    ('연', "yeon"),
+    ('위', "wi"),
+    ('표', "pyo"),
+    ('명', "myung"),
+    ('기', "ki"),
+    ('반', "ban"),
+    ('왕', "wang"),
+    ('금', "keum"),
+    ('옥', "ok"),
+    ('육', "yook"),
+    ('인', "in"),
+    ('맹', "maeng"),
+    ('제', "je"),
+    ('모', "mo"),
+    ('탁', "tak"),
+    ('국', "kook"),
+    ('김', "kim"),
+    ('한', "han"),
+    ('나', "na"),
 ];
 
 /// Romanises one Hangul syllable (Revised Romanisation or simplified McCune-Reischauer).
@@ -363,12 +475,14 @@ fn fold_legal_phrases(words: Vec<RawWord>) -> Vec<RawWord> {
             out.push(RawWord {
                 text: (*canonical).to_string(),
                 skeleton: false,
+                syllabic: false,
             });
             i += phrase.len();
         } else if let Some(word) = words.get(i) {
             out.push(RawWord {
                 text: word.text.clone(),
                 skeleton: word.skeleton,
+                syllabic: word.syllabic,
             });
             i += 1;
         } else {
@@ -382,11 +496,53 @@ fn fold_legal_phrases(words: Vec<RawWord>) -> Vec<RawWord> {
 struct RawWord {
     text: String,
     skeleton: bool,
+    /// A syllable of a syllabic script (Hangul, Chinese): never an initial, even when one
+    /// letter long (`이` → `i`, `오` → `o`).
+    syllabic: bool,
 }
 
-/// Transliterates the words of `text`; `mccune` picks the Hangul variant.
-fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
+/// Digits read as the letters they are mistaken for (OCR, leetspeak) inside a person's name
+/// part that mixes letters and digits (`I9or Sech1n` → `igor sechin`).
+fn ocr_letter(c: char) -> char {
+    match c {
+        '0' => 'o',
+        '1' => 'i',
+        '3' => 'e',
+        '4' => 'a',
+        '5' => 's',
+        '6' => 'g',
+        '7' => 't',
+        '8' => 'b',
+        '9' => 'g',
+        other => other,
+    }
+}
+
+/// The romanisation of the Hangul syllables of one word, one piece per syllable.
+fn hangul_word(word: &str, style: HangulStyle, only_word: bool) -> Vec<String> {
+    let syllables: Vec<char> = word.chars().filter(|c| is_hangul_syllable(*c)).collect();
+    let surname_first =
+        syllables.len() == 1 || syllables.len() == 3 || (syllables.len() == 2 && only_word);
+    syllables
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if style == HangulStyle::Conventional
+                && i == 0
+                && surname_first
+                && let Some((_, spelling)) = KOREAN_SURNAMES.iter().find(|(s, _)| *s == c)
+            {
+                return (*spelling).to_string();
+            }
+            hangul(c, style != HangulStyle::Revised)
+        })
+        .collect()
+}
+
+/// Transliterates the words of `text`; `style` picks the Hangul variant.
+fn transliterate(text: &str, style: HangulStyle, kind: EntityKind) -> Vec<RawWord> {
     let mut words = Vec::new();
+    let word_count = text.split_whitespace().count();
     for word in text.split(|c: char| c.is_whitespace()) {
         if word.is_empty() {
             continue;
@@ -398,10 +554,22 @@ fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
             words.push(RawWord {
                 text: "al".to_string(),
                 skeleton: false,
+                syllabic: false,
             });
             word = rest;
         }
+        if word.chars().all(is_hangul_syllable) {
+            for piece in hangul_word(word, style, word_count == 1) {
+                words.push(RawWord {
+                    text: piece,
+                    skeleton: false,
+                    syllabic: true,
+                });
+            }
+            continue;
+        }
         let mut out = String::new();
+        let mut syllabic = false;
         for c in word.nfc() {
             if c.is_control() {
                 continue;
@@ -412,8 +580,10 @@ fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
             if c.is_ascii() {
                 out.push(c);
             } else if is_hangul_syllable(c) {
-                let _ = write!(out, " {} ", hangul(c, mccune));
+                syllabic = true;
+                let _ = write!(out, " {} ", hangul(c, style != HangulStyle::Revised));
             } else if is_han(c) {
+                syllabic = true;
                 let _ = write!(out, " {} ", deunicode::deunicode_char(c).unwrap_or(""));
             } else if let Some(folded) = deunicode::deunicode_char(c) {
                 out.push_str(folded);
@@ -423,12 +593,21 @@ fn transliterate(text: &str, mccune: bool) -> Vec<RawWord> {
             out.retain(|c| c.is_ascii_alphanumeric());
         }
         for piece in out.split(|c: char| !c.is_ascii_alphanumeric()) {
-            if !piece.is_empty() {
-                words.push(RawWord {
-                    text: piece.to_ascii_lowercase(),
-                    skeleton,
-                });
+            if piece.is_empty() {
+                continue;
             }
+            let mut text = piece.to_ascii_lowercase();
+            if kind == EntityKind::Person
+                && text.bytes().any(|b| b.is_ascii_digit())
+                && text.bytes().any(|b| b.is_ascii_alphabetic())
+            {
+                text = text.chars().map(ocr_letter).collect();
+            }
+            words.push(RawWord {
+                text,
+                skeleton,
+                syllabic,
+            });
         }
     }
     words
@@ -468,7 +647,8 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
         }
         let kind = if PARTICLES.contains(&text.as_str()) && count > 1 {
             TokenKind::Particle
-        } else if text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic()) {
+        } else if text.len() == 1 && !word.syllabic && text.bytes().all(|b| b.is_ascii_alphabetic())
+        {
             TokenKind::Initial
         } else {
             TokenKind::Word
@@ -486,7 +666,11 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
             }
         }
     }
-    NormName { tokens, dropped }
+    NormName {
+        tokens,
+        dropped,
+        organisation,
+    }
 }
 
 fn prepare(text: &str, kind: EntityKind) -> String {
@@ -507,14 +691,17 @@ fn prepare(text: &str, kind: EntityKind) -> String {
 /// recognised (organisations, vessels, aircraft).
 pub fn normalize(text: &str, kind: EntityKind) -> Vec<NormName> {
     let prepared = prepare(text, kind);
-    let first = classify(transliterate(&prepared, false), kind);
+    let first = classify(transliterate(&prepared, HangulStyle::Revised, kind), kind);
+    let mut out = vec![first];
     if prepared.chars().any(is_hangul_syllable) {
-        let second = classify(transliterate(&prepared, true), kind);
-        if second != first {
-            return vec![first, second];
+        for style in [HangulStyle::McCune, HangulStyle::Conventional] {
+            let variant = classify(transliterate(&prepared, style, kind), kind);
+            if !out.contains(&variant) {
+                out.push(variant);
+            }
         }
     }
-    vec![first]
+    out
 }
 
 /// The consonant skeleton used to compare words from scripts without written vowels: vowels,
