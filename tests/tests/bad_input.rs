@@ -1,0 +1,655 @@
+//! Bad input must get a clear 4xx in the error envelope and change nothing (issue 2,
+//! "Bad input that must get a clear 4xx and change nothing"; R-127.8 and friends).
+//! Every test seeds a few entities, sends bad requests, and compares a snapshot of
+//! every entity (deleted ones and relationships included) before and after.
+// Compiled as tests only, so that clippy's allow-unwrap-in-tests covers the helpers too.
+#![cfg(test)]
+
+use rics_e2e::*;
+use serde_json::{Value, json};
+
+/// Seeds `jane-doe` (live, tagged, related to `acme`), `acme` and `gone` (deleted).
+fn seed(server: &Server) -> Vec<Value> {
+    server.create(
+        "?entityId=jane-doe",
+        &json!({"displayName": "Jane Doe", "individual": {"legalName": {"givenName": "Jane", "familyName": "Doe"}, "dateOfBirth": "1980-01-02", "nationalities": ["FR"]}, "tags": ["vip"], "externalIds": {"crm": "7"}}),
+    );
+    server.create("?entityId=acme", &company("Acme"));
+    server.create_person("gone", "Gone Person");
+    server.delete(&format!("{ENTITIES}/gone")).ok();
+    server
+        .post(
+            &format!("{ENTITIES}/acme:addEntityRelationship"),
+            &json!({"relatedEntity": "entities/jane-doe", "relationshipType": "DIRECTOR"}),
+        )
+        .ok();
+    server.snapshot()
+}
+
+const JANE: &str = "/v1alpha/entities/jane-doe";
+
+/// Sends `body` as raw bytes with a content type.
+fn raw(
+    server: &Server,
+    method: Method,
+    path: &str,
+    content_type: Option<&str>,
+    body: &str,
+) -> Reply {
+    let mut request = server.request(method, path).body(body.to_owned());
+    if let Some(content_type) = content_type {
+        request = request.header("content-type", content_type);
+    }
+    server.send(request)
+}
+
+/// A valid individual with `individual` members merged in.
+fn person_with(individual: Value) -> Value {
+    let mut body = person("Val Idation");
+    if let (Some(target), Value::Object(extra)) = (body["individual"].as_object_mut(), individual) {
+        target.extend(extra);
+    }
+    body
+}
+
+on_both_backends! {
+    /// Malformed JSON, and JSON that is not an object, are INVALID_ARGUMENT.
+    fn malformed_json(server) {
+        let before = seed(&server);
+        for (method, path) in [
+            (Method::POST, ENTITIES.to_owned()),
+            (Method::PATCH, JANE.to_owned()),
+            (Method::POST, format!("{JANE}:addTag")),
+            (Method::POST, format!("{ENTITIES}/gone:undelete")),
+            (Method::POST, format!("{ENTITIES}/acme:addEntityRelationship")),
+            (Method::POST, format!("{ENTITIES}/acme:removeEntityRelationship")),
+        ] {
+            for body in ["{\"displayName\": ", "{\"displayName\": \"X\",}", "{} trailing", "not json", "{\"tag\": \"a\"\u{0}}"] {
+                raw(&server, method.clone(), &path, Some("application/json"), body)
+                    .error(400, "INVALID_ARGUMENT", "MALFORMED_JSON");
+            }
+        }
+        server
+            .post(ENTITIES, &json!([person("A B")]))
+            .invalid("INVALID_VALUE", "entity");
+        server.post(ENTITIES, &json!("text")).invalid("INVALID_VALUE", "entity");
+        server.patch(JANE, &json!(42)).invalid("INVALID_VALUE", "entity");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Unknown fields in a body are rejected (strict proto3 JSON, R-127.8), at any
+    /// depth, naming the field.
+    fn unknown_fields_are_rejected(server) {
+        let before = seed(&server);
+        let mut top = person("Ann Lee");
+        top["colour"] = json!("red");
+        server.post(ENTITIES, &top).invalid("UNKNOWN_FIELD", "entity.colour");
+        let mut nested = person("Ann Lee");
+        nested["individual"]["legalName"]["nickname"] = json!("Annie");
+        server
+            .post(ENTITIES, &nested)
+            .invalid("UNKNOWN_FIELD", "entity.individual.legalName.nickname");
+        let mut in_list = person("Ann Lee");
+        in_list["contactInfo"] = json!({"addresses": [{"locality": "Paris", "planet": "Earth"}]});
+        let reply = server.post(ENTITIES, &in_list);
+        reply.error(400, "INVALID_ARGUMENT", "UNKNOWN_FIELD");
+        assert!(reply.violation_fields()[0].ends_with("planet"), "{}", reply.text);
+        server
+            .patch(JANE, &json!({"displayName": "X", "colour": "red"}))
+            .invalid("UNKNOWN_FIELD", "entity.colour");
+        server
+            .patch(&format!("{JANE}?updateMask=displayName"), &json!({"displayName": "X", "colour": "red"}))
+            .invalid("UNKNOWN_FIELD", "entity.colour");
+        server
+            .post(&format!("{ENTITIES}/gone:undelete"), &json!({"force": true}))
+            .error(400, "INVALID_ARGUMENT", "UNKNOWN_FIELD");
+        server
+            .post(&format!("{JANE}:removeTag"), &json!({"tag": "vip", "all": true}))
+            .error(400, "INVALID_ARGUMENT", "UNKNOWN_FIELD");
+        server
+            .post(&format!("{ENTITIES}/acme:removeEntityRelationship"), &json!({"relatedEntity": "entities/jane-doe", "relationshipType": "DIRECTOR", "cascade": true}))
+            .error(400, "INVALID_ARGUMENT", "UNKNOWN_FIELD");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Values of the wrong type, in the body or the query, name the field.
+    fn wrong_types(server) {
+        let before = seed(&server);
+        let cases = [
+            (json!({"displayName": 5, "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "X", "individual": {}, "tags": "vip"}), "entity.tags"),
+            (json!({"displayName": "X", "individual": {}, "tags": [1]}), "entity.tags[0]"),
+            (json!({"displayName": "X", "individual": {}, "legalHold": "yes"}), "entity.legalHold"),
+            (json!({"displayName": "X", "individual": {}, "externalIds": {"crm": 5}}), "entity.externalIds.crm"),
+            (json!({"displayName": "X", "individual": {}, "entityType": "ROBOT"}), "entity.entityType"),
+            (json!({"displayName": "X", "individual": {"gender": "M"}}), "entity.individual.gender"),
+            (json!({"displayName": "X", "individual": {"dateOfBirth": 1980}}), "entity.individual.dateOfBirth"),
+        ];
+        for (body, field) in &cases {
+            let reply = server.post(ENTITIES, body);
+            assert_eq!(reply.status, 400, "{body} must be refused: {}", reply.text);
+            reply.invalid("INVALID_VALUE", field);
+        }
+        server
+            .patch(JANE, &json!({"displayName": ["X"]}))
+            .invalid("INVALID_VALUE", "entity.displayName");
+        server
+            .patch(&format!("{JANE}?updateMask=tags"), &json!({"tags": {"a": 1}}))
+            .error(400, "INVALID_ARGUMENT", "INVALID_VALUE");
+        server.post(&format!("{JANE}:addTag"), &json!({"tag": 7})).invalid("INVALID_VALUE", "tag.tag");
+        for (path, field) in [
+            (format!("{ENTITIES}?pageSize=abc"), "pageSize"),
+            (format!("{ENTITIES}?pageSize=1.5"), "pageSize"),
+            (format!("{ENTITIES}?pageSize=2147483648"), "pageSize"),
+            (format!("{ENTITIES}?skip=x"), "skip"),
+            (format!("{ENTITIES}?showDeleted=maybe"), "showDeleted"),
+            (format!("{ENTITIES}/jane-doe:EntityRelationships?pageSize=ten"), "pageSize"),
+        ] {
+            let reply = server.get(&path);
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation(field);
+        }
+        server
+            .delete(&format!("{JANE}?allowMissing=yes"))
+            .invalid("INVALID_BOOLEAN", "allowMissing");
+        server
+            .get(&format!("{ENTITIES}?pageSize=1&pageSize=2"))
+            .invalid("REPEATED_PARAMETER", "pageSize");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A JSON array where an object is expected is a wrong type too, not a positional
+    /// form of the object (strict proto3 JSON, R-127.8).
+    fn objects_given_as_arrays_are_refused(server) {
+        let before = seed(&server);
+        let cases = [
+            (json!({"displayName": "X", "individual": []}), "entity.individual"),
+            (json!({"displayName": "X", "individual": [{"givenName": "Jane", "familyName": "Seq"}, [], "1970-01-01"]}), "entity.individual"),
+            (json!({"displayName": "X", "individual": {"legalName": ["Jane", "", "Seq"]}}), "entity.individual.legalName"),
+            (json!({"displayName": "X", "individual": {}, "contactInfo": [["a@example.com"]]}), "entity.contactInfo"),
+        ];
+        for (body, field) in &cases {
+            let reply = server.post(ENTITIES, body);
+            assert_eq!(reply.status, 400, "{body} must be refused: {}", reply.text);
+            reply.invalid("INVALID_VALUE", field);
+        }
+        let reply = server.patch(JANE, &json!({"individual": {"legalName": ["Janet"]}}));
+        assert_eq!(reply.status, 400, "must be refused: {}", reply.text);
+        let reply = server.post(&format!("{JANE}:addTag"), &json!(["positional"]));
+        assert_eq!(reply.status, 400, "must be refused: {}", reply.text);
+        let reply = server.post(&format!("{ENTITIES}/acme:addEntityRelationship"), &json!(["entities/gone", "OTHER"]));
+        assert_eq!(reply.status, 400, "must be refused: {}", reply.text);
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A negative pageSize or skip is INVALID_ARGUMENT naming it (R-158.4).
+    fn negative_page_size_and_skip(server) {
+        let before = seed(&server);
+        server.get(&format!("{ENTITIES}?pageSize=-1")).invalid("INVALID_PAGE_SIZE", "pageSize");
+        server.get(&format!("{ENTITIES}?skip=-1")).invalid("INVALID_SKIP", "skip");
+        server
+            .get(&format!("{JANE}:EntityRelationships?pageSize=-1"))
+            .invalid("INVALID_PAGE_SIZE", "pageSize");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A page token is bound to the query that issued it: another filter, orderBy,
+    /// showDeleted, collection or parent is INVALID_ARGUMENT; pageSize and skip may
+    /// change (R-158.7, R-158.8).
+    fn page_token_from_another_query(server) {
+        seed(&server);
+        for i in 0..4 {
+            server.create("", &person(&format!("Extra Person{i}")));
+        }
+        let first = server.get(&format!("{ENTITIES}?pageSize=1&filter=entityType%3DINDIVIDUAL")).ok();
+        let token = encode(first["nextPageToken"].as_str().unwrap());
+        for other in [
+            "filter=entityType%3DCOMPANY".to_owned(),
+            String::new(),
+            "filter=entityType%3DINDIVIDUAL&orderBy=displayName".to_owned(),
+            "filter=entityType%3DINDIVIDUAL&showDeleted=true".to_owned(),
+        ] {
+            server
+                .get(&format!("{ENTITIES}?pageSize=1&{other}&pageToken={token}"))
+                .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+        }
+        server
+            .get(&format!("{ENTITIES}?pageSize=3&skip=1&filter=entityType%3DINDIVIDUAL&pageToken={token}"))
+            .ok();
+        server
+            .get(&format!("{ENTITIES}/acme:EntityRelationships?pageToken={token}"))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+        for id in ["anna", "bert"] {
+            server.create_person(id, "Some One");
+            server
+                .post(&format!("{ENTITIES}/acme:addEntityRelationship"), &json!({"relatedEntity": format!("entities/{id}"), "relationshipType": "EMPLOYEE"}))
+                .ok();
+        }
+        let relationships = server.get(&format!("{ENTITIES}/acme:EntityRelationships?pageSize=1")).ok();
+        let relationship_token = encode(relationships["nextPageToken"].as_str().unwrap());
+        server
+            .get(&format!("{ENTITIES}/anna:EntityRelationships?pageSize=1&pageToken={relationship_token}"))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+        server
+            .get(&format!("{ENTITIES}?pageSize=1&pageToken={relationship_token}"))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+    }
+
+    /// Garbage, tampered and foreign (another server's secret) page tokens are
+    /// INVALID_ARGUMENT on pageToken (R-158.9, R-158.11).
+    fn forged_page_tokens(server) {
+        seed(&server);
+        server.create("", &person("Extra One"));
+        let first = server.get(&format!("{ENTITIES}?pageSize=1")).ok();
+        let token = first["nextPageToken"].as_str().unwrap().to_owned();
+        let mut tampered: Vec<char> = token.chars().collect();
+        let middle = tampered.len() / 2;
+        tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
+        let tampered: String = tampered.into_iter().collect();
+        let truncated = &token[..token.len() - 4];
+        for forged in ["garbage", "!!!", "AAAA", tampered.as_str(), truncated, "eyJvZmZzZXQiOjF9"] {
+            let reply = server.get(&format!("{ENTITIES}?pageSize=1&pageToken={}", encode(forged)));
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation("pageToken");
+        }
+        let other = Server::start(server.backend());
+        for i in 0..3 {
+            other.create("", &person(&format!("Other Person{i}")));
+        }
+        let foreign = other.get(&format!("{ENTITIES}?pageSize=1")).ok();
+        let foreign = encode(foreign["nextPageToken"].as_str().unwrap());
+        server
+            .get(&format!("{ENTITIES}?pageSize=1&pageToken={foreign}"))
+            .invalid("INVALID_PAGE_TOKEN_SIGNATURE", "pageToken");
+    }
+
+    /// Filter syntax errors are INVALID_ARGUMENT on `filter` with the position in the
+    /// ErrorInfo metadata (R-160.17).
+    fn filter_syntax_errors(server) {
+        let before = seed(&server);
+        for filter in [
+            "tags:vip AND",
+            "AND tags:vip",
+            "(tags:vip",
+            "tags:vip)",
+            "displayName =",
+            "displayName = \"unterminated",
+            "createTime > 2026-01-01T00:00:00Z",
+            "tags:vip OR OR tags:pep",
+            "NOT NOT tags:vip",
+            "AND(tags:vip)",
+            "= \"x\"",
+        ] {
+            let reply = server.get(&format!("{ENTITIES}{}", query(&[("filter", filter)])));
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation("filter");
+            let position = reply
+                .metadata("position")
+                .unwrap_or_else(|| panic!("no position for {filter:?}: {}", reply.text));
+            let position: usize = position.parse().unwrap_or_else(|_| panic!("position {position} is a number"));
+            assert!(position <= filter.len(), "position {position} lies within {filter:?}");
+        }
+        let reply = server.get(&format!("{ENTITIES}{}", query(&[("filter", "tags:vip AND (displayName = )")])));
+        reply.error(400, "INVALID_ARGUMENT", reply.reason());
+        assert_eq!(reply.metadata("position"), Some("28"), "the position of the ')': {}", reply.text);
+        let long = "tags:vip OR ".repeat(400) + "tags:pep";
+        let reply = server.get(&format!("{ENTITIES}{}", query(&[("filter", &long)])));
+        reply.error(400, "INVALID_ARGUMENT", reply.reason());
+        reply.assert_violation("filter");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Filters on unknown fields, values of the wrong type, enum values outside the
+    /// set, ordering on enums, indexing into lists and unknown functions are refused;
+    /// so are unknown orderBy fields (R-160.10, R-160.12, R-160.17, R-132.8).
+    fn filters_and_orders_on_unknown_fields(server) {
+        let before = seed(&server);
+        for filter in [
+            "colour = \"red\"",
+            "individual.gender = MALE",
+            "riskDetails.riskScore > 5",
+            "entityType = ROBOT",
+            "entityType > COMPANY",
+            "screeningStatus = clear",
+            "tags.0 = \"x\"",
+            "tags[0] = \"x\"",
+            "tags = \"vip\"",
+            "createTime > \"yesterday\"",
+            "legalHold = maybe",
+            "legalHold > false",
+            "nosuchfn(x)",
+            "displayName:\"!!\"",
+            "\"Jane\" = displayName",
+        ] {
+            let reply = server.get(&format!("{ENTITIES}{}", query(&[("filter", filter)])));
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation("filter");
+        }
+        server
+            .get(&format!("{JANE}:EntityRelationships{}", query(&[("filter", "displayName = \"x\"")])))
+            .assert_violation("filter");
+        for order in ["colour", "displayName up", "tags", "displayName desc desc", "createTime,"] {
+            server
+                .get(&format!("{ENTITIES}{}", query(&[("orderBy", order)])))
+                .invalid("INVALID_ORDER_BY", "orderBy");
+        }
+        server
+            .get(&format!("{JANE}:EntityRelationships?showDeleted=true"))
+            .error(400, "INVALID_ARGUMENT", "UNKNOWN_PARAMETER");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// An updateMask with an unknown path, an index, `*` with other paths, or an
+    /// emptied required field is INVALID_ARGUMENT on updateMask and changes nothing
+    /// (R-161.4, R-161.5, R-134.5, R-203.4).
+    fn update_mask_errors(server) {
+        let before = seed(&server);
+        let patch = |mask: &str, body: Value| server.patch(&format!("{JANE}{}", query(&[("updateMask", mask)])), &body);
+        let reply = patch("colour", json!({"displayName": "X"}));
+        reply.invalid("UNKNOWN_UPDATE_MASK_PATH", "updateMask");
+        assert_eq!(reply.metadata("path"), Some("colour"));
+        patch("displayName,individual.nope", json!({"displayName": "X"}))
+            .invalid("UNKNOWN_UPDATE_MASK_PATH", "updateMask");
+        patch("tags.0", json!({"tags": ["x"]})).invalid("UPDATE_MASK_INDEXES_REPEATED_FIELD", "updateMask");
+        patch("*,displayName", json!({"displayName": "X"})).invalid("UPDATE_MASK_WILDCARD_NOT_ALONE", "updateMask");
+        patch("displayName,", json!({"displayName": "X"})).error(400, "INVALID_ARGUMENT", "INVALID_UPDATE_MASK");
+        let emptied = patch("displayName", json!({}));
+        emptied.error(400, "INVALID_ARGUMENT", emptied.reason());
+        assert!(
+            emptied.violation_fields().iter().any(|f| f.ends_with("displayName")),
+            "the required field is named: {}", emptied.text
+        );
+        server
+            .patch(&format!("{JANE}?updateMask=*"), &json!({"individual": {"legalName": {"familyName": "Doe"}}}))
+            .assert_violation("entity.displayName");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Ids with bad characters are INVALID_ARGUMENT, on create (`entityId`) and in
+    /// paths (R-122.3, R-131.5), and nothing is stored.
+    fn ids_with_bad_characters(server) {
+        let before = seed(&server);
+        for id in ["Bad_ID", "abc", "1abc", "-abc", "abcd-", "ab.cd", "abcd%20e", "ab%3Acd", "ab%2Fcd", &"a".repeat(64), "caf%C3%A9"] {
+            server
+                .post(&format!("{ENTITIES}?entityId={id}"), &person("Some One"))
+                .invalid("INVALID_RESOURCE_ID", "entityId");
+        }
+        for id in ["Bad_ID", "UPPER", "a%20b", "caf%C3%A9"] {
+            let path = format!("{ENTITIES}/{id}");
+            for reply in [
+                server.get(&path),
+                server.patch(&path, &json!({"displayName": "X"})),
+                server.delete(&path),
+                server.post(&format!("{path}:undelete"), &json!({})),
+                server.delete(&format!("{path}:hardDelete")),
+                server.post(&format!("{path}:addTag"), &json!({"tag": "x"})),
+                server.get(&format!("{path}:EntityRelationships")),
+            ] {
+                reply.invalid("INVALID_NAME", "name");
+            }
+        }
+        server
+            .post(&format!("{JANE}:addEntityRelationship"), &json!({"relatedEntity": "entities/Bad_ID", "relationshipType": "OTHER"}))
+            .invalid("INVALID_NAME", "relatedEntity");
+        server
+            .get(&format!("{ENTITIES}:batchGet?names=entities/Bad_ID"))
+            .invalid("INVALID_NAME", "names[0]");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A 2 MiB body is refused with 400 whether its length is declared or it comes in
+    /// chunks, and nothing is stored.
+    fn two_mebibyte_bodies(server) {
+        let before = seed(&server);
+        let mut big = person("Big Body");
+        big["individual"]["occupation"] = json!("x".repeat(2 * 1024 * 1024));
+        let text = big.to_string();
+        let reply = raw(&server, Method::POST, ENTITIES, Some("application/json"), &text);
+        reply.error(400, "INVALID_ARGUMENT", "REQUEST_BODY_TOO_LARGE");
+        let reply = raw(&server, Method::PATCH, JANE, Some("application/json"), &text);
+        reply.error(400, "INVALID_ARGUMENT", "REQUEST_BODY_TOO_LARGE");
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = text
+            .as_bytes()
+            .chunks(64 * 1024)
+            .map(|c| Ok(c.to_vec()))
+            .collect();
+        let chunked = server.send(
+            server
+                .request(Method::POST, ENTITIES)
+                .header("content-type", "application/json")
+                .body(reqwest::blocking::Body::new(ChunkReader::new(chunks))),
+        );
+        chunked.error(400, "INVALID_ARGUMENT", "REQUEST_BODY_TOO_LARGE");
+        assert_eq!(server.snapshot(), before);
+        server.create("", &person("Still Works"));
+    }
+
+    /// A body that is not `application/json` is refused; a charset parameter is fine.
+    fn wrong_content_type(server) {
+        let before = seed(&server);
+        let body = person("Ann Lee").to_string();
+        for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("application/xml"), None] {
+            let reply = raw(&server, Method::POST, ENTITIES, content_type, &body);
+            reply.error(400, "INVALID_ARGUMENT", "UNSUPPORTED_CONTENT_TYPE");
+            raw(&server, Method::PATCH, JANE, content_type, "{\"displayName\": \"X\"}")
+                .error(400, "INVALID_ARGUMENT", "UNSUPPORTED_CONTENT_TYPE");
+        }
+        assert_eq!(server.snapshot(), before);
+        raw(&server, Method::POST, ENTITIES, Some("application/json; charset=utf-8"), &body).ok();
+        raw(&server, Method::POST, ENTITIES, Some("Application/JSON"), &body).ok();
+    }
+
+    /// Unknown routes, verbs and methods are NOT_FOUND in the envelope (R-127.8,
+    /// R-136.4), never actix's plain text.
+    fn unknown_routes_and_methods(server) {
+        let before = seed(&server);
+        for (method, path) in [
+            (Method::GET, "/"),
+            (Method::GET, "/v1alpha"),
+            (Method::GET, "/v1alpha/nothing"),
+            (Method::GET, "/v1/entities"),
+            (Method::PUT, JANE),
+            (Method::POST, JANE),
+            (Method::PUT, ENTITIES),
+            (Method::DELETE, ENTITIES),
+            (Method::GET, "/v1alpha/entities/jane-doe:undelete"),
+            (Method::POST, "/v1alpha/entities/jane-doe:unknownVerb"),
+            (Method::GET, "/v1alpha/entities/jane-doe:hardDelete"),
+            (Method::POST, "/v1alpha/entities/jane-doe:EntityRelationships"),
+            (Method::POST, "/v1alpha/entities:batchGet"),
+            (Method::GET, "/v1alpha/entities/jane-doe/notes/x/y"),
+            (Method::GET, "/v1alpha/entities/jane-doe:"),
+            (Method::GET, "/v1alpha/entities/jane-doe:addTag:removeTag"),
+            (Method::POST, "/healthz"),
+        ] {
+            let reply = server.send(server.request(method.clone(), path).header("content-type", "application/json").body("{}"));
+            reply.error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+            assert_eq!(reply.metadata("method"), Some(method.as_str()), "{}", reply.text);
+        }
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Custom verbs work with the colon percent-encoded (R-136.4).
+    fn percent_encoded_custom_verbs(server) {
+        seed(&server);
+        let tagged = server.post(&format!("{JANE}%3AaddTag"), &json!({"tag": "encoded"})).ok();
+        assert!(array(&tagged["tags"]).contains(&json!("encoded")));
+        server.post(&format!("{JANE}%3aremoveTag"), &json!({"tag": "encoded"})).ok();
+        server.post(&format!("{ENTITIES}/gone%3Aundelete"), &json!({})).ok();
+        let batch = server.get(&format!("{ENTITIES}%3AbatchGet?names=entities%2Fjane-doe")).ok();
+        assert_eq!(names(&batch["entities"]), vec!["entities/jane-doe"]);
+        let relationships = server.get(&format!("{JANE}%3AEntityRelationships")).ok();
+        assert_eq!(array(&relationships["entityRelationships"]).len(), 1);
+        server.delete(&format!("{ENTITIES}/gone%3AhardDelete")).ok();
+        server.get(&format!("{ENTITIES}/gone")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server
+            .post(&format!("{JANE}%3AnoSuchVerb"), &json!({}))
+            .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+    }
+
+    /// Every route refuses a query parameter it does not know, naming it, and does
+    /// nothing.
+    fn unknown_query_parameters(server) {
+        let before = seed(&server);
+        let routes: Vec<(Method, String, Option<Value>)> = vec![
+            (Method::GET, format!("{ENTITIES}?colour=red"), None),
+            (Method::GET, format!("{ENTITIES}?pagesize=1"), None),
+            (Method::POST, format!("{ENTITIES}?colour=red"), Some(person("New Person"))),
+            (Method::POST, format!("{ENTITIES}?entityId=newp&validateOnly=true"), Some(person("New Person"))),
+            (Method::GET, format!("{JANE}?colour=red"), None),
+            (Method::GET, format!("{JANE}?view=FULL"), None),
+            (Method::PATCH, format!("{JANE}?colour=red"), Some(json!({"displayName": "Changed"}))),
+            (Method::PATCH, format!("{JANE}?allowMissing=true"), Some(json!({"displayName": "Changed"}))),
+            (Method::DELETE, format!("{JANE}?colour=red"), None),
+            (Method::DELETE, format!("{JANE}?force=true"), None),
+            (Method::DELETE, format!("{JANE}:hardDelete?colour=red"), None),
+            (Method::GET, format!("{ENTITIES}:batchGet?names=entities/jane-doe&colour=red"), None),
+            (Method::GET, format!("{JANE}:EntityRelationships?colour=red"), None),
+            (Method::POST, format!("{ENTITIES}/gone:undelete?colour=red"), Some(json!({}))),
+            (Method::POST, format!("{ENTITIES}/gone:undelete?etag=%22stale%22"), Some(json!({}))),
+            (Method::POST, format!("{JANE}:addTag?colour=red"), Some(json!({"tag": "new"}))),
+            (Method::POST, format!("{JANE}:removeTag?colour=red"), Some(json!({"tag": "vip"}))),
+            (Method::POST, format!("{ENTITIES}/acme:removeEntityRelationship?colour=red"), Some(json!({"relatedEntity": "entities/jane-doe", "relationshipType": "DIRECTOR"}))),
+            (Method::POST, format!("{JANE}:addEntityRelationship?colour=red"), Some(json!({"relatedEntity": "entities/acme", "relationshipType": "CUSTOMER"}))),
+        ];
+        let mut wrong = Vec::new();
+        let mut before = before;
+        for (method, path, body) in routes {
+            let mut request = server.request(method.clone(), &path);
+            if let Some(body) = &body {
+                request = request.json(body);
+            }
+            let reply = server.send(request);
+            let parameter = path.rsplit(['?', '&']).next().unwrap().split('=').next().unwrap().to_owned();
+            if reply.status != 400 || reply.reason() != "UNKNOWN_PARAMETER" || !reply.violation_fields().contains(&parameter) {
+                wrong.push(format!("{method} {path} -> {} {}", reply.status, reply.text));
+            } else {
+                reply.invalid("UNKNOWN_PARAMETER", &parameter);
+            }
+            let after = server.snapshot();
+            if after != before {
+                wrong.push(format!("{method} {path} changed the data"));
+                before = after;
+            }
+        }
+        assert!(wrong.is_empty(), "unknown query parameters must be refused:\n{}", wrong.join("\n"));
+    }
+
+    /// Impossible and out-of-range dates are refused naming the field.
+    fn invalid_dates(server) {
+        let before = seed(&server);
+        for date in ["1970-02-31", "2023-02-29", "2023-13-01", "2023-00-10", "1970-2-3", "70-01-01", "yesterday", "", "1980-01-01T00:00:00Z", "2999-01-01", "1700-01-01"] {
+            let reply = server.post(ENTITIES, &person_with(json!({"dateOfBirth": date})));
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation("entity.individual.dateOfBirth");
+        }
+        let reply = server.patch(JANE, &json!({"individual": {"dateOfBirth": "1970-02-31"}}));
+        reply.error(400, "INVALID_ARGUMENT", reply.reason());
+        reply.assert_violation("entity.individual.dateOfBirth");
+        assert_eq!(server.snapshot(), before);
+        let leap = server.create("", &person_with(json!({"dateOfBirth": "2000-02-29"})));
+        assert_eq!(leap["individual"]["dateOfBirth"], "2000-02-29");
+    }
+
+    /// Country codes must be assigned ISO 3166-1 alpha-2 codes, wherever they appear.
+    fn invalid_country_codes(server) {
+        let before = seed(&server);
+        for code in ["XX", "ZZ", "FRA", "F", "12", "", "F R"] {
+            let reply = server.post(ENTITIES, &person_with(json!({"nationalities": ["GB", code]})));
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation("entity.individual.nationalities[1]");
+        }
+        let cases = [
+            (person_with(json!({"countryOfResidence": "XX"})), "entity.individual.countryOfResidence"),
+            (json!({"displayName": "Co", "company": {"legalName": "Co", "countryOfIncorporation": "QQ"}}), "entity.company.countryOfIncorporation"),
+            (json!({"displayName": "Tr", "trust": {"legalName": "Tr", "countryOfRegistration": "AAA"}}), "entity.trust.countryOfRegistration"),
+            ({
+                let mut body = person("Ad Dress");
+                body["contactInfo"] = json!({"addresses": [{"locality": "X", "country": "EU"}]});
+                body
+            }, "entity.contactInfo.addresses[0].country"),
+        ];
+        for (body, field) in &cases {
+            let reply = server.post(ENTITIES, body);
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation(field);
+        }
+        let reply = server.patch(JANE, &json!({"individual": {"nationalities": ["XX"]}}));
+        reply.error(400, "INVALID_ARGUMENT", reply.reason());
+        reply.assert_violation("entity.individual.nationalities[0]");
+        assert_eq!(server.snapshot(), before);
+        let lower = server.create("", &person_with(json!({"nationalities": ["fr", "FR", "gb"]})));
+        assert_eq!(lower["individual"]["nationalities"], json!(["FR", "GB"]));
+    }
+
+    /// Other validation: required and bounded displayName, exactly one details object,
+    /// a type matching it, emails, phone numbers, tags, external ids, request ids;
+    /// every violation is reported at once.
+    fn entity_validation(server) {
+        let before = seed(&server);
+        let cases = [
+            (json!({"individual": {}}), "entity.displayName"),
+            (json!({"displayName": "", "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "x".repeat(201), "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "X"}), "entity"),
+            (json!({"displayName": "X", "individual": {}, "company": {}}), "entity"),
+            (json!({"displayName": "X", "entityType": "TRUST", "individual": {}}), "entity.entityType"),
+            (json!({"displayName": "X", "trust": {}}), "entity.trust.legalName"),
+            (json!({"displayName": "X", "individual": {"legalName": {"middleNames": "M"}}}), "entity.individual.legalName"),
+            (json!({"displayName": "X", "individual": {}, "contactInfo": {"emails": ["ok@example.com", "nope"]}}), "entity.contactInfo.emails[1]"),
+            (json!({"displayName": "X", "individual": {}, "contactInfo": {"phoneNumbers": ["call me"]}}), "entity.contactInfo.phoneNumbers[0]"),
+            (json!({"displayName": "X", "individual": {}, "tags": ["ok", "not ok"]}), "entity.tags[1]"),
+            (json!({"displayName": "X", "individual": {}, "externalIds": {"bad key": "1"}}), "entity.externalIds.bad key"),
+            (json!({"displayName": "X", "individual": {}, "externalIds": {"crm": ""}}), "entity.externalIds.crm"),
+        ];
+        for (body, field) in &cases {
+            let reply = server.post(ENTITIES, body);
+            reply.error(400, "INVALID_ARGUMENT", reply.reason());
+            reply.assert_violation(field);
+        }
+        let several = server.post(ENTITIES, &json!({"displayName": "", "individual": {"dateOfBirth": "2999"}, "tags": [" "]}));
+        several.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+        for field in ["entity.displayName", "entity.individual.dateOfBirth", "entity.tags[0]"] {
+            several.assert_violation(field);
+        }
+        for request_id in ["abc", "00000000-0000-0000-0000-000000000000", "6b7c0e4a2f514d8e"] {
+            server
+                .post(&format!("{ENTITIES}?requestId={request_id}"), &person("Ann Lee"))
+                .invalid("INVALID_REQUEST_ID", "requestId");
+        }
+        server
+            .patch(JANE, &json!({"displayName": "y".repeat(201)}))
+            .assert_violation("entity.displayName");
+        assert_eq!(server.snapshot(), before);
+    }
+}
+
+/// A reader over chunks, so that reqwest sends a body without a Content-Length.
+struct ChunkReader {
+    chunks: std::vec::IntoIter<Result<Vec<u8>, std::io::Error>>,
+    current: std::io::Cursor<Vec<u8>>,
+}
+
+impl ChunkReader {
+    fn new(chunks: Vec<Result<Vec<u8>, std::io::Error>>) -> ChunkReader {
+        ChunkReader {
+            chunks: chunks.into_iter(),
+            current: std::io::Cursor::new(Vec::new()),
+        }
+    }
+}
+
+impl std::io::Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let read = self.current.read(buf)?;
+            if read > 0 {
+                return Ok(read);
+            }
+            match self.chunks.next() {
+                Some(chunk) => self.current = std::io::Cursor::new(chunk?),
+                None => return Ok(0),
+            }
+        }
+    }
+}
