@@ -1,5 +1,7 @@
 //! The test harness itself: a migrated database of each backend round-trips an entity.
 
+#![cfg(test)]
+
 use std::sync::Arc;
 
 use rics_domain::entity::Entity;
