@@ -112,6 +112,19 @@ on_both_backends! {
         assert_eq!(server.snapshot(), before);
     }
 
+    /// An unknown field is rejected even when its value is null: a misspelt field
+    /// must not pass silently.
+    fn unknown_fields_with_null_values_are_rejected(server) {
+        let before = seed(&server);
+        let mut body = person("Ann Lee");
+        body["legalHld"] = Value::Null;
+        server.post(ENTITIES, &body).invalid("UNKNOWN_FIELD", "entity.legalHld");
+        server
+            .patch(JANE, &json!({"displayName": "X", "colour": null}))
+            .invalid("UNKNOWN_FIELD", "entity.colour");
+        assert_eq!(server.snapshot(), before);
+    }
+
     /// Values of the wrong type, in the body or the query, name the field.
     fn wrong_types(server) {
         let before = seed(&server);

@@ -440,6 +440,9 @@ on_both_backends! {
         assert_eq!(counts["tags"], 2, "{receipt}");
         assert_eq!(counts["externalIds"], 1, "{receipt}");
         server.get(&path("jane")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server
+            .post(&format!("{}:undelete", path("jane")), &json!({}))
+            .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
         assert!(server.relationships("bobby").is_empty(), "the relationship went with it");
         assert_eq!(server.list_names(&[("showDeleted", "true")]), vec!["entities/bobby"]);
         server
@@ -511,8 +514,11 @@ on_both_backends! {
     /// `:addTag` and `:removeTag` are idempotent and return the entity.
     fn tags_are_added_and_removed_idempotently(server) {
         server.create_person("jane", "Jane Doe");
+        let created = server.entity("jane");
         let tagged = server.post(&format!("{}:addTag", path("jane")), &json!({"tag": "vip"})).ok();
         assert_eq!(tagged["tags"], json!(["vip"]));
+        assert_ne!(tagged["etag"], created["etag"], "a tag is a change");
+        assert!(timestamp(&tagged["updateTime"]) > timestamp(&created["updateTime"]));
         let again = server.post(&format!("{}:addTag", path("jane")), &json!({"tag": "vip"})).ok();
         assert_eq!(again, tagged, "adding a present tag changes nothing, not even the etag");
         let two = server.post(&format!("{}:addTag", path("jane")), &json!({"tag": "pep"})).ok();

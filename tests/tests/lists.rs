@@ -180,6 +180,53 @@ on_both_backends! {
         }
     }
 
+    /// Pages continue from a position, not an offset: deleting entities already seen
+    /// or creating new ones does not make the next page skip or repeat any.
+    fn pages_are_stable_while_the_collection_changes(server) {
+        let mut created = populate(&server);
+        created.pop();
+        let first = server.get(&format!("{ENTITIES}?pageSize=3")).ok();
+        assert_eq!(names(&first["entities"]), created[..3]);
+        server.delete(&format!("{ENTITIES}/john-smith")).ok();
+        server.delete(&format!("{ENTITIES}/jon-smyth")).ok();
+        let newer = server.create("?entityId=newcomer", &person("New Comer"));
+        let token = first["nextPageToken"].as_str().unwrap();
+        let second = server.get(&format!("{ENTITIES}?pageSize=3&pageToken={}", encode(token))).ok();
+        assert_eq!(names(&second["entities"]), created[3..6]);
+        let token = second["nextPageToken"].as_str().unwrap();
+        let third = server.get(&format!("{ENTITIES}?pageSize=3&pageToken={}", encode(token))).ok();
+        assert_eq!(names(&third["entities"]), vec![newer["name"].as_str().unwrap().to_owned()]);
+    }
+
+    /// displayName order is the same on both backends: by code point (byte order of
+    /// UTF-8), whatever the case or accents.
+    fn display_name_order_is_the_same_on_both_backends(server) {
+        let display_names = ["zeta", "Zeta", "émile", "Emile", "Ébène", "apple", "Apple", "_under", "10 Ten", "9 Nine", "Zoë", "Zoe"];
+        for name in display_names {
+            server.create("", &json!({"displayName": name, "company": {"legalName": name}}));
+        }
+        let mut expected: Vec<&str> = display_names.to_vec();
+        expected.sort();
+        for size in ["100", "5"] {
+            let listed = server.list_all(&[("orderBy", "displayName"), ("pageSize", size)]);
+            let listed: Vec<&str> = listed.iter().map(|e| e["displayName"].as_str().unwrap()).collect();
+            assert_eq!(listed, expected, "pageSize {size}");
+        }
+        let page = server.get(&format!("{ENTITIES}{}", query(&[("filter", "displayName = \"émile\"")]))).ok();
+        assert_eq!(array(&page["entities"]).len(), 1, "exact match is case- and accent-sensitive");
+    }
+
+    /// Fuzzy search folds accents and case.
+    fn fuzzy_search_folds_accents_and_case(server) {
+        server.create("?entityId=emile", &person("Émile Zola"));
+        server.create("?entityId=bjork", &person("Björk Guðmundsdóttir"));
+        server.create("?entityId=other", &person("Someone Else"));
+        let page = server.get(&format!("{ENTITIES}{}", query(&[("filter", "displayName:\"EMILE zola\"")]))).ok();
+        assert_eq!(names(&page["entities"]), vec!["entities/emile"]);
+        let page = server.get(&format!("{ENTITIES}{}", query(&[("filter", "bjork")]))).ok();
+        assert_eq!(names(&page["entities"]), vec!["entities/bjork"]);
+    }
+
     /// showDeleted includes soft-deleted entities; a filter alone never brings them
     /// back.
     fn show_deleted_includes_deleted_entities(server) {
