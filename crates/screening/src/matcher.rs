@@ -69,6 +69,12 @@ const EXTRA_QUERY_CHARGE: f32 = 0.25;
 /// Charge of an extra name part of an organisation, on either side (`Banco Santander Chile`
 /// is not `Banco Santander`).
 const EXTRA_ORGANISATION_CHARGE: f32 = 0.5;
+/// Legal-form tokens that are generic words rather than a legal form of one jurisdiction.
+const GENERIC_LEGAL_WORDS: &[&str] = &[
+    "co", "corp", "inc", "ltd", "group", "holding", "trading", "intl", "est",
+];
+/// Charge of two different legal forms left unaligned (`ANO` / `LLC`).
+const LEGAL_FORM_CONFLICT_CHARGE: f32 = 0.5;
 /// Token pairs at least this similar, left over once the close pairs are aligned, are aligned
 /// as a soft pair (a typo too big for the close pairs: `Merkur` / `Merkel`) rather than
 /// charged as a conflict.
@@ -460,6 +466,7 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
             } else if sim >= SOFT_MIN_SIMILARITY
                 && qt.kind == TokenKind::Word
                 && ct.kind == TokenKind::Word
+                && qt.text.as_bytes().first() == ct.text.as_bytes().first()
             {
                 soft.push(Candidate {
                     sim: sim - SOFT_DISCOUNT,
@@ -587,6 +594,20 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         .count()
         .min(uc.iter().filter(|t| t.2).count());
     let organisation = query.organisation || list.organisation;
+    // Two different legal forms left over (`ANO` / `LLC`, `SAS` / `SARL`): two legal entities.
+    // Generic words (`Company`, `Corporation`, `Group`) do not name a legal form.
+    let legal_forms = |tokens: &[PreparedToken], used: &[bool]| {
+        tokens
+            .iter()
+            .zip(used)
+            .filter(|(t, u)| {
+                !**u && t.kind == TokenKind::LegalForm
+                    && !GENERIC_LEGAL_WORDS.contains(&t.text.as_str())
+            })
+            .count()
+    };
+    let legal_conflicts = legal_forms(q, &q_used).min(legal_forms(c, &c_used));
+    denominator += LEGAL_FORM_CONFLICT_CHARGE * legal_conflicts as f32;
     for (k, (w, charge, counts, _, _)) in uq.iter().enumerate() {
         let factor = if *counts && k < conflicts {
             1.0

@@ -250,6 +250,9 @@ fn is_skeleton_script(c: char) -> bool {
         | 0x0780..=0x07BF // Thaana
         | 0x0900..=0x0DFF // Devanagari .. Sinhala
         | 0x0E00..=0x0EFF // Thai, Lao
+        | 0x0F00..=0x0FFF // Tibetan
+        | 0x1000..=0x109F // Myanmar
+        | 0x1780..=0x17FF // Khmer
         | 0x08A0..=0x08FF // Arabic extended
         | 0xFB1D..=0xFDFF // Hebrew and Arabic presentation forms
         | 0xFE70..=0xFEFF)
@@ -586,7 +589,12 @@ fn transliterate(text: &str, style: HangulStyle, kind: EntityKind) -> Vec<RawWor
                 syllabic = true;
                 let _ = write!(out, " {} ", deunicode::deunicode_char(c).unwrap_or(""));
             } else if let Some(folded) = deunicode::deunicode_char(c) {
-                out.push_str(folded);
+                if c.is_alphabetic() {
+                    // A letter folds to letters only (`Қ` is `q`, not `k'`).
+                    out.extend(folded.chars().filter(char::is_ascii_alphanumeric));
+                } else {
+                    out.push_str(folded);
+                }
             }
         }
         if is_dotted_initials(&out) {
@@ -613,6 +621,94 @@ fn transliterate(text: &str, style: HangulStyle, kind: EntityKind) -> Vec<RawWor
     words
 }
 
+/// Number words and their digits (cardinal, then ordinal), read in organisations' names.
+const NUMBER_WORDS: &[(&str, u32, bool)] = &[
+    ("one", 1, false),
+    ("two", 2, false),
+    ("three", 3, false),
+    ("four", 4, false),
+    ("five", 5, false),
+    ("six", 6, false),
+    ("seven", 7, false),
+    ("eight", 8, false),
+    ("nine", 9, false),
+    ("ten", 10, false),
+    ("eleven", 11, false),
+    ("twelve", 12, false),
+    ("thirteen", 13, false),
+    ("fourteen", 14, false),
+    ("fifteen", 15, false),
+    ("sixteen", 16, false),
+    ("seventeen", 17, false),
+    ("eighteen", 18, false),
+    ("nineteen", 19, false),
+    ("twenty", 20, false),
+    ("thirty", 30, false),
+    ("forty", 40, false),
+    ("fifty", 50, false),
+    ("sixty", 60, false),
+    ("seventy", 70, false),
+    ("eighty", 80, false),
+    ("ninety", 90, false),
+    ("first", 1, true),
+    ("second", 2, true),
+    ("third", 3, true),
+    ("fourth", 4, true),
+    ("fifth", 5, true),
+    ("sixth", 6, true),
+    ("seventh", 7, true),
+    ("eighth", 8, true),
+    ("ninth", 9, true),
+    ("tenth", 10, true),
+];
+
+/// A number word or numeral: its value and whether it is an ordinal (`1st`, `first`).
+fn number_value(word: &str) -> Option<(u32, bool)> {
+    if let Some(&(_, n, ordinal)) = NUMBER_WORDS.iter().find(|(w, _, _)| *w == word) {
+        return Some((n, ordinal));
+    }
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    let ordinal = matches!(suffix, "st" | "nd" | "rd" | "th");
+    if digits.is_empty() || digits.len() > 6 || !(suffix.is_empty() || ordinal) {
+        return None;
+    }
+    digits.parse().ok().map(|n| (n, ordinal))
+}
+
+/// Writes numbers in organisations' names one way: number words become digits, a tens word
+/// followed by a unit is one number (`Forty 4`, `forty four` → `44`), ordinals lose their
+/// suffix (`1st`, `First` → `1`).
+fn fold_numbers(words: Vec<RawWord>) -> Vec<RawWord> {
+    let mut out: Vec<RawWord> = Vec::with_capacity(words.len());
+    let mut pending_tens: Option<u32> = None;
+    for word in words {
+        let value = number_value(&word.text);
+        match (value, pending_tens) {
+            (Some((unit, _)), Some(tens)) if (1..10).contains(&unit) => {
+                if let Some(last) = out.last_mut() {
+                    last.text = (tens + unit).to_string();
+                }
+                pending_tens = None;
+                continue;
+            }
+            _ => pending_tens = None,
+        }
+        if let Some((n, _)) = value {
+            if (20..100).contains(&n) && n % 10 == 0 {
+                pending_tens = Some(n);
+            }
+            out.push(RawWord {
+                text: n.to_string(),
+                ..word
+            });
+        } else {
+            out.push(word);
+        }
+    }
+    out
+}
+
 fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
     let mut tokens = Vec::new();
     let mut dropped = Vec::new();
@@ -622,7 +718,7 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
     );
     let count = words.len();
     let words = if organisation {
-        fold_legal_phrases(words)
+        fold_numbers(fold_legal_phrases(words))
     } else {
         words
     };
@@ -705,8 +801,8 @@ pub fn normalize(text: &str, kind: EntityKind) -> Vec<NormName> {
 }
 
 /// The consonant skeleton used to compare words from scripts without written vowels: vowels,
-/// `w` and `y` removed, `v` read as `w`, `q` as `k`, doubled letters
-/// collapsed.
+/// `w` and `y` removed, `v` read as `w`, `q` as `k`, `p` as `b` (Arabic has no `p`: `Pérez`
+/// is written `بيريز`), doubled letters collapsed.
 pub fn skeleton(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = '\0';
@@ -714,6 +810,7 @@ pub fn skeleton(text: &str) -> String {
         let c = match c {
             'q' => 'k',
             'v' => 'w',
+            'p' => 'b',
             other => other,
         };
         if matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'w') {
@@ -737,6 +834,7 @@ pub fn skeleton_keep_w(text: &str) -> String {
         let c = match c {
             'q' => 'k',
             'v' => 'w',
+            'p' => 'b',
             other => other,
         };
         if matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y') || c == last {
