@@ -86,7 +86,7 @@ pub struct Server {
     handle: Option<ServerHandle>,
     thread: Option<JoinHandle<()>>,
     // Dropped after the server has stopped (see `Drop`).
-    _database: TestDatabase,
+    database: TestDatabase,
 }
 
 impl std::fmt::Debug for Server {
@@ -165,7 +165,7 @@ impl Server {
             client,
             handle: Some(handle),
             thread: Some(thread),
-            _database: database,
+            database,
         }
     }
 
@@ -260,6 +260,22 @@ impl Server {
             }
         }
         all
+    }
+
+    /// Runs one SQL statement directly on the server's database, behind its back: for
+    /// fault injection only (a test that shows how the API reports a broken database).
+    ///
+    /// # Panics
+    /// When the statement fails.
+    pub fn execute_sql(&self, sql: &str) {
+        use diesel::RunQueryDsl;
+        let url = rics_storage::DatabaseUrl::parse(self.database.url())
+            .unwrap_or_else(|e| panic!("bad test database URL: {e}"));
+        let mut conn = rics_storage::connection::connect(&url)
+            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
+        diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
     }
 
     /// Every entity a list with `params` returns, following `nextPageToken`.

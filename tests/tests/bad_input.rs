@@ -229,6 +229,14 @@ on_both_backends! {
         server
             .get(&format!("{ENTITIES}?pageSize=3&skip=1&filter=entityType%3DINDIVIDUAL&pageToken={token}"))
             .ok();
+        let ordered = server.get(&format!("{ENTITIES}?pageSize=1&orderBy=displayName%20desc")).ok();
+        let ordered = encode(ordered["nextPageToken"].as_str().unwrap());
+        server
+            .get(&format!("{ENTITIES}?pageSize=1&orderBy=%20displayName%20%20desc%20&pageToken={ordered}"))
+            .ok();
+        server
+            .get(&format!("{ENTITIES}?pageSize=1&orderBy=displayName&pageToken={ordered}"))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
         server
             .get(&format!("{ENTITIES}/acme:EntityRelationships?pageToken={token}"))
             .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");

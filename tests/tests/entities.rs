@@ -293,6 +293,30 @@ on_both_backends! {
         server.patch(&path("jane"), &json!({"displayName": "Jane D", "etag": updated["etag"]})).ok();
     }
 
+    /// An empty etag is an unset etag (proto3 JSON): it checks nothing, on PATCH as on
+    /// DELETE and `:undelete`.
+    fn an_empty_etag_is_no_etag(server) {
+        server.create_person("jane", "Jane Doe");
+        server.patch(&path("jane"), &json!({"displayName": "Jane B", "etag": ""})).ok();
+        server.patch(&format!("{}?updateMask=displayName", path("jane")), &json!({"displayName": "Jane C", "etag": ""})).ok();
+        server.delete(&format!("{}?etag=", path("jane"))).ok();
+        server.post(&format!("{}:undelete", path("jane")), &json!({"etag": ""})).ok();
+    }
+
+    /// A create refused for bad input does not use up its requestId: the corrected
+    /// retry succeeds.
+    fn a_refused_create_does_not_use_up_its_request_id(server) {
+        server
+            .post(&format!("{ENTITIES}?requestId={REQUEST_ID}"), &json!({"individual": {}}))
+            .invalid("INVALID_FIELDS", "entity.displayName");
+        server.create_person("taken", "Ann Lee");
+        server
+            .post(&format!("{ENTITIES}?requestId={REQUEST_ID}&entityId=taken"), &person("Bob Lee"))
+            .error(409, "ALREADY_EXISTS", "RESOURCE_ALREADY_EXISTS");
+        let created = server.create(&format!("?requestId={REQUEST_ID}&entityId=fresh"), &person("Bob Lee"));
+        assert_eq!(created["name"], "entities/fresh");
+    }
+
     /// Output-only fields in a PATCH body are ignored, never an error, with or without
     /// a mask naming them.
     fn patch_ignores_output_only_fields(server) {
@@ -614,6 +638,11 @@ on_both_backends! {
             .ok();
         assert_eq!(array(&second["entityRelationships"]).len(), 1);
         assert!(second.get("nextPageToken").is_none());
+        let newest = server
+            .get(&format!("{}:EntityRelationships{}", path("acme"), query(&[("orderBy", "createTime desc")])))
+            .ok();
+        let related: Vec<&Value> = array(&newest["entityRelationships"]).iter().map(|r| &r["relatedEntity"]).collect();
+        assert_eq!(related, vec!["entities/cara", "entities/bert", "entities/anna"]);
         let directors = server
             .get(&format!("{}:EntityRelationships{}", path("acme"), query(&[("filter", "relationshipType = DIRECTOR")])))
             .ok();

@@ -275,6 +275,11 @@ on_both_backends! {
         let bare = ids(&bare);
         assert!(bare.contains(&"john-smith") && bare.contains(&"smith-co"), "{bare:?}");
         assert!(!bare.contains(&"jane-doe") && !bare.contains(&"zed-zulu"), "{bare:?}");
+        let by_name = server.list_names(&[("filter", "displayName:\"jon smith\""), ("orderBy", "displayName desc")]);
+        let mut expected = filtered(&server, "displayName:\"jon smith\"");
+        expected.sort_by_key(|n| server.entity(n.trim_start_matches("entities/"))["displayName"].as_str().unwrap().to_owned());
+        expected.reverse();
+        assert_eq!(by_name, expected, "orderBy overrides the ranking");
         let typo = filtered(&server, "displayName:\"acme holdngs\"");
         assert_eq!(ids(&typo), ["acme"]);
     }

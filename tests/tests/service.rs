@@ -139,6 +139,33 @@ on_both_backends! {
         }
     }
 
+    /// When storage fails, the answer is a 5xx in the envelope with a generic message
+    /// and the request id, never the database's own text; the service recovers when
+    /// the database does.
+    fn server_faults_hide_internal_text(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        server.execute_sql("ALTER TABLE entities RENAME TO entities_hidden_away");
+        let replies = [
+            server.get(&format!("{ENTITIES}/jane-doe")),
+            server.get(ENTITIES),
+            server.post(ENTITIES, &person("Ann Lee")),
+            server.patch(&format!("{ENTITIES}/jane-doe"), &json!({"displayName": "X"})),
+        ];
+        for reply in &replies {
+            assert!(reply.status >= 500, "{} answered {}: {}", reply.request, reply.status, reply.text);
+            reply.check_envelope(&reply.text);
+            let text = reply.text.to_lowercase();
+            for leak in ["entities_hidden_away", "relation", "no such table", "sql", "diesel", "storage", "postgres", "sqlite"] {
+                assert!(!text.contains(leak), "a 5xx body shows '{leak}': {}", reply.text);
+            }
+            let request_id = reply.header("x-request-id").unwrap();
+            assert!(reply.json["error"]["message"].as_str().unwrap().contains(request_id), "{}", reply.text);
+            assert!(matches!(reply.json["error"]["status"].as_str(), Some("INTERNAL" | "UNAVAILABLE")), "{}", reply.text);
+        }
+        server.execute_sql("ALTER TABLE entities_hidden_away RENAME TO entities");
+        server.entity("jane-doe");
+    }
+
     /// Every dynamic value quoted in an error message is also in the ErrorInfo
     /// metadata.
     fn error_metadata_holds_the_message_values(server) {
