@@ -22,6 +22,7 @@ macro_rules! contract {
     )+};
 }
 
+mod bridge;
 mod crud;
 mod erase;
 mod events;
