@@ -506,6 +506,9 @@ on_both_backends! {
         server
             .post(&format!("{JANE}%3AnoSuchVerb"), &json!({}))
             .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+        server
+            .get(&format!("{JANE}%3Aundelete"))
+            .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
     }
 
     /// Every route refuses a query parameter it does not know, naming it, and does

@@ -103,6 +103,12 @@ on_both_backends! {
                 operation["responses"].as_object().is_some_and(|r| r.contains_key("200")),
                 "{method} {path} documents its 200 response"
             );
+            if matches!(method.as_str(), "POST" | "PATCH") {
+                assert!(
+                    operation["requestBody"]["content"]["application/json"]["schema"].is_object(),
+                    "{method} {path} documents its JSON body"
+                );
+            }
             if path.contains("{entity}") {
                 let parameters = operation["parameters"].as_array().map(Vec::as_slice).unwrap_or(&[]);
                 assert!(
