@@ -463,6 +463,29 @@ fn relationship_sort_value(
     })
 }
 
+/// On PostgreSQL, locks the rows of two entities (in id order, so concurrent callers
+/// cannot deadlock) until the transaction ends. Without it two concurrent adds of a
+/// symmetric relationship in opposite directions both see no reverse row and both
+/// insert. SQLite needs nothing: its write transactions already run one at a time.
+fn lock_pair(
+    conn: &mut DbConnection,
+    tenant: &str,
+    a: &str,
+    b: &str,
+) -> Result<(), RepositoryError> {
+    if let DbConnection::Postgresql(_) = conn {
+        let mut sql = Sql::from(
+            "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
+        );
+        sql.bind(tenant)
+            .push(" AND e.id IN ")
+            .bind_list([a, b])
+            .push(" ORDER BY e.id FOR NO KEY UPDATE");
+        sql.load::<FoundId>(conn).map_err(repository_error)?;
+    }
+    Ok(())
+}
+
 /// Removes an entity and what it owns; returns the counts.
 fn erase(
     conn: &mut DbConnection,
@@ -730,6 +753,7 @@ impl EntityRepository for DieselEntityRepository {
         self.db
             .write(move |conn| {
                 if symmetric {
+                    lock_pair(conn, &tenant, &row.entity_id, &row.related_entity_id)?;
                     let reverse = entity_relationships::table
                         .filter(entity_relationships::tenant_id.eq(&tenant))
                         .filter(entity_relationships::entity_id.eq(&row.related_entity_id))
