@@ -307,3 +307,42 @@ contract!(
     relationships_need_both_entities_in_the_tenant,
     relationship_lists_filter_and_page,
 );
+
+async fn concurrent_symmetric_adds_in_both_directions_store_one(backend: Backend) {
+    let f = Fixture::new(backend);
+    let pairs = 12;
+    for i in 0..pairs {
+        f.create(&t1(), &entity(&format!("a{i}"), "A", 0)).await;
+        f.create(&t1(), &entity(&format!("b{i}"), "B", 0)).await;
+    }
+    let mut tasks = Vec::new();
+    for i in 0..pairs {
+        for (n, (from, to)) in [
+            (format!("a{i}"), format!("b{i}")),
+            (format!("b{i}"), format!("a{i}")),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let repo = f.repo.clone();
+            tasks.push(tokio::spawn(async move {
+                let r = relationship(&format!("r{i}-{n}"), &from, &to, Spouse, 1);
+                repo.add_relationship(&t1(), &r, &[]).await
+            }));
+        }
+    }
+    let mut added = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(()) => added += 1,
+            Err(e) => assert_eq!(e, RepositoryError::AlreadyExists),
+        }
+    }
+    for i in 0..pairs {
+        let listed = list(&f, &t1(), &format!("a{i}"), &ListRequest::default()).await;
+        assert_eq!(listed.total_size, 1, "pair {i}: {:?}", listed.items);
+    }
+    assert_eq!(added, pairs);
+}
+
+contract!(concurrent_symmetric_adds_in_both_directions_store_one);
