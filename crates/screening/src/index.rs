@@ -17,8 +17,8 @@ use serde::Serialize;
 use crate::load::{ListVersion, LoadedList};
 use crate::matcher::{
     DEFAULT_THRESHOLD, Evidence, Explanation, NAME_PIVOT, NAME_SLOPE, NameComparison, PreparedName,
-    PreparedToken, TokenStats, compare_names, name_log_odds, phonetic_codes, phonetic_encoder,
-    score_record,
+    PreparedToken, TokenStats, compare_names, name_log_odds, name_similarity, phonetic_codes,
+    phonetic_encoder, score_record,
 };
 use crate::model::{EntityKind, NameRole, Record, Topic};
 use crate::normalize::{TokenKind, normalize, skeleton};
@@ -388,16 +388,17 @@ impl Index {
             let Some(indexed) = self.names.get(id as usize) else {
                 continue;
             };
-            let Some((comparison, query_name)) = prepared
+            let Some((similarity, query_name)) = prepared
                 .iter()
-                .map(|q| (compare_names(q, &indexed.prepared), q))
-                .max_by(|a, b| a.0.similarity.total_cmp(&b.0.similarity))
+                .map(|q| (name_similarity(q, &indexed.prepared), q))
+                .max_by(|a, b| a.0.total_cmp(&b.0))
             else {
                 continue;
             };
-            if comparison.similarity < floor {
+            if similarity < floor {
                 continue;
             }
+            let comparison = compare_names(query_name, &indexed.prepared);
             let Some(record) = self.records.get(indexed.record as usize) else {
                 continue;
             };

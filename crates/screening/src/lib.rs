@@ -14,6 +14,7 @@ pub mod load;
 pub mod matcher;
 pub mod model;
 pub mod normalize;
+pub mod similarity;
 
 pub use batch::{BatchSummary, InputFormat, PersonResult, screen_batch};
 pub use date::{BirthDate, DateError, DobAgreement};

@@ -39,7 +39,8 @@ use serde::Serialize;
 
 use crate::date::{BirthDate, DobAgreement, best_agreement};
 use crate::model::{Gender, NameRole, Record};
-use crate::normalize::{NormName, Token, TokenKind, skeleton, skeleton_keep_w};
+use crate::normalize::{MAX_TOKENS, NormName, Token, TokenKind, skeleton, skeleton_keep_w};
+use crate::similarity::{edit_similarity, jaro_winkler};
 
 /// Pairs of tokens less similar than this are not aligned.
 pub const MIN_TOKEN_SIMILARITY: f32 = 0.80;
@@ -370,7 +371,7 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         };
     }
     let translit = a.translit == b.translit && a.translit.len() >= 2;
-    let jw = strsim::jaro_winkler(&a.text, &b.text) as f32;
+    let jw = jaro_winkler(&a.text, &b.text);
     let skeletal = a.skeleton_script || b.skeleton_script;
     if jw < 0.6 && !skeletal && !translit {
         if a.text.len() >= 4
@@ -381,8 +382,7 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         }
         return (0.0, PairMethod::Fuzzy);
     }
-    let longest = a.text.len().max(b.text.len()).max(1);
-    let edit = 1.0 - strsim::osa_distance(&a.text, &b.text) as f32 / longest as f32;
+    let edit = edit_similarity(&a.text, &b.text);
     let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
     if translit {
         best = best.max_by_sim((TRANSLIT_SIMILARITY, PairMethod::Transliteration));
@@ -417,28 +417,28 @@ fn joined_similarity(run: &[PreparedToken], single: &PreparedToken) -> (f32, Pai
     let skeletal = run.iter().any(|t| t.skeleton_script) || single.skeleton_script;
     let first = run.first().and_then(|t| t.text.bytes().next());
     let run_len: usize = run.iter().map(|t| t.text.len()).sum();
-    if !skeletal
-        && (first != single.text.bytes().next()
-            || run_len.abs_diff(single.text.len()) * 3 > single.text.len())
-    {
-        return (0.0, PairMethod::Joined);
+    let alike = first == single.text.bytes().next()
+        && run_len.abs_diff(single.text.len()) * 3 <= single.text.len();
+    if !alike {
+        return if skeletal && joined_skeleton_is(run, &single.skeleton) {
+            (0.93 * 0.98, PairMethod::Joined)
+        } else {
+            (0.0, PairMethod::Joined)
+        };
     }
     let joined: String = run.iter().map(|t| t.text.as_str()).collect();
     if joined == single.text {
         return (0.98, PairMethod::Joined);
     }
-    let longest = joined.len().max(single.text.len()).max(1);
-    let edit = 1.0 - strsim::osa_distance(&joined, &single.text) as f32 / longest as f32;
-    let mut sim = (strsim::jaro_winkler(&joined, &single.text) as f32 + edit) / 2.0;
-    if skeletal {
-        let js = skeleton(&joined);
-        if js.len() >= 2 && js == single.skeleton {
-            sim = sim.max(0.93);
-        }
+    let mut sim =
+        (jaro_winkler(&joined, &single.text) + edit_similarity(&joined, &single.text)) / 2.0;
+    if skeletal && joined_skeleton_is(run, &single.skeleton) {
+        sim = sim.max(0.93);
     }
     (sim * 0.98, PairMethod::Joined)
 }
 
+#[derive(Clone, Copy)]
 struct Candidate {
     sim: f32,
     method: PairMethod,
@@ -446,11 +446,50 @@ struct Candidate {
     c: (usize, usize),
 }
 
-/// Compares a screened name with a listed name; see the module documentation for the model.
-pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameComparison {
-    let q = &query.tokens;
-    let c = &list.tokens;
-    let mut candidates: Vec<Candidate> = Vec::new();
+/// Token positions tracked in fixed arrays: names have at most [`MAX_TOKENS`] tokens.
+type Used = [bool; MAX_TOKENS];
+
+/// The result of aligning two names, as positions (no strings built).
+struct Alignment {
+    similarity: f32,
+    pairs: Vec<(Candidate, f32)>,
+    q_used: Used,
+    c_used: Used,
+    conflicts: usize,
+    patronymic_swap: bool,
+}
+
+/// True when the consonant skeleton of the run's tokens written as one equals `target`,
+/// computed without building the joined string.
+fn joined_skeleton_is(run: &[PreparedToken], target: &str) -> bool {
+    let target = target.as_bytes();
+    let mut k = 0usize;
+    let mut last = 0u8;
+    for t in run {
+        for b in t.text.bytes() {
+            let b = match b {
+                b'q' => b'k',
+                b'v' => b'w',
+                b'p' => b'b',
+                other => other,
+            };
+            if matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y' | b'w') || b == last {
+                continue;
+            }
+            if target.get(k) != Some(&b) {
+                return false;
+            }
+            k += 1;
+            last = b;
+        }
+    }
+    k == target.len() && k >= 2
+}
+
+fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
+    let q = &query.tokens[..query.tokens.len().min(MAX_TOKENS)];
+    let c = &list.tokens[..list.tokens.len().min(MAX_TOKENS)];
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(q.len() * c.len() + 4);
     let mut soft: Vec<Candidate> = Vec::new();
     for (i, qt) in q.iter().enumerate() {
         for (j, ct) in c.iter().enumerate() {
@@ -511,13 +550,13 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     };
     candidates.sort_by(by_similarity);
     soft.sort_by(by_similarity);
-    let mut q_used = vec![false; q.len()];
-    let mut c_used = vec![false; c.len()];
-    let mut pairs = Vec::new();
+    let mut q_used: Used = [false; MAX_TOKENS];
+    let mut c_used: Used = [false; MAX_TOKENS];
+    let mut pairs: Vec<(Candidate, f32)> = Vec::with_capacity(q.len().max(c.len()));
     let mut numerator = 0.0f32;
     let mut denominator = 0.0f32;
     let mut substantive = false;
-    let mut aligned: Vec<(usize, usize)> = Vec::new();
+    let mut patronymic_swap = false;
     for cand in candidates.into_iter().chain(soft) {
         let (qi, ql) = cand.q;
         let (cj, cl) = cand.c;
@@ -528,14 +567,16 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         if cand.method == PairMethod::Soft
             && (q
                 .iter()
-                .any(|t| t.text == q[qi].text && !std::ptr::eq(t, &q[qi]))
+                .enumerate()
+                .any(|(k, t)| k != qi && t.text == q[qi].text)
                 || c.iter()
-                    .any(|t| t.text == c[cj].text && !std::ptr::eq(t, &c[cj])))
+                    .enumerate()
+                    .any(|(k, t)| k != cj && t.text == c[cj].text))
         {
             continue;
         }
         if ql == 1 && cl == 1 {
-            aligned.push((qi, cj));
+            patronymic_swap |= is_patronymic_swap(q, c, qi, cj);
         }
         q_used[qi..qi + ql].iter_mut().for_each(|u| *u = true);
         c_used[cj..cj + cl].iter_mut().for_each(|u| *u = true);
@@ -549,54 +590,16 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
                 .iter()
                 .chain(&c[cj..cj + cl])
                 .any(|t| t.kind == TokenKind::Word);
-        pairs.push(AlignedPair {
-            query: join(&q[qi..qi + ql]),
-            list: join(&c[cj..cj + cl]),
-            similarity: round3(cand.sim),
-            method: cand.method,
-            weight: round3(weight),
-        });
+        pairs.push((cand, weight));
     }
-    // Unaligned tokens: (weight, charge, counts as a conflict, edge of the name, text).
-    let unmatched = |tokens: &[PreparedToken],
-                     used: &[bool]|
-     -> Vec<(f32, f32, bool, bool, String)> {
-        let last = tokens.len().saturating_sub(1);
-        let mut out: Vec<(f32, f32, bool, bool, String)> = tokens
-            .iter()
-            .zip(used)
-            .enumerate()
-            .filter(|(_, (_, u))| !**u)
-            .map(|(k, (t, _))| {
-                let duplicate = tokens
-                    .iter()
-                    .zip(used)
-                    .any(|(other, u)| *u && other.text == t.text);
-                let counts = !duplicate && matches!(t.kind, TokenKind::Word | TokenKind::Initial);
-                let charge = if duplicate { DUPLICATE_CHARGE } else { 1.0 };
-                (
-                    t.weight,
-                    charge,
-                    counts,
-                    k == 0 || k == last,
-                    t.text.clone(),
-                )
-            })
-            .collect();
-        out.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.total_cmp(&a.0)));
-        out
-    };
     let uq = unmatched(q, &q_used);
     let uc = unmatched(c, &c_used);
-    let conflicts = uq
-        .iter()
-        .filter(|t| t.2)
-        .count()
-        .min(uc.iter().filter(|t| t.2).count());
+    let counting = |u: &[Unmatched]| u.iter().filter(|t| t.counts).count();
+    let conflicts = counting(&uq).min(counting(&uc));
     let organisation = query.organisation || list.organisation;
     // Two different legal forms left over (`ANO` / `LLC`, `SAS` / `SARL`): two legal entities.
     // Generic words (`Company`, `Corporation`, `Group`) do not name a legal form.
-    let legal_forms = |tokens: &[PreparedToken], used: &[bool]| {
+    let legal_forms = |tokens: &[PreparedToken], used: &Used| {
         tokens
             .iter()
             .zip(used)
@@ -608,44 +611,118 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
     };
     let legal_conflicts = legal_forms(q, &q_used).min(legal_forms(c, &c_used));
     denominator += LEGAL_FORM_CONFLICT_CHARGE * legal_conflicts as f32;
-    for (k, (w, charge, counts, _, _)) in uq.iter().enumerate() {
-        let factor = if *counts && k < conflicts {
+    for (k, u) in uq.iter().enumerate() {
+        let factor = if u.counts && k < conflicts {
             1.0
         } else if organisation {
             EXTRA_ORGANISATION_CHARGE
         } else {
             EXTRA_QUERY_CHARGE
         };
-        denominator += w * charge * factor;
+        denominator += u.weight * u.charge * factor;
     }
-    for (k, (w, charge, counts, edge, _)) in uc.iter().enumerate() {
-        let factor = if *counts && k < conflicts {
+    for (k, u) in uc.iter().enumerate() {
+        let factor = if u.counts && k < conflicts {
             1.0
         } else if organisation {
             EXTRA_ORGANISATION_CHARGE
-        } else if *edge {
+        } else if u.edge {
             EXTRA_LIST_EDGE_CHARGE
         } else {
             EXTRA_LIST_INNER_CHARGE
         };
-        denominator += w * charge * factor;
+        denominator += u.weight * u.charge * factor;
     }
-    let order_conflict = patronymic_swap(q, c, &aligned);
     let mut similarity = if substantive && denominator > 0.0 {
         (numerator / denominator).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    if order_conflict {
+    if patronymic_swap {
         similarity *= PATRONYMIC_SWAP_FACTOR;
     }
-    NameComparison {
+    Alignment {
         similarity: round3(similarity),
         pairs,
-        unmatched_query: uq.into_iter().map(|t| t.4).collect(),
-        unmatched_list: uc.into_iter().map(|t| t.4).collect(),
+        q_used,
+        c_used,
         conflicts,
-        patronymic_swap: order_conflict,
+        patronymic_swap,
+    }
+}
+
+/// An unaligned token and how it is charged.
+struct Unmatched {
+    index: usize,
+    weight: f32,
+    /// 1.0, or [`DUPLICATE_CHARGE`] for a token repeated elsewhere in its name.
+    charge: f32,
+    /// A word or initial (not a repeat, particle or legal form): may be a conflict.
+    counts: bool,
+    /// First or last token of its name.
+    edge: bool,
+}
+
+/// The unaligned tokens, those that may be conflicts first, heaviest first.
+fn unmatched(tokens: &[PreparedToken], used: &Used) -> Vec<Unmatched> {
+    let last = tokens.len().saturating_sub(1);
+    let mut out: Vec<Unmatched> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !used[*k])
+        .map(|(k, t)| {
+            let duplicate = tokens
+                .iter()
+                .enumerate()
+                .any(|(o, other)| used[o] && other.text == t.text);
+            Unmatched {
+                index: k,
+                weight: t.weight,
+                charge: if duplicate { DUPLICATE_CHARGE } else { 1.0 },
+                counts: !duplicate && matches!(t.kind, TokenKind::Word | TokenKind::Initial),
+                edge: k == 0 || k == last,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.counts.cmp(&a.counts).then(b.weight.total_cmp(&a.weight)));
+    out
+}
+
+/// The name similarity of two names, without building an explanation (the fast path used to
+/// rank candidates; [`compare_names`] gives the same similarity with the details).
+pub fn name_similarity(query: &PreparedName, list: &PreparedName) -> f32 {
+    align(query, list).similarity
+}
+
+/// Compares a screened name with a listed name; see the module documentation for the model.
+pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameComparison {
+    let q = &query.tokens[..query.tokens.len().min(MAX_TOKENS)];
+    let c = &list.tokens[..list.tokens.len().min(MAX_TOKENS)];
+    let alignment = align(query, list);
+    let pairs = alignment
+        .pairs
+        .iter()
+        .map(|(cand, weight)| AlignedPair {
+            query: join(&q[cand.q.0..cand.q.0 + cand.q.1]),
+            list: join(&c[cand.c.0..cand.c.0 + cand.c.1]),
+            similarity: round3(cand.sim),
+            method: cand.method,
+            weight: round3(*weight),
+        })
+        .collect();
+    let texts = |tokens: &[PreparedToken], used: &Used| -> Vec<String> {
+        unmatched(tokens, used)
+            .into_iter()
+            .filter_map(|u| tokens.get(u.index).map(|t| t.text.clone()))
+            .collect()
+    };
+    NameComparison {
+        similarity: alignment.similarity,
+        pairs,
+        unmatched_query: texts(q, &alignment.q_used),
+        unmatched_list: texts(c, &alignment.c_used),
+        conflicts: alignment.conflicts,
+        patronymic_swap: alignment.patronymic_swap,
     }
 }
 
@@ -653,15 +730,14 @@ fn is_patronymic_particle(token: Option<&PreparedToken>) -> bool {
     token.is_some_and(|t| matches!(t.text.as_str(), "bin" | "ibn" | "bint" | "binti" | "ben"))
 }
 
-/// True when a token before `bin` on one side is aligned with a token after `bin` on the other.
-fn patronymic_swap(q: &[PreparedToken], c: &[PreparedToken], aligned: &[(usize, usize)]) -> bool {
-    aligned.iter().any(|&(i, j)| {
-        let q_before = is_patronymic_particle(q.get(i + 1));
-        let q_after = i > 0 && is_patronymic_particle(q.get(i - 1));
-        let c_before = is_patronymic_particle(c.get(j + 1));
-        let c_after = j > 0 && is_patronymic_particle(c.get(j - 1));
-        (q_before && c_after) || (q_after && c_before)
-    })
+/// True when the aligned tokens `q[i]` and `c[j]` stand before `bin` on one side and after it
+/// on the other.
+fn is_patronymic_swap(q: &[PreparedToken], c: &[PreparedToken], i: usize, j: usize) -> bool {
+    let q_before = is_patronymic_particle(q.get(i + 1));
+    let q_after = i > 0 && is_patronymic_particle(q.get(i - 1));
+    let c_before = is_patronymic_particle(c.get(j + 1));
+    let c_after = j > 0 && is_patronymic_particle(c.get(j - 1));
+    (q_before && c_after) || (q_after && c_before)
 }
 
 fn join(tokens: &[PreparedToken]) -> String {
