@@ -31,6 +31,30 @@ const MAX_POSTINGS: usize = 12_000;
 /// The most the non-name evidence can add, in log-odds (date of birth, nationality, gender).
 const MAX_EVIDENCE: f32 = 2.7;
 
+/// Charge of the listed name's weight that the query does not share, in candidate ranking.
+const RANK_MISSING_CHARGE: f32 = 0.25;
+
+/// Per-thread buffers of candidate accumulation, reused across screens.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f32>,
+    stamp: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// How much a shared key says: the same token, the same consonant skeleton, the same sound.
+fn key_factor(key: &str) -> f32 {
+    match key.as_bytes().first() {
+        Some(b't') => 1.0,
+        Some(b'k') => 0.9,
+        _ => 0.8,
+    }
+}
+
 /// One indexed name.
 #[derive(Debug, Clone)]
 struct IndexedName {
@@ -134,16 +158,16 @@ pub struct Index {
 /// The blocking keys of one token or joined run.
 fn unit_keys(text: &str, skel_source: bool, encoder: &DoubleMetaphone, out: &mut Vec<String>) {
     out.push(format!("t{text}"));
+    let s = skeleton(text);
+    if s.len() >= 3 && (skel_source || s.len() >= 4) {
+        out.push(format!("k{s}"));
+    }
     let (p, a) = phonetic_codes(encoder, text);
     if p.len() >= 2 {
         out.push(format!("m{p}"));
         if a != p && a.len() >= 2 {
             out.push(format!("m{a}"));
         }
-    }
-    let s = skeleton(text);
-    if s.len() >= 3 && (skel_source || s.len() >= 4) {
-        out.push(format!("k{s}"));
     }
 }
 
@@ -308,9 +332,30 @@ impl Index {
         kind: EntityKind,
         datasets: Option<&HashSet<&str>>,
     ) -> Vec<u32> {
-        let mut acc: Vec<f32> = vec![0.0; self.names.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut hits: Vec<u32> = Vec::new();
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            self.candidates_with(&mut scratch, query, kind, datasets)
+        })
+    }
+
+    fn candidates_with(
+        &self,
+        scratch: &mut Scratch,
+        query: &[PreparedName],
+        kind: EntityKind,
+        datasets: Option<&HashSet<&str>>,
+    ) -> Vec<u32> {
+        let n = self.names.len();
+        if scratch.acc.len() < n {
+            scratch.acc.resize(n, 0.0);
+            scratch.stamp.resize(n, 0);
+        }
+        let Scratch {
+            acc,
+            stamp,
+            touched,
+        } = scratch;
+        touched.clear();
         let all_units: Vec<Unit> = query.iter().flat_map(|q| units(q, &self.encoder)).collect();
         let selective = all_units.iter().any(|u| {
             u.keys.iter().any(|k| {
@@ -319,43 +364,56 @@ impl Index {
                     .is_some_and(|p| p.len() <= MAX_POSTINGS)
             })
         });
-        for unit in &all_units {
-            hits.clear();
+        for (unit_no, unit) in all_units.iter().enumerate() {
+            let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
+            // Keys come exact first, then skeleton, then phonetic: a name gets the factor of
+            // the best key it shares with this unit, once.
             for key in &unit.keys {
-                if let Some(list) = self.postings.get(key)
-                    && (!selective || list.len() <= MAX_POSTINGS)
-                {
-                    hits.extend_from_slice(list);
+                let Some(list) = self.postings.get(key) else {
+                    continue;
+                };
+                if selective && list.len() > MAX_POSTINGS {
+                    continue;
                 }
-            }
-            hits.sort_unstable();
-            hits.dedup();
-            for &id in &hits {
-                if let Some(slot) = acc.get_mut(id as usize) {
-                    if *slot == 0.0 {
+                let gain = unit.weight * key_factor(key);
+                for &id in list {
+                    let i = id as usize;
+                    if i >= n || stamp[i] == unit_id {
+                        continue;
+                    }
+                    if stamp[i] == 0 {
                         touched.push(id);
                     }
-                    *slot += unit.weight;
+                    stamp[i] = unit_id;
+                    acc[i] += gain;
                 }
             }
         }
         let query_weight: f32 = query
             .first()
             .map_or(0.0, |q| q.tokens.iter().map(|t| t.weight).sum());
-        let mut ranked: Vec<(u32, f32)> = touched
-            .into_iter()
-            .filter_map(|id| {
-                let shared = acc.get(id as usize).copied().unwrap_or(0.0);
-                let n = self.names.get(id as usize)?;
-                let wanted = kinds_compatible(kind, n.kind)
-                    && datasets.is_none_or(|d| {
-                        self.records
-                            .get(n.record as usize)
-                            .is_some_and(|r| d.contains(r.dataset.as_str()))
-                    });
-                wanted.then(|| (id, 2.0 * shared / (query_weight + n.total_weight)))
-            })
-            .collect();
+        let mut ranked: Vec<(u32, f32)> = Vec::with_capacity(touched.len());
+        for &id in touched.iter() {
+            let i = id as usize;
+            let shared = acc[i];
+            acc[i] = 0.0;
+            stamp[i] = 0;
+            let Some(name) = self.names.get(i) else {
+                continue;
+            };
+            let wanted = kinds_compatible(kind, name.kind)
+                && datasets.is_none_or(|d| {
+                    self.records
+                        .get(name.record as usize)
+                        .is_some_and(|r| d.contains(r.dataset.as_str()))
+                });
+            if wanted {
+                // Like the name similarity: listed parts the query lacks are charged lightly.
+                let missing = (name.total_weight - shared).max(0.0);
+                let rank = shared / (query_weight + RANK_MISSING_CHARGE * missing).max(1e-3);
+                ranked.push((id, rank));
+            }
+        }
         if ranked.len() > CANDIDATES {
             ranked.select_nth_unstable_by(CANDIDATES - 1, |a, b| {
                 b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
