@@ -486,11 +486,13 @@ fn lock_pair(
     Ok(())
 }
 
-/// Removes an entity and what it owns; returns the counts.
+/// Removes an entity and what it owns; returns the counts. With `purge_due_before`
+/// (microseconds), removes it only if its purge time is still before then.
 fn erase(
     conn: &mut DbConnection,
     tenant: &str,
     id: &str,
+    purge_due_before: Option<i64>,
 ) -> Result<ErasureCounts, RepositoryError> {
     let name = Entity::name_of(id);
     let mut counts = ErasureCounts::new();
@@ -530,12 +532,18 @@ fn erase(
     )
     .execute(conn)
     .map_err(repository_error)?;
-    let removed = diesel::delete(
-        entities::table
-            .filter(entities::tenant_id.eq(tenant))
-            .filter(entities::id.eq(id)),
-    )
-    .execute(conn)
+    let entity = entities::table
+        .filter(entities::tenant_id.eq(tenant))
+        .filter(entities::id.eq(id));
+    // The purge condition is part of the DELETE itself: on PostgreSQL an undelete
+    // that commits after the caller's check is seen here (the row is re-read under
+    // its lock), and the whole erasure then rolls back as NotFound.
+    let removed = match purge_due_before {
+        None => diesel::delete(entity).execute(conn),
+        Some(before) => {
+            diesel::delete(entity.filter(entities::purge_time.lt(before))).execute(conn)
+        }
+    }
     .map_err(repository_error)?;
     if removed == 0 {
         return Err(RepositoryError::NotFound);
@@ -719,7 +727,12 @@ impl EntityRepository for DieselEntityRepository {
                         return Err(RepositoryError::NotFound);
                     }
                 }
-                let counts = erase(conn, &tenant, &id)?;
+                let counts = erase(
+                    conn,
+                    &tenant,
+                    &id,
+                    purge_due_before.map(Timestamp::unix_micros),
+                )?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(counts)
             })
