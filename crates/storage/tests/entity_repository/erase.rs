@@ -6,7 +6,7 @@ use rics_domain::repository::{IdempotencyKey, RepositoryError};
 use rics_domain::text_search;
 use rics_storage::Backend;
 
-use crate::support::{Fixture, OwnedRows, at, entity, event, relationship, t1, t2};
+use crate::support::{Fixture, OwnedRows, at, entity, event, hold_write, relationship, t1, t2};
 
 fn key(n: u32, resource: &str) -> IdempotencyKey {
     IdempotencyKey {
@@ -291,3 +291,39 @@ contract!(
     a_purge_removes_only_what_is_due,
     find_purge_due_lists_due_entities_of_every_tenant_oldest_first,
 );
+
+/// A purge racing an undelete: the undelete commits while the purge is under way, so
+/// the purge must find the entity no longer due instead of erasing it.
+async fn a_purge_never_erases_an_entity_undeleted_meanwhile(backend: Backend) {
+    let f = Fixture::new(backend);
+    let mut e = entity("e1", "E", 0);
+    e.tags = vec!["t".into()];
+    e.delete_time = Some(at(10));
+    e.purge_time = Some(at(50));
+    f.create(&t1(), &e).await;
+    let undelete = hold_write(
+        f.url(),
+        vec![
+            "UPDATE entities SET delete_time = NULL, purge_time = NULL, revision = 2 \
+             WHERE tenant_id = 't1' AND id = 'e1'"
+                .to_owned(),
+        ],
+    );
+    let purge = f
+        .repo
+        .hard_delete(
+            &t1(),
+            "e1",
+            Some(at(100)),
+            &[event("ev", None, "entity.purged", 100)],
+        )
+        .await;
+    undelete.join().unwrap();
+    assert_eq!(purge, Err(RepositoryError::NotFound));
+    let stored = f.get(&t1(), "e1").await;
+    assert_eq!((stored.revision, stored.purge_time), (2, None));
+    assert_eq!(f.rows_of(&t1(), "e1").await.tags, 1);
+    assert!(f.events(&t1()).await.is_empty());
+}
+
+contract!(a_purge_never_erases_an_entity_undeleted_meanwhile);

@@ -1,15 +1,10 @@
 //! Idempotency keys on create (AIP-155): replays, tenants, failed creates, concurrent
 //! requests with the same id, and expiry.
 
-use std::time::{Duration, Instant};
-
-use diesel::RunQueryDsl;
-use diesel::sql_types::BigInt;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_storage::Backend;
-use rics_storage::connection::{DatabaseUrl, DbConnection, connect};
 
-use crate::support::{Fixture, as_stored, at, entity, event, t1, t2};
+use crate::support::{Fixture, as_stored, at, entity, event, hold_write, t1, t2};
 
 fn key(n: u32, resource: &str) -> IdempotencyKey {
     IdempotencyKey {
@@ -95,70 +90,18 @@ async fn a_failed_create_keeps_no_key(backend: Backend) {
     );
 }
 
-/// Opens a connection outside the pool and, in a transaction, stores the key `k`
-/// for the resource `entities/winner`; keeps the transaction open until another
-/// session waits on it (PostgreSQL) or for a moment (SQLite, whose writers queue on
-/// the database lock), then commits.
+/// Stores the key `k` for `entities/winner` in a transaction that stays open until
+/// the repository's create waits on it.
 fn hold_key(url: &str, k: &IdempotencyKey) -> std::thread::JoinHandle<()> {
-    let url = DatabaseUrl::parse(url).unwrap();
-    let insert = format!(
-        "INSERT INTO idempotency_keys (tenant_id, request_id, method, fingerprint, \
-         resource_name, create_time) VALUES ('t1', '{}', '{}', 'winner-fingerprint', \
-         'entities/winner', 0)",
-        k.request_id, k.method
-    );
-    let (ready, started) = std::sync::mpsc::channel();
-    let holder = std::thread::spawn(move || {
-        let mut conn = connect(&url).unwrap();
-        let begin = match conn {
-            DbConnection::Sqlite(_) => "BEGIN IMMEDIATE",
-            DbConnection::Postgresql(_) => "BEGIN",
-        };
-        diesel::sql_query(begin).execute(&mut conn).unwrap();
-        diesel::sql_query(&insert).execute(&mut conn).unwrap();
-        ready.send(()).unwrap();
-        match conn {
-            DbConnection::Postgresql(_) => {
-                #[derive(diesel::QueryableByName)]
-                struct Pid {
-                    #[diesel(sql_type = diesel::sql_types::Integer)]
-                    pid: i32,
-                }
-                #[derive(diesel::QueryableByName)]
-                struct Waiting {
-                    #[diesel(sql_type = BigInt)]
-                    waiting: i64,
-                }
-                let pid = diesel::sql_query("SELECT pg_backend_pid() AS pid")
-                    .get_result::<Pid>(&mut conn)
-                    .unwrap()
-                    .pid;
-                let mut watcher = connect(&url).unwrap();
-                let deadline = Instant::now() + Duration::from_secs(20);
-                loop {
-                    let waiting = diesel::sql_query(format!(
-                        "SELECT COUNT(*) AS waiting FROM pg_stat_activity \
-                         WHERE {pid} = ANY(pg_blocking_pids(pid))"
-                    ))
-                    .get_result::<Waiting>(&mut watcher)
-                    .unwrap()
-                    .waiting;
-                    if waiting > 0 {
-                        break;
-                    }
-                    assert!(
-                        Instant::now() < deadline,
-                        "the create never waited on the key"
-                    );
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-            DbConnection::Sqlite(_) => std::thread::sleep(Duration::from_millis(200)),
-        }
-        diesel::sql_query("COMMIT").execute(&mut conn).unwrap();
-    });
-    started.recv().unwrap();
-    holder
+    hold_write(
+        url,
+        vec![format!(
+            "INSERT INTO idempotency_keys (tenant_id, request_id, method, fingerprint, \
+             resource_name, create_time) VALUES ('t1', '{}', '{}', 'winner-fingerprint', \
+             'entities/winner', 0)",
+            k.request_id, k.method
+        )],
+    )
 }
 
 async fn a_concurrent_request_with_the_same_id_loses(backend: Backend) {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
 use rics_domain::entity::fields;
@@ -19,6 +20,7 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
 use rics_domain::text_search;
 use rics_domain::time::{SystemClock, Timestamp};
+use rics_storage::connection::{DatabaseUrl, DbConnection, connect};
 use rics_storage::schema::{
     entities, entity_external_ids, entity_name_trigrams, entity_relationships, entity_tags, events,
     idempotency_keys,
@@ -636,4 +638,65 @@ pub fn risk_is(e: &Entity, level: RiskLevel) -> bool {
     e.risk_details
         .as_ref()
         .is_some_and(|r| r.risk_level == level)
+}
+
+/// A competing writer: on a connection outside the pool, runs `statements` in a
+/// transaction and returns once they ran; the transaction stays open until another
+/// session waits on one of its locks (PostgreSQL) or for a moment (SQLite, where
+/// writers queue on the database lock), then commits. Join the handle to see it end.
+pub fn hold_write(url: &str, statements: Vec<String>) -> std::thread::JoinHandle<()> {
+    let url = DatabaseUrl::parse(url).unwrap();
+    let (ready, started) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let mut conn = connect(&url).unwrap();
+        let begin = match conn {
+            DbConnection::Sqlite(_) => "BEGIN IMMEDIATE",
+            DbConnection::Postgresql(_) => "BEGIN",
+        };
+        diesel::sql_query(begin).execute(&mut conn).unwrap();
+        for statement in &statements {
+            diesel::sql_query(statement)
+                .execute(&mut conn)
+                .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        }
+        ready.send(()).unwrap();
+        match conn {
+            DbConnection::Postgresql(_) => wait_for_a_waiter(&url, &mut conn),
+            DbConnection::Sqlite(_) => std::thread::sleep(Duration::from_millis(200)),
+        }
+        diesel::sql_query("COMMIT").execute(&mut conn).unwrap();
+    });
+    started.recv().unwrap();
+    holder
+}
+
+/// Returns once a PostgreSQL session waits on a lock `conn` holds.
+fn wait_for_a_waiter(url: &DatabaseUrl, conn: &mut DbConnection) {
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut watcher = connect(url).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid = diesel::sql_query("SELECT pg_backend_pid()::bigint AS n")
+        .get_result::<Count>(conn)
+        .unwrap()
+        .n;
+    loop {
+        let waiting = diesel::sql_query(format!(
+            "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE {pid} = ANY(pg_blocking_pids(pid))"
+        ))
+        .get_result::<Count>(&mut watcher)
+        .unwrap()
+        .n;
+        if waiting > 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nobody waited on the held transaction"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
