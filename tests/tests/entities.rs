@@ -180,7 +180,7 @@ on_both_backends! {
     fn patch_without_mask_updates_populated_fields(server) {
         let created = server.create("?entityId=jane", &full_person());
         let updated = server
-            .patch(&path("jane"), &json!({"displayName": "Jane Doe", "tags": [], "externalIds": {}, "occupation": null}))
+            .patch(&path("jane"), &json!({"displayName": "Jane Doe", "tags": [], "externalIds": {}, "legalHold": null}))
             .ok();
         assert_eq!(updated["displayName"], "Jane Doe");
         assert_eq!(updated["tags"], created["tags"], "an empty list is not populated");

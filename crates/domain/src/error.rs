@@ -203,6 +203,28 @@ impl Error {
         self
     }
 
+    /// The `ErrorInfo.metadata` to send: the error's metadata plus every value the
+    /// message quotes (`'abc'`) that it does not hold yet, under `value`, `value2`, ...
+    /// Every dynamic value of a message is quoted, so every one reaches the metadata
+    /// (AIP-193: metadata holds each dynamic value of the message).
+    pub fn complete_metadata(&self) -> BTreeMap<String, String> {
+        let mut metadata = self.metadata.clone();
+        let mut next = 1;
+        for value in quoted_values(&self.message) {
+            if metadata.values().any(|v| v == value) {
+                continue;
+            }
+            let key = if next == 1 {
+                "value".to_owned()
+            } else {
+                format!("value{next}")
+            };
+            next += 1;
+            metadata.insert(key, value.to_owned());
+        }
+        metadata
+    }
+
     /// INVALID_ARGUMENT for one bad request field.
     pub fn invalid_field(
         field: impl Into<String>,
@@ -301,9 +323,44 @@ impl Error {
     }
 }
 
+/// The texts between single quotes in `message`; a quote inside a word (`don't`) does
+/// not open a value.
+fn quoted_values(message: &str) -> Vec<&str> {
+    let mut values = Vec::new();
+    let mut rest = message;
+    while let Some(open) = rest.find('\'') {
+        let before = rest[..open].chars().last();
+        if before.is_some_and(char::is_alphanumeric) {
+            rest = &rest[open + 1..];
+            continue;
+        }
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('\'') else {
+            break;
+        };
+        values.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    values
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_message_values_reach_the_metadata() {
+        let error = Error::invalid_field(
+            "pageSize",
+            "INVALID_INTEGER",
+            "'abc' is not a 32-bit integer",
+        );
+        let metadata = error.complete_metadata();
+        assert_eq!(metadata["field"], "pageSize");
+        assert_eq!(metadata["value"], "abc");
+        assert_eq!(metadata.len(), 2);
+        assert_eq!(quoted_values("don't 'x' and 'y'"), vec!["x", "y"]);
+    }
 
     #[test]
     fn numbers_follow_code_proto() {

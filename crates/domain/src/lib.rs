@@ -13,6 +13,7 @@ pub mod list;
 pub mod principal;
 pub mod repository;
 pub mod resource;
+pub mod serde_util;
 pub mod text_search;
 pub mod time;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! Helpers every resource uses: etags, request fingerprints, and reading a JSON body
 //! into a resource with precise field errors.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -33,25 +34,42 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Removes every `null` member of the objects in `value`, recursively: in proto3 JSON
-/// a null field is an unset field.
-pub fn strip_nulls(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|_, v| !v.is_null());
-            map.values_mut().for_each(strip_nulls);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_nulls),
-        _ => {}
-    }
-}
-
 /// Reads `body` as a `T`, reporting the exact path of a bad field under `prefix`
-/// (`entity.individual.dateOfBirth`).
+/// (`entity.individual.dateOfBirth`). As in strict proto3 JSON, a message must be a
+/// JSON object: serde would also read a struct from an array, by position, so the body
+/// is compared with the value read and an array standing for an object is refused.
 ///
 /// # Errors
 /// INVALID_ARGUMENT with a field violation: unknown field, wrong type or bad value.
-pub fn parse_body<T: DeserializeOwned>(body: Value, prefix: &str) -> Result<T> {
+pub fn parse_body<T: DeserializeOwned + Serialize>(body: Value, prefix: &str) -> Result<T> {
+    let parsed = deserialize::<T>(body.clone(), prefix)?;
+    let read = serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))?;
+    check_shapes(&body, &read, prefix)?;
+    Ok(parsed)
+}
+
+/// Refuses an array in `input` where the value read from it is an object.
+fn check_shapes(input: &Value, read: &Value, path: &str) -> Result<()> {
+    match (input, read) {
+        (Value::Array(_), Value::Object(_)) => Err(Error::invalid_field(
+            path,
+            "INVALID_VALUE",
+            "must be a JSON object, not an array",
+        )),
+        (Value::Object(input), Value::Object(read)) => input.iter().try_for_each(|(key, value)| {
+            read.get(key)
+                .map_or(Ok(()), |r| check_shapes(value, r, &format!("{path}.{key}")))
+        }),
+        (Value::Array(input), Value::Array(read)) => input
+            .iter()
+            .zip(read)
+            .enumerate()
+            .try_for_each(|(i, (value, r))| check_shapes(value, r, &format!("{path}[{i}]"))),
+        _ => Ok(()),
+    }
+}
+
+fn deserialize<T: DeserializeOwned>(body: Value, prefix: &str) -> Result<T> {
     serde_path_to_error::deserialize::<_, T>(body).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." || path.is_empty() {
@@ -113,15 +131,26 @@ mod tests {
     }
 
     #[test]
-    fn nulls_are_unset() {
-        let mut value = json!({"a": null, "b": {"c": null, "d": 1}, "e": [{"f": null}]});
-        strip_nulls(&mut value);
-        assert_eq!(value, json!({"b": {"d": 1}, "e": [{}]}));
+    fn arrays_do_not_stand_for_objects() {
+        #[derive(Debug, serde::Deserialize, serde::Serialize)]
+        struct Outer {
+            inner: Option<Inner>,
+            list: Vec<Inner>,
+        }
+        #[derive(Debug, serde::Deserialize, serde::Serialize)]
+        struct Inner {
+            a: i32,
+        }
+        let error = parse_body::<Outer>(json!({"inner": [1], "list": []}), "x").unwrap_err();
+        assert_eq!(error.field_violations[0].field, "x.inner");
+        let error = parse_body::<Outer>(json!({"list": [{"a": 1}, [2]]}), "x").unwrap_err();
+        assert_eq!(error.field_violations[0].field, "x.list[1]");
+        assert!(parse_body::<Outer>(json!({"inner": {"a": 1}, "list": [{"a": 2}]}), "x").is_ok());
     }
 
     #[test]
     fn body_errors_name_the_field() {
-        #[derive(Debug, serde::Deserialize)]
+        #[derive(Debug, serde::Deserialize, serde::Serialize)]
         #[serde(deny_unknown_fields, rename_all = "camelCase")]
         struct Inner {
             #[allow(dead_code)]

@@ -131,7 +131,7 @@ impl ApiError {
                 BTreeMap::from([("requestId".to_owned(), request_id.to_owned())]),
             )
         } else {
-            (error.message.clone(), error.metadata.clone())
+            (error.message.clone(), error.complete_metadata())
         };
         let reason = if error.code.is_server_fault() && error.code != Code::Unavailable {
             "INTERNAL".to_owned()

@@ -258,6 +258,24 @@ impl QueryParams {
     }
 }
 
+/// For custom methods whose whole request is the body (`body: "*"`, R-127.5): any
+/// query parameter is refused as unknown.
+#[derive(Debug, Clone, Copy)]
+pub struct NoQuery;
+
+impl FromRequest for NoQuery {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<NoQuery, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _payload: &mut Payload) -> Self::Future {
+        std::future::ready(
+            QueryParams::parse(req.query_string())
+                .and_then(QueryParams::finish)
+                .map(|()| NoQuery),
+        )
+    }
+}
+
 /// The authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Caller(pub Principal);

@@ -56,13 +56,26 @@ async fn decode_colons(
     next.call(req).await
 }
 
-/// Log spans named after the route, carrying the request id.
+/// Log spans carrying our request id (the one echoed in `X-Request-Id`), in place of
+/// tracing-actix-web's own, so each request has one id everywhere.
 struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> tracing::Span {
-        let request_id = request::id_of(request);
-        tracing_actix_web::root_span!(request, request_id = %request_id)
+        let route = request
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".into());
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.route = %route,
+            http.target = %request.uri(),
+            request_id = %request::id_of(request),
+            http.status_code = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+        )
     }
 
     fn on_request_end<B: MessageBody>(

@@ -11,7 +11,6 @@ use super::model::{EntityType, RiskLevel, ScreeningStatus, VerificationStatus};
 use super::relationship::RelationshipType;
 use crate::error::{Error, Result};
 use crate::list::{ListSpec, SortBy, SortKey};
-use crate::resource::strip_nulls;
 
 /// What entity list filters may refer to. A bare word searches `displayName` fuzzily.
 pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
@@ -136,14 +135,14 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("etag", Scalar, OutputOnly)
 });
 
-/// A request body made ready to read: nulls removed (unset in proto3 JSON) and
-/// output-only fields dropped (ignored on input, R-203.1).
+/// A request body made ready to read: output-only fields dropped (ignored on input,
+/// Nulls stay: they read as unset, and an unknown field is refused even when
+/// null.
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming `field` when the body is not a JSON object.
 pub fn input(mut body: Value, field: &str) -> Result<Value> {
     crate::resource::require_object(&body, field)?;
-    strip_nulls(&mut body);
     strip_output_only(&TABLE, &mut body);
     Ok(body)
 }

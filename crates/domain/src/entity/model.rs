@@ -123,13 +123,25 @@ proto_enum! {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PersonName {
     /// Given (first) name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub given_name: String,
     /// Middle names, space separated.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub middle_names: String,
     /// Family name (surname).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub family_name: String,
 }
 
@@ -154,17 +166,29 @@ pub struct Individual {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legal_name: Option<PersonName>,
     /// Other names the person is known by.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub other_names: Vec<PersonName>,
     /// Date of birth: `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "1970-01-31"))]
     pub date_of_birth: Option<PartialDate>,
     /// Place of birth, free text.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub place_of_birth: String,
     /// Nationalities, ISO 3166-1 alpha-2.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["FR"])))]
     pub nationalities: Vec<CountryCode>,
     /// Country of residence, ISO 3166-1 alpha-2.
@@ -172,10 +196,18 @@ pub struct Individual {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "FR"))]
     pub country_of_residence: Option<CountryCode>,
     /// Gender.
-    #[serde(default, skip_serializing_if = "Gender::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Gender::is_unspecified"
+    )]
     pub gender: Gender,
     /// Occupation, free text.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub occupation: String,
 }
 
@@ -185,7 +217,11 @@ pub struct Individual {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Company {
     /// The registered legal name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub legal_name: String,
     /// The legal form.
     #[serde(
@@ -195,10 +231,18 @@ pub struct Company {
     )]
     pub company_type: CompanyType,
     /// Industry, free text.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub industry: String,
     /// Registration number in the company register.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub registration_number: String,
     /// Country of incorporation, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,13 +256,25 @@ pub struct Company {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RegisteredParty {
     /// The legal name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub legal_name: String,
     /// A trading name, when different from the legal name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub trading_name: String,
     /// Registration number, when registered.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub registration_number: String,
     /// Country of registration, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,16 +295,32 @@ pub struct Address {
     )]
     pub address_type: AddressType,
     /// Street lines.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub lines: Vec<String>,
     /// City or town.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub locality: String,
     /// State, province or region.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub region: String,
     /// Postal code.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub postal_code: String,
     /// Country, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,13 +334,25 @@ pub struct Address {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContactInfo {
     /// Email addresses.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub emails: Vec<String>,
     /// Phone numbers, preferably in E.164 form (`+33123456789`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub phone_numbers: Vec<String>,
     /// Addresses.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub addresses: Vec<Address>,
 }
 
@@ -278,19 +362,31 @@ pub struct ContactInfo {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RiskDetails {
     /// The level the score falls in.
-    #[serde(default, skip_serializing_if = "RiskLevel::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "RiskLevel::is_unspecified"
+    )]
     pub risk_level: RiskLevel,
     /// The score, 0 to 100.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub risk_score: f64,
     /// Whether the rating is current.
-    #[serde(default, skip_serializing_if = "RiskStatus::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "RiskStatus::is_unspecified"
+    )]
     pub risk_status: RiskStatus,
     /// When the entity was last rated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rated_time: Option<Timestamp>,
     /// The rating job that produced the rating.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub rating_job: String,
 }
 
@@ -300,17 +396,33 @@ pub struct RiskDetails {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Entity {
     /// Resource name, `entities/{entity}`. Output only (taken from the path on update).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub name: String,
     /// Server-assigned unique id (UUID v4). Output only.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub uid: String,
     /// The kind of entity. Immutable; inferred from the details object when omitted on
     /// create.
-    #[serde(default, skip_serializing_if = "EntityType::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "EntityType::is_unspecified"
+    )]
     pub entity_type: EntityType,
     /// Human-readable name, 1 to 200 characters. Required.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub display_name: String,
     /// Details when `entityType` is `INDIVIDUAL`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,22 +443,42 @@ pub struct Entity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contact_info: Option<ContactInfo>,
     /// Ids of the entity in other systems, by system name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub external_ids: BTreeMap<String, String>,
     /// Free-form tags.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub tags: Vec<String>,
     /// The latest risk rating. Output only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk_details: Option<RiskDetails>,
     /// Outcome of the latest screening. Output only.
-    #[serde(default, skip_serializing_if = "ScreeningStatus::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "ScreeningStatus::is_unspecified"
+    )]
     pub screening_status: ScreeningStatus,
     /// State of identity verification. Output only.
-    #[serde(default, skip_serializing_if = "VerificationStatus::is_unspecified")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "VerificationStatus::is_unspecified"
+    )]
     pub verification_status: VerificationStatus,
     /// When true, the entity cannot be hard-deleted.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub legal_hold: bool,
     /// Creation time. Output only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,7 +493,11 @@ pub struct Entity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purge_time: Option<Timestamp>,
     /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub etag: String,
     /// Version counter behind the etag; bumped on every change. Not part of the JSON.
     #[serde(skip)]

@@ -85,7 +85,11 @@ pub struct EntityRelationship {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ownership_percentage: Option<f64>,
     /// A free-text note.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub note: String,
     /// When the relationship was added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,16 +122,16 @@ impl RelationshipRecord {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AddRelationshipRequest {
     /// The role holder, `entities/{entity}`, in the caller's tenant.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub related_entity: String,
     /// The kind of relationship. Required.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub relationship_type: RelationshipType,
     /// Share of ownership in percent (more than 0, at most 100).
     #[serde(default)]
     pub ownership_percentage: Option<f64>,
     /// A free-text note, at most 1000 characters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub note: String,
 }
 
@@ -137,10 +141,10 @@ pub struct AddRelationshipRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RemoveRelationshipRequest {
     /// The other entity, `entities/{entity}`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub related_entity: String,
     /// The kind of relationship. Required.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
     pub relationship_type: RelationshipType,
 }
 

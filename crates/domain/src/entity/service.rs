@@ -1,5 +1,6 @@
 //! The entity use cases.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use super::model::{Entity, VerificationStatus};
 use super::relationship::{
     AddRelationshipRequest, EntityRelationship, RelationshipRecord, RemoveRelationshipRequest,
 };
-use super::repository::{EntityRepository, ErasureCounts};
+use super::repository::EntityRepository;
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
@@ -19,7 +20,7 @@ use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object, strip_nulls};
+use crate::resource::{self, fingerprint, parse_body, require_object};
 use crate::time::{Clock, Timestamp};
 
 /// Most names in one `:batchGet` (AIP-231).
@@ -39,7 +40,7 @@ pub struct ErasureReceipt {
     /// When it was erased.
     pub erase_time: Timestamp,
     /// How many records of each kind were erased.
-    pub erased_counts: ErasureCounts,
+    pub erased_counts: BTreeMap<String, i32>,
     /// The tenant-level event recording the erasure (`events/{event}`), which holds no
     /// personal data.
     pub event: String,
@@ -252,9 +253,7 @@ impl EntityService {
         update_mask: Option<&str>,
     ) -> Result<Entity> {
         let name = Entity::name_of(id);
-        let mut body = body;
         require_object(&body, "entity")?;
-        strip_nulls(&mut body);
         let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
         if !body_name.is_empty() && body_name != name {
             return Err(Error::invalid_field(
@@ -271,7 +270,10 @@ impl EntityService {
         if current.is_deleted() {
             return Err(deleted(&name));
         }
-        if etag.as_ref().is_some_and(|etag| etag != &current.etag) {
+        if etag
+            .as_ref()
+            .is_some_and(|etag| !etag.is_empty() && etag != &current.etag)
+        {
             return Err(Error::etag_mismatch(&name));
         }
         let now = self.clock.now();
@@ -383,7 +385,10 @@ impl EntityService {
         Ok(ErasureReceipt {
             entity: current.name,
             erase_time: now,
-            erased_counts: counts,
+            erased_counts: counts
+                .into_iter()
+                .map(|(kind, n)| (kind, i32::try_from(n).unwrap_or(i32::MAX)))
+                .collect(),
             event: format!("events/{event_id}"),
         })
     }
@@ -467,8 +472,6 @@ impl EntityService {
         id: &str,
         body: Value,
     ) -> Result<EntityRelationship> {
-        let mut body = body;
-        strip_nulls(&mut body);
         let request: AddRelationshipRequest = parse_body(body, "relationship")?;
         let related = related_id(&request.related_entity, id)?;
         if request.relationship_type.is_unspecified() {
@@ -543,8 +546,6 @@ impl EntityService {
         id: &str,
         body: Value,
     ) -> Result<EntityRelationship> {
-        let mut body = body;
-        strip_nulls(&mut body);
         let request: RemoveRelationshipRequest = parse_body(body, "relationship")?;
         let related = related_id(&request.related_entity, id)?;
         if request.relationship_type.is_unspecified() {

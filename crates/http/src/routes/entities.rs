@@ -12,7 +12,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorEnvelope};
-use crate::extract::{Caller, JsonBody, QueryParams};
+use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
 
 type Response = Result<HttpResponse, ApiError>;
@@ -51,16 +51,16 @@ pub struct ListEntityRelationshipsResponse {
 }
 
 /// The body of `:addTag` and `:removeTag`.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TagRequest {
     /// The tag: 1 to 64 characters, no whitespace.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "rics_domain::serde_util::null_as_default")]
     pub tag: String,
 }
 
 /// The body of `:undelete`.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UndeleteRequest {
     /// When given, must be the entity's current etag.
@@ -262,6 +262,7 @@ pub async fn delete(
     responses((status = 200, body = Entity), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 pub async fn undelete(
     caller: Caller,
+    _query: NoQuery,
     path: Path<String>,
     state: Data<ApiState>,
     body: JsonBody,
@@ -297,6 +298,7 @@ pub async fn hard_delete(
     responses((status = 200, body = Entity), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn add_tag(
     caller: Caller,
+    _query: NoQuery,
     path: Path<String>,
     state: Data<ApiState>,
     body: JsonBody,
@@ -314,6 +316,7 @@ pub async fn add_tag(
     responses((status = 200, body = Entity), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn remove_tag(
     caller: Caller,
+    _query: NoQuery,
     path: Path<String>,
     state: Data<ApiState>,
     body: JsonBody,
@@ -331,6 +334,7 @@ pub async fn remove_tag(
     responses((status = 200, body = EntityRelationship), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 pub async fn add_relationship(
     caller: Caller,
+    _query: NoQuery,
     path: Path<String>,
     state: Data<ApiState>,
     body: JsonBody,
@@ -347,6 +351,7 @@ pub async fn add_relationship(
     responses((status = 200, body = EntityRelationship), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn remove_relationship(
     caller: Caller,
+    _query: NoQuery,
     path: Path<String>,
     state: Data<ApiState>,
     body: JsonBody,
