@@ -820,13 +820,18 @@ impl EntityRepository for DieselEntityRepository {
                     .optional()
                     .map_err(repository_error)?
                     .ok_or(RepositoryError::NotFound)?;
-                diesel::delete(
+                let removed = diesel::delete(
                     entity_relationships::table
                         .filter(entity_relationships::tenant_id.eq(&tenant))
                         .filter(entity_relationships::id.eq(&row.id)),
                 )
                 .execute(conn)
                 .map_err(repository_error)?;
+                // On PostgreSQL a concurrent removal may commit between the read and
+                // the delete: then this call removed nothing.
+                if removed == 0 {
+                    return Err(RepositoryError::NotFound);
+                }
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 row.into_record()
             })
