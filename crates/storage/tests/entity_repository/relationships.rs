@@ -7,7 +7,7 @@ use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
 use rics_storage::Backend;
 
-use crate::support::{Fixture, entity, paging, relationship, sorted, t1, t2};
+use crate::support::{Fixture, entity, event, hold_write, paging, relationship, sorted, t1, t2};
 
 use RelationshipType::{Associate, Customer, Director, Other, Relative, Shareholder, Spouse};
 
@@ -346,3 +346,32 @@ async fn concurrent_symmetric_adds_in_both_directions_store_one(backend: Backend
 }
 
 contract!(concurrent_symmetric_adds_in_both_directions_store_one);
+
+/// Two removals of one relationship racing: the one that finds it already gone
+/// answers NotFound and writes no event.
+async fn a_relationship_removed_meanwhile_is_not_found(backend: Backend) {
+    let f = with_entities(backend, &["a", "b"]).await;
+    f.repo
+        .add_relationship(&t1(), &relationship("r1", "a", "b", Director, 1), &[])
+        .await
+        .unwrap();
+    let other_removal = hold_write(
+        f.url(),
+        vec!["DELETE FROM entity_relationships WHERE tenant_id = 't1' AND id = 'r1'".to_owned()],
+    );
+    let removed = f
+        .repo
+        .remove_relationship(
+            &t1(),
+            "b",
+            "a",
+            Director,
+            &[event("ev", Some("a"), "entity.relationship_removed", 2)],
+        )
+        .await;
+    other_removal.join().unwrap();
+    assert_eq!(removed, Err(RepositoryError::NotFound));
+    assert!(f.events(&t1()).await.is_empty());
+}
+
+contract!(a_relationship_removed_meanwhile_is_not_found);
