@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use super::fields;
 use super::model::{Entity, VerificationStatus};
 use super::relationship::{
-    AddRelationshipRequest, EntityRelationship, RelationshipRecord, RemoveRelationshipRequest,
+    AddRelationshipRequest, EntityRelationship, RelationshipRecord, RelationshipType,
+    RemoveRelationshipRequest,
 };
 use super::repository::EntityRepository;
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
@@ -473,14 +474,7 @@ impl EntityService {
         body: Value,
     ) -> Result<EntityRelationship> {
         let request: AddRelationshipRequest = parse_body(body, "relationship")?;
-        let related = related_id(&request.related_entity, id)?;
-        if request.relationship_type.is_unspecified() {
-            return Err(Error::invalid_field(
-                "relationshipType",
-                "REQUIRED",
-                "is required",
-            ));
-        }
+        let related = relationship_target(&request.related_entity, request.relationship_type, id)?;
         if request
             .ownership_percentage
             .is_some_and(|p| !(p > 0.0 && p <= 100.0))
@@ -547,14 +541,7 @@ impl EntityService {
         body: Value,
     ) -> Result<EntityRelationship> {
         let request: RemoveRelationshipRequest = parse_body(body, "relationship")?;
-        let related = related_id(&request.related_entity, id)?;
-        if request.relationship_type.is_unspecified() {
-            return Err(Error::invalid_field(
-                "relationshipType",
-                "REQUIRED",
-                "is required",
-            ));
-        }
+        let related = relationship_target(&request.related_entity, request.relationship_type, id)?;
         let entity = self.get(principal, id).await?;
         let now = self.clock.now();
         let probe = RelationshipRecord {
@@ -789,8 +776,20 @@ fn deleted(name: &str) -> Error {
     .with_metadata("resource", name)
 }
 
-/// The id in a `relatedEntity` name, which must not be the entity itself.
-fn related_id(name: &str, id: &str) -> Result<String> {
+/// The id of the other entity of a relationship request, which must name an entity
+/// other than `id`, with a relationship type.
+fn relationship_target(
+    name: &str,
+    relationship_type: RelationshipType,
+    id: &str,
+) -> Result<String> {
+    if relationship_type.is_unspecified() {
+        return Err(Error::invalid_field(
+            "relationshipType",
+            "REQUIRED",
+            "is required",
+        ));
+    }
     let related = name
         .strip_prefix("entities/")
         .filter(|r| is_well_formed_id(r))
