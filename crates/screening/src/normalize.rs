@@ -741,10 +741,12 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
             });
             continue;
         }
-        let kind = if PARTICLES.contains(&text.as_str()) && count > 1 {
+        let kind = if word.syllabic {
+            // A syllable of Korean or Chinese is a name part, whatever it spells (`bin`, `i`).
+            TokenKind::Word
+        } else if PARTICLES.contains(&text.as_str()) && count > 1 {
             TokenKind::Particle
-        } else if text.len() == 1 && !word.syllabic && text.bytes().all(|b| b.is_ascii_alphabetic())
-        {
+        } else if text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic()) {
             TokenKind::Initial
         } else {
             TokenKind::Word
@@ -944,5 +946,34 @@ mod tests {
         );
         assert_eq!(text("Ivan\u{0}\u{7}Petrov"), "ivan petrov");
         assert_eq!(text("Ivan Петров"), "ivan petrov");
+    }
+
+    #[test]
+    fn numbers_in_organisation_names() {
+        let org = |s: &str| normalize(s, EntityKind::Organisation)[0].text();
+        assert_eq!(org("1st International Bank"), "1 intl bank");
+        assert_eq!(org("First International Bank"), "1 intl bank");
+        assert_eq!(org("Brigade Forty 4"), "brigade 44");
+        assert_eq!(org("Brigade forty-four"), "brigade 44");
+        assert_eq!(org("Three Percenters"), "3 percenters");
+        // Persons keep their words: `Seven` may be a name.
+        assert_eq!(text("Una Seven"), "una seven");
+    }
+
+    #[test]
+    fn ocr_digits_and_syllables() {
+        assert_eq!(text("I9or Sech1n"), "igor sechin");
+        assert_eq!(
+            normalize("2004-1 Trust", EntityKind::Organisation)[0].text(),
+            "2004 1 trust"
+        );
+        let korean = normalize("이민호", EntityKind::Person);
+        assert!(korean.iter().any(|n| n.text() == "lee min ho"));
+        assert!(
+            normalize("수빈 이", EntityKind::Person)[0]
+                .tokens
+                .iter()
+                .all(|t| t.kind == TokenKind::Word)
+        );
     }
 }
