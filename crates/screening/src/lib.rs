@@ -9,6 +9,7 @@ pub mod bundled;
 pub mod country;
 pub mod date;
 pub mod error;
+pub mod fuzzing;
 pub mod index;
 pub mod load;
 pub mod matcher;
