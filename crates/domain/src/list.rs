@@ -78,8 +78,9 @@ pub struct FuzzyRank {
     pub text: String,
 }
 
-/// A checked list query for a repository. Storage appends the resource id as the last,
-/// ascending, sort key so that every order is total and keyset positions are unique.
+/// A checked list query for a repository. Storage appends the resource id as the last
+/// sort key (in the direction of the key before it, so one-direction orders stay
+/// index-friendly) so that every order is total and keyset positions are unique.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListQuery {
     /// The filter, if any.

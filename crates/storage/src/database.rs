@@ -142,7 +142,8 @@ fn checkout(pool: &Pool<Manager>) -> Result<PooledConnection<Manager>, Repositor
 /// When a transaction takes SQLite's write lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lock {
-    /// On the first write (plain `BEGIN`): for reads.
+    /// For reads: SQLite's plain `BEGIN` (a snapshot from the first read on), and on
+    /// PostgreSQL a read-only REPEATABLE READ transaction (one snapshot throughout).
     Deferred,
     /// At once (`BEGIN IMMEDIATE`): for writes, so they wait for the lock (busy
     /// timeout) instead of failing half-way when another writer committed first.
@@ -158,6 +159,13 @@ fn transaction<T>(
     match conn {
         DbConnection::Sqlite(sqlite) if lock == Lock::Immediate => {
             AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+        }
+        // One snapshot for every statement of a read (a page and its total agree).
+        DbConnection::Postgresql(pg) if lock == Lock::Deferred => {
+            AnsiTransactionManager::begin_transaction_sql(
+                pg,
+                "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            )
         }
         _ => <DbConnection as Connection>::TransactionManager::begin_transaction(conn),
     }

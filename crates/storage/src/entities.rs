@@ -6,7 +6,7 @@ use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::entity::model::{Entity, ScreeningStatus, VerificationStatus};
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
-use rics_domain::entity::repository::{EntityRepository, ErasureCounts};
+use rics_domain::entity::repository::{EntityRepository, EraseGuard, ErasureCounts};
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
@@ -486,13 +486,12 @@ fn lock_pair(
     Ok(())
 }
 
-/// Removes an entity and what it owns; returns the counts. With `purge_due_before`
-/// (microseconds), removes it only if its purge time is still before then.
+/// Removes an entity and what it owns if `guard` holds; returns the counts.
 fn erase(
     conn: &mut DbConnection,
     tenant: &str,
     id: &str,
-    purge_due_before: Option<i64>,
+    guard: EraseGuard,
 ) -> Result<ErasureCounts, RepositoryError> {
     let name = Entity::name_of(id);
     let mut counts = ErasureCounts::new();
@@ -535,18 +534,25 @@ fn erase(
     let entity = entities::table
         .filter(entities::tenant_id.eq(tenant))
         .filter(entities::id.eq(id));
-    // The purge condition is part of the DELETE itself: on PostgreSQL an undelete
-    // that commits after the caller's check is seen here (the row is re-read under
-    // its lock), and the whole erasure then rolls back as NotFound.
-    let removed = match purge_due_before {
-        None => diesel::delete(entity).execute(conn),
-        Some(before) => {
-            diesel::delete(entity.filter(entities::purge_time.lt(before))).execute(conn)
+    // The guard is part of the DELETE itself: on PostgreSQL a change that commits
+    // after the caller's check is seen here (the row is re-read under its lock), and
+    // the whole erasure then rolls back.
+    let removed = match guard {
+        EraseGuard::Always => diesel::delete(entity).execute(conn),
+        EraseGuard::Revision(revision) => {
+            diesel::delete(entity.filter(entities::revision.eq(revision))).execute(conn)
+        }
+        EraseGuard::PurgeDue(before) => {
+            diesel::delete(entity.filter(entities::purge_time.lt(before.unix_micros())))
+                .execute(conn)
         }
     }
     .map_err(repository_error)?;
     if removed == 0 {
-        return Err(RepositoryError::NotFound);
+        return Err(match guard {
+            EraseGuard::Revision(_) => RepositoryError::Conflict,
+            EraseGuard::Always | EraseGuard::PurgeDue(_) => RepositoryError::NotFound,
+        });
     }
     counts.insert("entities".into(), removed as i64);
     counts.insert("relationships".into(), relationships);
@@ -710,7 +716,7 @@ impl EntityRepository for DieselEntityRepository {
         &self,
         tenant: &TenantId,
         id: &str,
-        purge_due_before: Option<Timestamp>,
+        guard: EraseGuard,
         new_events: &[NewEvent],
     ) -> Result<ErasureCounts, RepositoryError> {
         let (tenant, id, new_events) = (
@@ -721,18 +727,18 @@ impl EntityRepository for DieselEntityRepository {
         self.db
             .write(move |conn| {
                 let row = load_row(conn, &tenant, &id)?.ok_or(RepositoryError::NotFound)?;
-                if let Some(now) = purge_due_before {
-                    let due = row.purge_time.is_some_and(|t| t < now.unix_micros());
-                    if !due {
+                match guard {
+                    EraseGuard::PurgeDue(now)
+                        if !row.purge_time.is_some_and(|t| t < now.unix_micros()) =>
+                    {
                         return Err(RepositoryError::NotFound);
                     }
+                    EraseGuard::Revision(revision) if row.revision != revision => {
+                        return Err(RepositoryError::Conflict);
+                    }
+                    _ => {}
                 }
-                let counts = erase(
-                    conn,
-                    &tenant,
-                    &id,
-                    purge_due_before.map(Timestamp::unix_micros),
-                )?;
+                let counts = erase(conn, &tenant, &id, guard)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(counts)
             })

@@ -16,6 +16,18 @@ use crate::time::Timestamp;
 /// ...).
 pub type ErasureCounts = BTreeMap<String, i64>;
 
+/// The condition under which [`EntityRepository::hard_delete`] erases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EraseGuard {
+    /// Whatever the stored state.
+    Always,
+    /// Only the version the caller checked (for example: not under legal hold).
+    Revision(i64),
+    /// Only a soft-deleted entity whose purge time is before this instant, so a purge
+    /// never erases an entity undeleted meanwhile.
+    PurgeDue(Timestamp),
+}
+
 /// Stores entities, their tags, external ids and relationships, with their events.
 ///
 /// Every method takes the caller's tenant and never sees another tenant's rows. Each
@@ -31,7 +43,8 @@ pub trait EntityRepository: Send + Sync {
     ///
     /// # Errors
     /// [`RepositoryError::AlreadyExists`] when the id is taken, by a soft-deleted
-    /// entity too.
+    /// entity too; [`RepositoryError::Conflict`] when a concurrent request with the same
+    /// request id stored its key first (calling again then replays it).
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -81,20 +94,20 @@ pub trait EntityRepository: Send + Sync {
     ) -> Result<(), RepositoryError>;
 
     /// Removes the entity and everything it owns (tags, external ids, relationships on
-    /// both sides, its events and idempotency keys) at once, then writes `events`
-    /// (which must not belong to the entity). With `purge_due_before`, removes it only
-    /// if it is soft-deleted with a purge time before that instant (so a purge never
-    /// removes an entity undeleted in the meantime). Returns the counts of what was
-    /// removed.
+    /// both sides, its events and idempotency keys) at once, if `guard` still holds,
+    /// then writes `events` (which must not belong to the entity). Returns the counts
+    /// of what was removed. The guard is checked in the erasing transaction, so a
+    /// concurrent change cannot slip between the caller's check and the erasure.
     ///
     /// # Errors
     /// [`RepositoryError::NotFound`] when the entity is gone (or, with
-    /// `purge_due_before`, not due).
+    /// [`EraseGuard::PurgeDue`], not due); [`RepositoryError::Conflict`] when, with
+    /// [`EraseGuard::Revision`], the entity changed.
     async fn hard_delete(
         &self,
         tenant: &TenantId,
         id: &str,
-        purge_due_before: Option<Timestamp>,
+        guard: EraseGuard,
         events: &[NewEvent],
     ) -> Result<ErasureCounts, RepositoryError>;
 

@@ -13,7 +13,7 @@ use super::relationship::{
     AddRelationshipRequest, EntityRelationship, RelationshipRecord, RelationshipType,
     RemoveRelationshipRequest,
 };
-use super::repository::EntityRepository;
+use super::repository::{EntityRepository, EraseGuard};
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
@@ -380,7 +380,12 @@ impl EntityService {
         );
         let counts = self
             .repository
-            .hard_delete(&principal.tenant, id, None, &[event])
+            .hard_delete(
+                &principal.tenant,
+                id,
+                EraseGuard::Revision(current.revision),
+                &[event],
+            )
             .await
             .map_err(|e| e.for_resource(&current.name))?;
         Ok(ErasureReceipt {
@@ -634,7 +639,7 @@ impl EntityService {
             );
             match self
                 .repository
-                .hard_delete(&tenant, &id, Some(now), &[event])
+                .hard_delete(&tenant, &id, EraseGuard::PurgeDue(now), &[event])
                 .await
             {
                 Ok(_) => purged += 1,

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::model::{Entity, EntityType, VerificationStatus};
 use super::relationship::RelationshipType;
-use super::repository::MockEntityRepository;
+use super::repository::{EraseGuard, MockEntityRepository};
 use super::service::EntityService;
 use crate::error::Code;
 use crate::id::MockIdGenerator;
@@ -386,7 +386,7 @@ async fn legal_hold_blocks_hard_delete() {
         .expect_hard_delete()
         .withf(|_, id, due, events| {
             id == "e1"
-                && due.is_none()
+                && *due == EraseGuard::Revision(3)
                 && events[0].event_type == "entity.hard_deleted"
                 && events[0].entity_id.is_none()
         })
@@ -546,7 +546,9 @@ async fn purge_removes_only_what_is_due() {
         });
     repository
         .expect_hard_delete()
-        .withf(|_, _, due, events| *due == Some(now()) && events[0].event_type == "entity.purged")
+        .withf(|_, _, due, events| {
+            *due == EraseGuard::PurgeDue(now()) && events[0].event_type == "entity.purged"
+        })
         .times(2)
         .returning(|_, id, _, _| {
             if id == "old" {

@@ -1,7 +1,7 @@
 //! hard_delete (erasure and purge) and find_purge_due.
 
 use rics_domain::entity::relationship::RelationshipType;
-use rics_domain::entity::repository::ErasureCounts;
+use rics_domain::entity::repository::{EraseGuard, ErasureCounts};
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
 use rics_domain::text_search;
 use rics_storage::Backend;
@@ -113,7 +113,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
         .hard_delete(
             &t1(),
             "a",
-            None,
+            EraseGuard::Always,
             &[event("ev-erased", None, "entity.hard_deleted", 3)],
         )
         .await
@@ -156,12 +156,16 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
     );
     // Erasing again: nothing there.
     assert_eq!(
-        f.repo.hard_delete(&t1(), "a", None, &[]).await,
+        f.repo
+            .hard_delete(&t1(), "a", EraseGuard::Always, &[])
+            .await,
         Err(RepositoryError::NotFound)
     );
     // A bare entity erases with zero counts for what it did not have.
     assert_eq!(
-        f.repo.hard_delete(&t1(), "c", None, &[]).await,
+        f.repo
+            .hard_delete(&t1(), "c", EraseGuard::Always, &[])
+            .await,
         Ok(counts(&[
             ("entities", 1),
             ("tags", 0),
@@ -177,11 +181,15 @@ async fn hard_delete_never_reaches_another_tenant(backend: Backend) {
     let f = Fixture::new(backend);
     f.create(&t2(), &entity("e1", "Theirs", 0)).await;
     assert_eq!(
-        f.repo.hard_delete(&t1(), "e1", None, &[]).await,
+        f.repo
+            .hard_delete(&t1(), "e1", EraseGuard::Always, &[])
+            .await,
         Err(RepositoryError::NotFound)
     );
     assert_eq!(
-        f.repo.hard_delete(&t1(), "missing", None, &[]).await,
+        f.repo
+            .hard_delete(&t1(), "missing", EraseGuard::Always, &[])
+            .await,
         Err(RepositoryError::NotFound)
     );
     assert_eq!(f.rows_of(&t2(), "e1").await.entities, 1);
@@ -199,7 +207,7 @@ async fn a_purge_removes_only_what_is_due(backend: Backend) {
         e.purge_time = Some(at(purge));
         f.create(&t1(), &e).await;
     }
-    let now = Some(at(100));
+    let now = EraseGuard::PurgeDue(at(100));
     for id in ["live", "later", "exactly"] {
         assert_eq!(
             f.repo
@@ -230,7 +238,7 @@ async fn a_purge_removes_only_what_is_due(backend: Backend) {
     f.repo.update(&t1(), &restored, 1, &[]).await.unwrap();
     assert_eq!(
         f.repo
-            .hard_delete(&t1(), "later", Some(at(10_000)), &[])
+            .hard_delete(&t1(), "later", EraseGuard::PurgeDue(at(10_000)), &[])
             .await,
         Err(RepositoryError::NotFound)
     );
@@ -275,7 +283,7 @@ async fn find_purge_due_lists_due_entities_of_every_tenant_oldest_first(backend:
     // What it finds, a purge at the same instant removes.
     for (tenant, id) in f.repo.find_purge_due(at(100), 10).await.unwrap() {
         f.repo
-            .hard_delete(&tenant, &id, Some(at(100)), &[])
+            .hard_delete(&tenant, &id, EraseGuard::PurgeDue(at(100)), &[])
             .await
             .unwrap();
     }
@@ -285,7 +293,42 @@ async fn find_purge_due_lists_due_entities_of_every_tenant_oldest_first(backend:
     );
 }
 
+/// A revision guard erases only the version the caller checked (the service checks
+/// the legal hold on it): after a change, the erasure is refused as a conflict.
+async fn a_revision_guard_refuses_a_changed_entity(backend: Backend) {
+    let f = Fixture::new(backend);
+    f.create(&t1(), &entity("e1", "E", 0)).await;
+    let mut held = f.get(&t1(), "e1").await;
+    held.legal_hold = true;
+    held.revision = 2;
+    f.repo.update(&t1(), &held, 1, &[]).await.unwrap();
+    assert_eq!(
+        f.repo
+            .hard_delete(
+                &t1(),
+                "e1",
+                EraseGuard::Revision(1),
+                &[event("ev-x", None, "entity.hard_deleted", 5)]
+            )
+            .await,
+        Err(RepositoryError::Conflict)
+    );
+    assert_eq!(f.rows_of(&t1(), "e1").await.entities, 1);
+    assert!(
+        f.event_ids(&t1()).await.is_empty(),
+        "a refused erasure writes no event"
+    );
+    assert_eq!(
+        f.repo
+            .hard_delete(&t1(), "e1", EraseGuard::Revision(2), &[])
+            .await
+            .map(|c| c["entities"]),
+        Ok(1)
+    );
+}
+
 contract!(
+    a_revision_guard_refuses_a_changed_entity,
     hard_delete_removes_everything_the_entity_owns,
     hard_delete_never_reaches_another_tenant,
     a_purge_removes_only_what_is_due,
@@ -314,7 +357,7 @@ async fn a_purge_never_erases_an_entity_undeleted_meanwhile(backend: Backend) {
         .hard_delete(
             &t1(),
             "e1",
-            Some(at(100)),
+            EraseGuard::PurgeDue(at(100)),
             &[event("ev", None, "entity.purged", 100)],
         )
         .await;

@@ -2,6 +2,7 @@
 //! change, and a write that fails leaves none behind.
 
 use rics_domain::entity::relationship::RelationshipType;
+use rics_domain::entity::repository::EraseGuard;
 use rics_domain::event::NewEvent;
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
 use rics_storage::Backend;
@@ -93,7 +94,7 @@ async fn every_change_writes_its_events_with_it(backend: Backend) {
     // Erasing `a` removes its own events and records the erasure at tenant level.
     let ev08 = event("ev08", None, "entity.hard_deleted", 6);
     f.repo
-        .hard_delete(&t1(), "a", None, std::slice::from_ref(&ev08))
+        .hard_delete(&t1(), "a", EraseGuard::Always, std::slice::from_ref(&ev08))
         .await
         .unwrap();
     assert_eq!(f.events(&t1()).await, all(&[&ev02, &ev05, &ev07, &ev08]));
@@ -149,11 +150,11 @@ async fn a_failed_write_leaves_no_event(backend: Backend) {
         f.repo.update(&t1(), &stale, 5, &bad(3)).await,
         f.repo.update(&t1(), &missing, 1, &bad(4)).await,
         f.repo
-            .hard_delete(&t1(), "missing", None, &bad(5))
+            .hard_delete(&t1(), "missing", EraseGuard::Always, &bad(5))
             .await
             .map(|_| ()),
         f.repo
-            .hard_delete(&t1(), "a", Some(at(1_000_000)), &bad(6))
+            .hard_delete(&t1(), "a", EraseGuard::PurgeDue(at(1_000_000)), &bad(6))
             .await
             .map(|_| ()),
         f.repo
