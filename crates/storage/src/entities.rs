@@ -729,7 +729,7 @@ impl EntityRepository for DieselEntityRepository {
                 let row = load_row(conn, &tenant, &id)?.ok_or(RepositoryError::NotFound)?;
                 match guard {
                     EraseGuard::PurgeDue(now)
-                        if !row.purge_time.is_some_and(|t| t < now.unix_micros()) =>
+                        if row.purge_time.is_none_or(|t| t >= now.unix_micros()) =>
                     {
                         return Err(RepositoryError::NotFound);
                     }
