@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand};
 use rics::config::Settings;
 use rics::{server, telemetry};
 
+mod screen;
+
 /// rics: the Risk and Identity Compliance Service.
 #[derive(Debug, Parser)]
 #[command(name = "rics", version, about)]
@@ -20,6 +22,9 @@ enum Command {
     Serve(Settings),
     /// Apply pending database migrations and exit.
     Migrate(Settings),
+    /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
+    /// line per person on stdout.
+    Screen(screen::ScreenArgs),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +32,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(settings) => serve(&settings),
         Command::Migrate(settings) => migrate(&settings),
+        Command::Screen(args) => screen::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

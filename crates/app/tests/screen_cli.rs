@@ -1,0 +1,181 @@
+//! `rics screen` end to end: the built binary, a small list, people on stdin, JSON lines out.
+
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    reason = "a test: failing loudly is the point"
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A generic JSON-lines list: two sanctioned people and a PEP.
+const LIST: &str = r#"{"id":"SDN-1","name":"PETROV, Ivan Sergeyevich","date_of_birth":"1961-03-14","nationality":"Russia","programs":"UKRAINE-EO13661"}
+{"id":"SDN-2","name":"Muammar Qaddafi","aliases":"Moammar Gadhafi;معمر القذافي","date_of_birth":"1942","nationality":"LY"}
+{"id":"PEP-1","name":"Olaf Scholz","date_of_birth":"1958-06-14","nationality":"DE","topics":"pep"}
+"#;
+
+fn write_list(dir: &Path) -> PathBuf {
+    let path = dir.join("test_list.jsonl");
+    std::fs::write(&path, LIST).unwrap();
+    path
+}
+
+fn rics_screen(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rics"))
+        .arg("screen")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rics starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().expect("rics runs")
+}
+
+fn lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect()
+}
+
+fn entries(line: &Value) -> Vec<String> {
+    line["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["list_entry"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const CSV: &str =
+    "full_name,first_name,middle_name,last_name,gender,date_of_birth,place_of_birth,nationality
+Ivan Petrov,,,,male,1961-03-14,Moscow,Russia
+,Muammar,,Gaddafi,,1942,,Libya
+Patricia Lucas Wheeler,,,,female,2002-07-14,Dar es Salaam,Ethiopia
+,,,,,,,
+Olaf Scholz,,,,,31 Feb 1970,,Germany
+";
+
+#[test]
+fn screens_a_csv_file_one_json_line_per_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = write_list(dir.path());
+    let output = rics_screen(&["--list", list.to_str().unwrap()], CSV);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 5, "one line per input row");
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["row"], i as u64 + 1);
+    }
+
+    // A listed person, with the explanation a reviewer needs.
+    assert_eq!(lines[0]["name"], "Ivan Petrov");
+    assert_eq!(entries(&lines[0]), vec!["SDN-1"]);
+    let best = &lines[0]["matches"][0];
+    let score = best["score"].as_f64().unwrap();
+    assert!(score > 0.9 && score < 1.0, "{score}");
+    assert!(
+        best["explanation"]["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["factor"] == "date_of_birth")
+    );
+    assert!(
+        !best["explanation"]["name"]["pairs"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // Name parts joined; a transliteration variant.
+    assert_eq!(lines[1]["name"], "Muammar Gaddafi");
+    assert_eq!(entries(&lines[1]), vec!["SDN-2"]);
+
+    // Nobody listed.
+    assert!(entries(&lines[2]).is_empty());
+
+    // No name: a warning, never an abort.
+    assert_eq!(lines[3]["warnings"][0], "no name");
+
+    // An impossible date is left out of the evidence, with a warning.
+    assert_eq!(entries(&lines[4]), vec!["PEP-1"]);
+    assert!(
+        lines[4]["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("31 Feb 1970")
+    );
+
+    // Standard error: the load report and the summary, no progress bar (not a terminal).
+    assert!(stderr.contains("loaded test_list"), "{stderr}");
+    assert!(stderr.contains("5 people screened"), "{stderr}");
+}
+
+#[test]
+fn detects_json_lines_and_applies_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = write_list(dir.path());
+    let input =
+        "{\"full_name\":\"Ivan Petrov\"}\n{\"first_name\":\"Olaf\",\"last_name\":\"Scholz\"}\n";
+    let output = rics_screen(&["--list", list.to_str().unwrap()], input);
+    assert!(output.status.success());
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(entries(&lines[0]), vec!["SDN-1"]);
+    assert_eq!(entries(&lines[1]), vec!["PEP-1"]);
+
+    // A threshold above every name-only score: nothing is written but the rows.
+    let strict = rics_screen(
+        &["--list", list.to_str().unwrap(), "--threshold", "0.99"],
+        input,
+    );
+    assert!(strict.status.success());
+    assert!(lines_of(&strict).iter().all(|l| entries(l).is_empty()));
+
+    // The format flag wins over detection.
+    let forced = rics_screen(&["--list", list.to_str().unwrap(), "--format", "csv"], CSV);
+    assert_eq!(lines_of(&forced).len(), 5);
+}
+
+fn lines_of(output: &Output) -> Vec<Value> {
+    lines(output)
+}
+
+#[test]
+fn screens_against_a_bundled_list() {
+    let un = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/lists/un_2026-02/UN_consolidated.xml");
+    let output = rics_screen(
+        &["--list", un.to_str().unwrap()],
+        "full_name,date_of_birth,nationality\nAyman al-Zawahiri,1951-06-19,Egypt\n",
+    );
+    assert!(output.status.success());
+    let lines = lines(&output);
+    assert_eq!(lines[0]["matches"][0]["dataset"], "un_sc");
+}
+
+#[test]
+fn bad_arguments_fail_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = write_list(dir.path());
+    let threshold = rics_screen(&["--list", list.to_str().unwrap(), "--threshold", "7"], "");
+    assert!(!threshold.status.success());
+    assert!(String::from_utf8_lossy(&threshold.stderr).contains("--threshold"));
+    let missing = rics_screen(&["--list", "/nonexistent/list.csv"], "");
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/list.csv"));
+}
