@@ -8,9 +8,13 @@
 //! with one token on the other (`Abd al Rahman` ~ `Abdulrahman`, `Xi Jin Ping` ~ `Xi Jinping`).
 //! Token similarity is the best of: equality (1.0); the mean of Jaro-Winkler and the
 //! Damerau-Levenshtein similarity (so that a shared prefix alone does not make two different
-//! names similar); Double Metaphone agreement (0.88, when the spellings are at least half
-//! alike); consonant skeleton equality for scripts without written vowels (0.93); an initial
-//! standing for a word (0.80). Pairs below 0.80 are not aligned.
+//! names similar); equal romanisation keys (0.90, [`romanisation_key`]); Double Metaphone
+//! agreement (0.88, when the spellings are at least half alike; through an alternate code only
+//! with the same first letter); consonant skeleton equality for scripts without written vowels
+//! (0.93); a token written backwards (0.85); an initial standing for a word (0.80); a short
+//! token standing for the initials of a run (0.85). Pairs below 0.80 are not aligned; two
+//! leftover words with the same first letter and at least 0.60 similar are then aligned as a
+//! soft pair (a big typo) at their similarity minus 0.10.
 //!
 //! Each token weighs by its rarity in the loaded lists (a token in thousands of names, such as
 //! MOHAMMED, weighs about 0.4; a token seen once weighs 1.0); particles weigh 0.15, initials
@@ -18,16 +22,19 @@
 //! `Σ sim·w(pair) / (Σ w(pair) + charges)`, where an unaligned token facing an unaligned token
 //! on the other side is a conflict charged its full weight (`Hans O Friedrich` vs `Hans Joachim
 //! Friedrich`), and an unaligned token with nothing to face is a missing name part, charged
-//! lightly (0.20 of its weight on the list side, 0.25 on the query side); a repeated token is
-//! nearly free. Names swapped around `bin`/`ibn` (`A bin B` vs `B bin A`) lose a quarter of
-//! their similarity: they name a son and his father.
+//! lightly (0.12 of its weight for a listed middle part, 0.25 for a listed first or last part
+//! or a screened part; 0.5 for organisations); a repeated token is nearly free; two different
+//! legal forms cost 0.5. Names swapped around `bin`/`ibn` (`A bin B` vs `B bin A`) lose a
+//! quarter of their similarity: they name a son and his father.
 //!
 //! # Score
 //! The score is a logistic combination: `logit(score) = 17·(name − 0.88) + 0.847 + Σ evidence`,
 //! so a name similarity of 0.88 alone scores 0.70 (the default threshold), an exact name alone
 //! 0.947, and the evidence moves it: date of birth from +2.0 (same day) to −3.0 (two or more
-//! years apart), nationality +0.6 / −1.0, gender +0.1 / −1.5, weak alias −0.8. A missing value
-//! adds nothing. The score reads as "how strongly the evidence says this is the listed entry";
+//! years apart), nationality +0.6 / −1.0, gender +0.1 / −1.5, weak alias −0.8, and −1.2 for an
+//! entry that records neither a date of birth nor a nationality (only the name can ever
+//! confirm such a match, so it needs a stronger name). A missing value adds nothing: it is
+//! never a mismatch. The score reads as "how strongly the evidence says this is the listed entry";
 //! it only reaches 1.0 in the limit, so strong matches are ranked by their evidence instead of
 //! piling up at 100 %. Each factor's contribution in the explanation is the change of score it
 //! caused, in order, so the contributions add up to the score.

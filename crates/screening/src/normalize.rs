@@ -7,19 +7,24 @@
 //! 3. Every character is folded to ASCII: accents are stripped and letters that do not
 //!    decompose are mapped (ß→ss, ø→o, ł→l, đ→d, ı→i, æ→ae, œ→oe, þ→th) by the `deunicode`
 //!    transliteration tables, which also romanise Cyrillic, Greek, Arabic, Hebrew, Thai,
-//!    Chinese and Japanese. Hangul is romanised here, syllable by syllable, twice: Revised
-//!    Romanisation and the McCune-Reischauer spelling without diacritics (the one most
-//!    passports and lists use), giving two variants of the name. Chinese characters become one
-//!    token per syllable.
+//!    Chinese and Japanese. Hangul is romanised here, syllable by syllable, in up to three
+//!    variants: Revised Romanisation, the McCune-Reischauer spelling without diacritics (the
+//!    one most lists use), and McCune-Reischauer with the surname in its conventional passport
+//!    spelling ([`KOREAN_SURNAMES`]). Chinese characters become one token per syllable.
 //! 4. Words written in a script that does not write (all) vowels (Arabic, Hebrew, Syriac,
 //!    Thaana, Thai, Lao, Devanagari and other Brahmic abugidas) are flagged: the matcher compares
 //!    them by their consonant skeleton (`محمد` → `mhmd` ~ `Mohamed` → `mhmd`). The Arabic
 //!    article `ال` becomes the particle `al`.
 //! 5. Apostrophes join (`O'Brien` → `obrien`), other punctuation separates.
-//! 6. Each token is classified: honorifics and titles (dr, haji, shaykh, mullah, maulavi, ...)
-//!    are dropped and reported; particles (al, el, bin, ibn, ben, bint, abu, van, de, ...) stay
-//!    with a low weight; single letters are initials; legal forms of organisations are mapped
-//!    to one spelling (aktiengesellschaft → ag, limited → ltd) with a low weight.
+//! 6. Each token is classified: honorifics, titles and titles of office (dr, haji, shaykh,
+//!    mullah, maulavi, president, monsieur, ...) are dropped and reported; particles (al, el,
+//!    bin, ibn, ben, bint, van, de, ...) stay with a low weight (`abd`, `abdul`, `abu` are
+//!    words: they begin compound names); single letters are initials, except syllables of
+//!    Hangul and Chinese, which are always words; legal forms of organisations are mapped to one
+//!    spelling (aktiengesellschaft → ag, limited → ltd) with a low weight, and number words in
+//!    organisations' names become digits (`First` → `1`, `Forty 4` → `44`).
+//! 7. In a person's name part mixing letters and digits, digits are read as the letters they
+//!    are mistaken for (`Sech1n` → `sechin`).
 
 use std::fmt::Write as _;
 
