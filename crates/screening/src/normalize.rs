@@ -789,13 +789,68 @@ fn prepare(text: &str, kind: EntityKind) -> String {
     }
 }
 
-/// Normalises a name into one or more variants (two for names with Hangul, else one).
+fn is_greek(c: char) -> bool {
+    matches!(c as u32, 0x0370..=0x03FF | 0x1F00..=0x1FFF)
+}
+
+/// Greek nominative endings that the English, French or German form of a name drops
+/// (`Αλέξανδρος` → `Alexander`, `Γεώργιος` → `George`, `Νικόλαος` → `Nicholas`).
+const GREEK_ENDINGS: &[&str] = &["os", "as", "is", "es", "ios"];
+
+/// The variant of a transliterated name whose words written in Greek lose their nominative
+/// ending, or `None` when no word has one.
+fn greek_stems(prepared: &str, words: &[RawWord]) -> Option<Vec<RawWord>> {
+    let greek: Vec<bool> = prepared
+        .split_whitespace()
+        .map(|w| w.chars().any(is_greek))
+        .collect();
+    // One source word may give several pieces; stems are only taken when they pair up.
+    if greek.len() != words.len() || !greek.iter().any(|g| *g) {
+        return None;
+    }
+    let mut changed = false;
+    let stems = words
+        .iter()
+        .zip(&greek)
+        .map(|(w, g)| {
+            let ending = GREEK_ENDINGS
+                .iter()
+                .filter(|e| *g && w.text.len() >= e.len() + 3 && w.text.ends_with(*e))
+                .map(|e| e.len())
+                .max();
+            let text = match ending {
+                Some(n) => {
+                    changed = true;
+                    w.text[..w.text.len() - n].to_string()
+                }
+                None => w.text.clone(),
+            };
+            RawWord {
+                text,
+                skeleton: w.skeleton,
+                syllabic: w.syllabic,
+            }
+        })
+        .collect();
+    changed.then_some(stems)
+}
+
+/// Normalises a name into one or more variants: Hangul gives up to three romanisations, Greek
+/// a second variant without nominative endings; other names one.
 /// `kind` decides whether `SURNAME, Given` is reordered (persons) and whether legal forms are
 /// recognised (organisations, vessels, aircraft).
 pub fn normalize(text: &str, kind: EntityKind) -> Vec<NormName> {
     let prepared = prepare(text, kind);
-    let first = classify(transliterate(&prepared, HangulStyle::Revised, kind), kind);
-    let mut out = vec![first];
+    let words = transliterate(&prepared, HangulStyle::Revised, kind);
+    let stems = if kind == EntityKind::Organisation {
+        None
+    } else {
+        greek_stems(&prepared, &words)
+    };
+    let mut out = vec![classify(words, kind)];
+    if let Some(stems) = stems {
+        out.push(classify(stems, kind));
+    }
     if prepared.chars().any(is_hangul_syllable) {
         for style in [HangulStyle::McCune, HangulStyle::Conventional] {
             let variant = classify(transliterate(&prepared, style, kind), kind);

@@ -177,6 +177,9 @@ fn scripts_without_written_vowels_and_syllabic_scripts() {
     assert_match("فرناندو بيريز", "Fernando Pérez");
     // Khmer is compared by consonant skeleton.
     assert_match("ប៉ុល ពត", "Pol Pot");
+    // Greek: the English form drops the nominative ending.
+    assert_match("Αλέξανδρος", "Alexander");
+    assert_match("Γεώργιος Παπαδόπουλος", "George Papadopoulos");
     // Korean: the surname in its passport spelling; one-letter syllables are not initials.
     assert_match("이민호", "Lee Min Ho");
     let su_bin_i = &normalize("수빈 이", EntityKind::Person)[0];
