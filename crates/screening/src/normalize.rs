@@ -531,20 +531,28 @@ fn hangul_word(word: &str, style: HangulStyle, only_word: bool) -> Vec<String> {
     let syllables: Vec<char> = word.chars().filter(|c| is_hangul_syllable(*c)).collect();
     let surname_first =
         syllables.len() == 1 || syllables.len() == 3 || (syllables.len() == 2 && only_word);
-    syllables
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            if style == HangulStyle::Conventional
-                && i == 0
-                && surname_first
-                && let Some((_, spelling)) = KOREAN_SURNAMES.iter().find(|(s, _)| *s == c)
-            {
-                return (*spelling).to_string();
-            }
-            hangul(c, style != HangulStyle::Revised)
-        })
-        .collect()
+    let mut pieces = Vec::with_capacity(2);
+    let mut given = String::new();
+    for (i, &c) in syllables.iter().enumerate() {
+        if i == 0 && surname_first {
+            let conventional = KOREAN_SURNAMES
+                .iter()
+                .find(|(s, _)| *s == c)
+                .filter(|_| style == HangulStyle::Conventional);
+            pieces.push(match conventional {
+                Some((_, spelling)) => (*spelling).to_string(),
+                None => hangul(c, style != HangulStyle::Revised),
+            });
+        } else {
+            // The syllables of a given name are one name, in their order (`광수` is
+            // `Kwangsu`, written `Kwang Su` or `Kwang-su` in lists, and not `Su Kwang`).
+            given.push_str(&hangul(c, style != HangulStyle::Revised));
+        }
+    }
+    if !given.is_empty() {
+        pieces.push(given);
+    }
+    pieces
 }
 
 /// Transliterates the words of `text`; `style` picks the Hangul variant.
@@ -964,9 +972,10 @@ mod tests {
         assert_eq!(text("Владимир Путин"), "vladimir putin");
         assert_eq!(text("习近平"), "xi jin ping");
         let korean = normalize("김정은", EntityKind::Person);
+        // Surname, then the given name as one word (its syllables in order).
         assert_eq!(korean.len(), 2);
-        assert_eq!(korean[0].text(), "gim jeong eun");
-        assert_eq!(korean[1].text(), "kim jong un");
+        assert_eq!(korean[0].text(), "gim jeongeun");
+        assert_eq!(korean[1].text(), "kim jongun");
         let arabic = &normalize("محمد القذافي", EntityKind::Person)[0];
         assert!(
             arabic
@@ -1028,7 +1037,7 @@ mod tests {
             "2004 1 trust"
         );
         let korean = normalize("이민호", EntityKind::Person);
-        assert!(korean.iter().any(|n| n.text() == "lee min ho"));
+        assert!(korean.iter().any(|n| n.text() == "lee minho"));
         assert!(
             normalize("수빈 이", EntityKind::Person)[0]
                 .tokens

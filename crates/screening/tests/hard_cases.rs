@@ -184,6 +184,11 @@ fn scripts_without_written_vowels_and_syllabic_scripts() {
     assert_match("이민호", "Lee Min Ho");
     let su_bin_i = &normalize("수빈 이", EntityKind::Person)[0];
     assert!(su_bin_i.tokens.iter().all(|t| t.kind == TokenKind::Word));
+    // A Korean given name is one name, its syllables in order: `광수` is `Kwang Su`, not
+    // `Su Kwang`; `영일` (Yong-il) is not `Kyong Il`.
+    assert_match("김광수", "Kim Kwang Su");
+    assert_no_match("김광수", "Kim Su Kwang");
+    assert_no_match("김영일", "Kim Kyong Il");
 }
 
 #[test]
