@@ -101,7 +101,7 @@ pub fn run(args: &ScreenArgs) -> anyhow::Result<()> {
     let bar = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new_spinner();
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {pos} people screened ({per_sec}, {elapsed})")
+            ProgressStyle::with_template("{spinner} {human_pos} people screened in {elapsed}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
