@@ -3,7 +3,7 @@
 # through the API, then measures with wrk at BENCH_CONNECTIONS (default 32) connections
 # for BENCH_DURATION (default 30s) each:
 #   1. GET /v1alpha/entities/{random id}
-#   2. a filtered, paginated list: entityType = COMPANY AND tags:high-risk, 50 per page
+#   2. a filtered, paginated list: entityType = COMPANY AND tags:"high-risk", 50 per page
 #   3. a fuzzy search: displayName:"jon smith", 20 per page (reported, no target)
 # Results go to stdout; docs/benchmarks.md records them with the machine.
 set -euo pipefail
@@ -23,7 +23,7 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 cargo build --release -p rics
 
-list_url="/v1alpha/entities?pageSize=50&filter=entityType%20%3D%20COMPANY%20AND%20tags%3Ahigh-risk"
+list_url="/v1alpha/entities?pageSize=50&filter=entityType%20%3D%20COMPANY%20AND%20tags%3A%22high-risk%22"
 fuzzy_url="/v1alpha/entities?pageSize=20&filter=displayName%3A%22jon%20smith%22"
 
 for backend in $backends; do

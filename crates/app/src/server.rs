@@ -134,6 +134,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         readiness: Arc::new(DatabaseReadiness(db.clone())),
         body_limit: config.request_body_limit,
     });
+    spawn_checkpoints(db.clone());
     spawn_maintenance(
         entities,
         DieselEntityRepository::new(db),
@@ -156,6 +157,25 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         handle: server.handle(),
         server,
     })
+}
+
+/// How often SQLite's write-ahead log is checkpointed and truncated.
+const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Keeps SQLite's write-ahead log small under sustained writes.
+fn spawn_checkpoints(db: Database) {
+    if db.backend() != rics_storage::Backend::Sqlite {
+        return;
+    }
+    actix_web::rt::spawn(async move {
+        let mut ticker = tokio::time::interval(CHECKPOINT_INTERVAL);
+        loop {
+            ticker.tick().await;
+            if let Err(e) = db.checkpoint().await {
+                tracing::warn!(error = %e, "WAL checkpoint failed");
+            }
+        }
+    });
 }
 
 /// Purges expired soft-deleted entities and forgets old idempotency keys, periodically.

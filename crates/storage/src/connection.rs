@@ -104,10 +104,13 @@ struct ConnectionSetup {
 
 impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup {
     fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        // The busy timeout comes first so that the other statements wait for locks.
+        // WAL mode is set once per database file, before the pool opens.
         let sql = match conn {
             DbConnection::Sqlite(_) => format!(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                 PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {};",
+                "PRAGMA busy_timeout = {}; PRAGMA synchronous = NORMAL; \
+                 PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; \
+                 PRAGMA journal_size_limit = 67108864;",
                 self.busy_timeout.as_millis()
             ),
             DbConnection::Postgresql(_) => "SET TIME ZONE 'UTC';".to_owned(),
@@ -156,6 +159,11 @@ pub fn open_pool(url: &DatabaseUrl, options: PoolOptions) -> Result<Pool<Manager
                 url.target
             ))
         })?;
+    }
+    if url.backend == Backend::Sqlite {
+        let mut conn = connect(url)?;
+        conn.batch_execute("PRAGMA journal_mode = WAL;")
+            .map_err(|e| StorageError::Unavailable(format!("cannot enable WAL: {e}")))?;
     }
     let manager = Manager::new(url.target.clone());
     Pool::builder()

@@ -117,6 +117,26 @@ impl Database {
         .map_err(|e| RepositoryError::Internal(format!("database task failed: {e}")))?
     }
 
+    /// On SQLite, copies the write-ahead log into the database and truncates it. Under
+    /// a steady stream of writers the log is never idle long enough to restart by
+    /// itself and grows without bound; call this periodically. Nothing on PostgreSQL.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Unavailable`] when the database stays busy past the timeout.
+    pub async fn checkpoint(&self) -> Result<(), RepositoryError> {
+        if self.backend != Backend::Sqlite {
+            return Ok(());
+        }
+        self.run(|conn| {
+            diesel::connection::SimpleConnection::batch_execute(
+                conn,
+                "PRAGMA wal_checkpoint(TRUNCATE);",
+            )
+            .map_err(repository_error)
+        })
+        .await
+    }
+
     /// Runs `work` with a connection on the current thread (for start-up and tools,
     /// outside any async runtime).
     ///
