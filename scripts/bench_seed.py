@@ -3,7 +3,8 @@
 
 A deterministic mix: 60% individuals, 25% companies, 15% trusts, partnerships and
 sole proprietors; tags drawn from a small set (about 10% carry `high-risk`); every
-entity has an external CRM id. Writes the created ids, one per line, to --ids.
+entity has an external CRM id. Entity i gets the id `e-%06d`, so a load generator can
+draw existing ids with a pattern.
 """
 
 import argparse
@@ -50,18 +51,19 @@ def body(i, rng):
     return {**common, "displayName": name, field: {"legalName": name}}
 
 
-def worker(host, port, start, stop, ids, errors):
+def worker(host, port, start, stop, created, errors):
     rng = random.Random(start)
     conn = http.client.HTTPConnection(host, port, timeout=30)
     for i in range(start, stop):
         payload = json.dumps(body(i, rng))
-        conn.request("POST", "/v1alpha/entities", payload, {"Content-Type": "application/json"})
+        conn.request("POST", f"/v1alpha/entities?entityId=e-{i:06d}", payload,
+                     {"Content-Type": "application/json"})
         response = conn.getresponse()
         data = response.read()
         if response.status != 200:
             errors.append(f"{response.status}: {data[:200]!r}")
             continue
-        ids.append(json.loads(data)["name"].split("/", 1)[1])
+        created.append(i)
 
 
 def main():
@@ -70,22 +72,19 @@ def main():
     parser.add_argument("--port", type=int, default=18181)
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--ids", required=True)
     args = parser.parse_args()
-    ids, errors, threads = [], [], []
+    created, errors, threads = [], [], []
     per = (args.count + args.threads - 1) // args.threads
     began = time.monotonic()
     for t in range(args.threads):
         start, stop = t * per, min(args.count, (t + 1) * per)
-        thread = threading.Thread(target=worker, args=(args.host, args.port, start, stop, ids, errors))
+        thread = threading.Thread(target=worker, args=(args.host, args.port, start, stop, created, errors))
         thread.start()
         threads.append(thread)
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
-    with open(args.ids, "w") as out:
-        out.write("\n".join(ids) + "\n")
-    print(f"seeded {len(ids)} entities in {elapsed:.1f} s ({len(ids) / elapsed:.0f}/s), {len(errors)} errors",
+    print(f"seeded {len(created)} entities in {elapsed:.1f} s ({len(created) / elapsed:.0f}/s), {len(errors)} errors",
           file=sys.stderr)
     if errors:
         print("first error: " + errors[0], file=sys.stderr)

@@ -134,7 +134,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         readiness: Arc::new(DatabaseReadiness(db.clone())),
         body_limit: config.request_body_limit,
     });
-    spawn_checkpoints(db.clone());
+    spawn_sqlite_maintenance(db.clone());
     spawn_maintenance(
         entities,
         DieselEntityRepository::new(db),
@@ -159,20 +159,20 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     })
 }
 
-/// How often SQLite's write-ahead log is checkpointed and truncated.
-const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// How often SQLite's housekeeping runs (statistics, write-ahead log truncation).
+const SQLITE_MAINTENANCE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Keeps SQLite's write-ahead log small under sustained writes.
-fn spawn_checkpoints(db: Database) {
+/// Keeps SQLite's planner statistics fresh and its write-ahead log small.
+fn spawn_sqlite_maintenance(db: Database) {
     if db.backend() != rics_storage::Backend::Sqlite {
         return;
     }
     actix_web::rt::spawn(async move {
-        let mut ticker = tokio::time::interval(CHECKPOINT_INTERVAL);
+        let mut ticker = tokio::time::interval(SQLITE_MAINTENANCE_INTERVAL);
         loop {
             ticker.tick().await;
-            if let Err(e) = db.checkpoint().await {
-                tracing::warn!(error = %e, "WAL checkpoint failed");
+            if let Err(e) = db.maintain().await {
+                tracing::warn!(error = %e, "SQLite maintenance failed");
             }
         }
     });

@@ -88,8 +88,8 @@ impl Database {
             .await
     }
 
-    /// Runs `work` with a connection and no transaction (for statements that manage
-    /// their own, such as migrations or health checks).
+    /// Runs `work` with a connection and no transaction: for a single statement (which
+    /// is atomic by itself) or statements that manage their own, such as maintenance.
     ///
     /// # Errors
     /// As [`Database::read`].
@@ -117,20 +117,24 @@ impl Database {
         .map_err(|e| RepositoryError::Internal(format!("database task failed: {e}")))?
     }
 
-    /// On SQLite, copies the write-ahead log into the database and truncates it. Under
-    /// a steady stream of writers the log is never idle long enough to restart by
-    /// itself and grows without bound; call this periodically. Nothing on PostgreSQL.
+    /// SQLite housekeeping, to run periodically; nothing on PostgreSQL (autovacuum does
+    /// its share). It refreshes the query planner's statistics of tables that grew a lot
+    /// (`PRAGMA optimize`, sampling at most 1000 rows per index): without them SQLite
+    /// can pick an index that scans a tenant's whole trigram table. Then it copies the
+    /// write-ahead log into the database and truncates it: under a steady stream of
+    /// writers the log is never idle long enough to restart by itself and grows
+    /// without bound.
     ///
     /// # Errors
     /// [`RepositoryError::Unavailable`] when the database stays busy past the timeout.
-    pub async fn checkpoint(&self) -> Result<(), RepositoryError> {
+    pub async fn maintain(&self) -> Result<(), RepositoryError> {
         if self.backend != Backend::Sqlite {
             return Ok(());
         }
         self.run(|conn| {
             diesel::connection::SimpleConnection::batch_execute(
                 conn,
-                "PRAGMA wal_checkpoint(TRUNCATE);",
+                "PRAGMA analysis_limit = 1000; PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);",
             )
             .map_err(repository_error)
         })

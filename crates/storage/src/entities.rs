@@ -600,8 +600,9 @@ impl EntityRepository for DieselEntityRepository {
 
     async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Entity>, RepositoryError> {
         let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        // One statement: no transaction needed (saves two round trips).
         self.db
-            .read(move |conn| {
+            .run(move |conn| {
                 load_row(conn, &tenant, &id)?
                     .map(EntityRow::into_entity)
                     .transpose()

@@ -172,9 +172,8 @@ pub fn compile(
                 owner,
                 value: column,
             } => {
-                let mut predicate = Sql::new();
-                predicate.append(string_match(&format!("x.{column}"), value));
-                Ok(side_exists(map, table, owner, predicate))
+                let predicate = string_match(&format!("x.{column}"), value);
+                Ok(side_matches(map, table, owner, tenant, predicate))
             }
             _ => Err(unmapped(field)),
         },
@@ -189,7 +188,7 @@ pub fn compile(
                 predicate
                     .push(&format!("x.{key_column} = "))
                     .bind(key.as_str());
-                Ok(side_exists(map, table, owner, predicate))
+                Ok(side_matches(map, table, owner, tenant, predicate))
             }
             _ => Err(unmapped(field)),
         },
@@ -223,7 +222,7 @@ pub fn compile(
                     (_, _) => string_match(&column, value),
                 };
                 predicate.append(matched);
-                Ok(side_exists(map, table, owner, predicate))
+                Ok(side_matches(map, table, owner, tenant, predicate))
             }
             _ => Err(unmapped(field)),
         },
@@ -239,6 +238,18 @@ pub fn compile(
             "filter function '{function}' has no SQL translation"
         ))),
     }
+}
+
+/// `e.id IN (SELECT x.owner FROM table x WHERE x.tenant_id = ? AND ...)`: the rows
+/// owning a side row that matches. Uncorrelated, so the database may drive the query
+/// from the side table's index (a rare tag) or probe it per row (a common one).
+fn side_matches(map: &FieldMap, table: &str, owner: &str, tenant: &str, predicate: Sql) -> Sql {
+    let mut sql = Sql::from(&format!(
+        "{} IN (SELECT x.{owner} FROM {table} x WHERE x.tenant_id = ",
+        map.id_column
+    ));
+    sql.bind(tenant).push(" AND ").append(predicate).push(")");
+    sql
 }
 
 /// `EXISTS (SELECT 1 FROM table x WHERE x.tenant_id = e.tenant_id AND x.owner = e.id AND ...)`.
@@ -672,14 +683,14 @@ mod tests {
     }
 
     #[test]
-    fn repeated_fields_use_exists() {
+    fn repeated_fields_select_owners_from_the_side_table() {
         let contains = Condition::Contains {
             field: "tags",
             value: StringMatch::Prefix("re".into()),
         };
         assert_eq!(
             text(contains),
-            "EXISTS (SELECT 1 FROM entity_tags x WHERE x.tenant_id = e.tenant_id AND x.entity_id = e.id AND (substr(x.tag, 1, CAST(? AS INTEGER)) = ?))"
+            "e.id IN (SELECT x.entity_id FROM entity_tags x WHERE x.tenant_id = ? AND (substr(x.tag, 1, CAST(? AS INTEGER)) = ?))"
         );
     }
 

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use diesel::RunQueryDsl;
 use rics_domain::entity::Entity;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::principal::TenantId;
@@ -43,10 +44,11 @@ async fn postgres_round_trip() {
     round_trip(Backend::Postgres).await;
 }
 
-/// A checkpoint empties SQLite's write-ahead log (it would grow without bound under a
-/// steady stream of writers), and is harmless on PostgreSQL.
+/// Maintenance empties SQLite's write-ahead log (it would grow without bound under a
+/// steady stream of writers) and gathers planner statistics; it is harmless on
+/// PostgreSQL.
 #[tokio::test]
-async fn checkpoints_truncate_the_sqlite_log() {
+async fn maintenance_truncates_the_sqlite_log_and_analyses() {
     let test_db = TestDatabase::new(Backend::Sqlite);
     let db = test_db.open().unwrap();
     let repo = DieselEntityRepository::new(db.clone());
@@ -64,9 +66,18 @@ async fn checkpoints_truncate_the_sqlite_log() {
     let wal = format!("{}-wal", test_db.url().trim_start_matches("sqlite://"));
     let size = || std::fs::metadata(&wal).map_or(0, |m| m.len());
     assert!(size() > 0, "writes go to the log first");
-    db.checkpoint().await.unwrap();
+    db.maintain().await.unwrap();
     assert_eq!(size(), 0);
+    let analysed = db
+        .run(|conn| {
+            diesel::sql_query("SELECT tbl FROM sqlite_stat1 WHERE tbl = 'entity_name_trigrams'")
+                .execute(conn)
+                .map_err(rics_storage::error::repository_error)
+        })
+        .await
+        .unwrap();
+    assert!(analysed > 0, "the trigram table has statistics");
     assert!(repo.get(&tenant, "e0049").await.unwrap().is_some());
     let pg = TestDatabase::new(Backend::Postgres);
-    pg.open().unwrap().checkpoint().await.unwrap();
+    pg.open().unwrap().maintain().await.unwrap();
 }
