@@ -134,7 +134,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         readiness: Arc::new(DatabaseReadiness(db.clone())),
         body_limit: config.request_body_limit,
     });
-    spawn_sqlite_maintenance(db.clone());
+    spawn_database_maintenance(db.clone());
     spawn_maintenance(
         entities,
         DieselEntityRepository::new(db),
@@ -159,20 +159,17 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     })
 }
 
-/// How often SQLite's housekeeping runs (statistics, write-ahead log truncation).
-const SQLITE_MAINTENANCE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// How often database housekeeping runs (planner statistics, SQLite's log).
+const DATABASE_MAINTENANCE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Keeps SQLite's planner statistics fresh and its write-ahead log small.
-fn spawn_sqlite_maintenance(db: Database) {
-    if db.backend() != rics_storage::Backend::Sqlite {
-        return;
-    }
+/// Keeps planner statistics fresh and SQLite's write-ahead log small, from the start.
+fn spawn_database_maintenance(db: Database) {
     actix_web::rt::spawn(async move {
-        let mut ticker = tokio::time::interval(SQLITE_MAINTENANCE_INTERVAL);
+        let mut ticker = tokio::time::interval(DATABASE_MAINTENANCE_INTERVAL);
         loop {
             ticker.tick().await;
             if let Err(e) = db.maintain().await {
-                tracing::warn!(error = %e, "SQLite maintenance failed");
+                tracing::warn!(error = %e, "database maintenance failed");
             }
         }
     });
