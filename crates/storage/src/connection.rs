@@ -164,10 +164,6 @@ pub fn open_pool(url: &DatabaseUrl, options: PoolOptions) -> Result<Pool<Manager
         let mut conn = connect(url)?;
         conn.batch_execute("PRAGMA journal_mode = WAL;")
             .map_err(|e| StorageError::Unavailable(format!("cannot enable WAL: {e}")))?;
-        // Statistics for tables never analysed or grown 25-fold since (see
-        // `Database::maintain`).
-        conn.batch_execute("PRAGMA optimize = 0x10002;")
-            .map_err(|e| StorageError::Unavailable(format!("cannot optimise: {e}")))?;
     }
     let manager = Manager::new(url.target.clone());
     Pool::builder()

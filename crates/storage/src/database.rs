@@ -119,35 +119,38 @@ impl Database {
         .map_err(|e| RepositoryError::Internal(format!("database task failed: {e}")))?
     }
 
-    /// Housekeeping to run periodically (and at start): keeps the query planner's
-    /// statistics current and, on SQLite, the write-ahead log small.
+    /// Housekeeping to run periodically (and at start).
     ///
-    /// Statistics matter: without them SQLite scans a tenant's whole trigram table for
-    /// a fuzzy search, and PostgreSQL caches plans (foreign-key checks among them) made
-    /// for empty tables. SQLite runs `PRAGMA optimize`, which analyses tables never
-    /// analysed or grown 25-fold since. PostgreSQL analyses the tables changed by more
-    /// than a fifth since their last analysis (autovacuum normally does this too; this
-    /// covers servers where it is off or behind). SQLite then copies the write-ahead
-    /// log into the database and truncates it: under a steady stream of writers the
-    /// log is never idle long enough to restart by itself.
+    /// On SQLite it copies the write-ahead log into the database and truncates it:
+    /// under a steady stream of writers the log is never idle long enough to restart
+    /// by itself. (SQLite's planner statistics are fixed by a migration: sampled ones
+    /// misjudge indexes that lead with tenant_id.)
+    ///
+    /// On PostgreSQL with autovacuum off it does autovacuum's job for rics' tables:
+    /// `VACUUM (ANALYZE)` of the tables changed by more than a fifth since their last
+    /// analysis. Without statistics, plans made for empty tables stay cached in pooled
+    /// connections (foreign-key checks scanning a tenant's whole index), and without
+    /// vacuum no scan can be index-only. With autovacuum on it does nothing.
     ///
     /// # Errors
     /// [`RepositoryError::Unavailable`] when the database stays busy past the timeout.
     pub async fn maintain(&self) -> Result<(), RepositoryError> {
         self.run(|conn| match conn {
             DbConnection::Sqlite(_) => conn
-                .batch_execute("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")
+                .batch_execute("PRAGMA wal_checkpoint(TRUNCATE);")
                 .map_err(repository_error),
             DbConnection::Postgresql(_) => {
                 let stale = diesel::sql_query(
                     "SELECT relname::text AS name FROM pg_stat_user_tables \
                      WHERE schemaname = current_schema() \
+                     AND current_setting('autovacuum') = 'off' \
                      AND n_mod_since_analyze > GREATEST(1000, n_live_tup / 5)",
                 )
                 .load::<TableName>(conn)
                 .map_err(repository_error)?;
                 for table in stale {
-                    conn.batch_execute(&format!("ANALYZE \"{}\"", table.name.replace('"', "\"\"")))
+                    let name = table.name.replace('"', "\"\"");
+                    conn.batch_execute(&format!("VACUUM (ANALYZE) \"{name}\""))
                         .map_err(repository_error)?;
                 }
                 Ok(())

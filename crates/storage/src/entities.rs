@@ -23,8 +23,8 @@ use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, 
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::schema::{
-    entities, entity_external_ids, entity_name_trigrams, entity_relationships, entity_tags, events,
-    idempotency_keys,
+    entities, entity_bodies, entity_external_ids, entity_name_trigrams, entity_relationships,
+    entity_tags, events, idempotency_keys,
 };
 use crate::sql::{Bind, Sql, insert_rows};
 
@@ -180,7 +180,6 @@ struct EntityRow {
     screening_status: Option<String>,
     verification_status: Option<String>,
     legal_hold: bool,
-    body: String,
     create_time: i64,
     update_time: i64,
     delete_time: Option<i64>,
@@ -246,16 +245,21 @@ fn enum_text(text: &'static str, unspecified: bool) -> Option<String> {
     (!unspecified).then(|| text.to_owned())
 }
 
-impl EntityRow {
-    fn from_entity(tenant: &TenantId, entity: &Entity) -> Result<EntityRow, RepositoryError> {
-        let mut body = serde_json::to_value(entity).map_err(|e| internal("entity to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in STANDARD_FIELDS {
-                map.remove(field);
-            }
+/// The JSON kept in `entity_bodies`: the entity without the fields held in columns.
+fn body_of(entity: &Entity) -> Result<String, RepositoryError> {
+    let mut body = serde_json::to_value(entity).map_err(|e| internal("entity to JSON", e))?;
+    if let Some(map) = body.as_object_mut() {
+        for field in STANDARD_FIELDS {
+            map.remove(field);
         }
+    }
+    Ok(body.to_string())
+}
+
+impl EntityRow {
+    fn from_entity(tenant: &TenantId, entity: &Entity) -> EntityRow {
         let risk_level = entity.risk_details.as_ref().map(|r| r.risk_level);
-        Ok(EntityRow {
+        EntityRow {
             tenant_id: tenant.as_str().to_owned(),
             id: entity.id().to_owned(),
             uid: entity.uid.clone(),
@@ -275,17 +279,17 @@ impl EntityRow {
                 entity.verification_status == VerificationStatus::Unspecified,
             ),
             legal_hold: entity.legal_hold,
-            body: body.to_string(),
             create_time: micros(entity.create_time).unwrap_or_default(),
             update_time: micros(entity.update_time).unwrap_or_default(),
             delete_time: micros(entity.delete_time),
             purge_time: micros(entity.purge_time),
-        })
+        }
     }
 
-    fn into_entity(self) -> Result<Entity, RepositoryError> {
+    /// The entity from this row and its body.
+    fn into_entity(self, body: &str) -> Result<Entity, RepositoryError> {
         let mut entity: Entity =
-            serde_json::from_str(&self.body).map_err(|e| internal("stored entity JSON", e))?;
+            serde_json::from_str(body).map_err(|e| internal("stored entity JSON", e))?;
         entity.name = Entity::name_of(&self.id);
         entity.etag = resource::etag(&self.uid, self.revision);
         entity.uid = self.uid;
@@ -439,16 +443,66 @@ fn load_row(
         .map_err(repository_error)
 }
 
+/// The entities of `rows`, in order, with their bodies (one query per 500 rows).
+fn with_bodies(
+    conn: &mut DbConnection,
+    tenant: &str,
+    rows: Vec<EntityRow>,
+) -> Result<Vec<Entity>, RepositoryError> {
+    let mut bodies = std::collections::HashMap::with_capacity(rows.len());
+    for chunk in rows.chunks(500) {
+        let ids: Vec<&str> = chunk.iter().map(|row| row.id.as_str()).collect();
+        let found = entity_bodies::table
+            .filter(entity_bodies::tenant_id.eq(tenant))
+            .filter(entity_bodies::entity_id.eq_any(ids))
+            .select((entity_bodies::entity_id, entity_bodies::body))
+            .load::<(String, String)>(conn)
+            .map_err(repository_error)?;
+        bodies.extend(found);
+    }
+    rows.into_iter()
+        .map(|row| {
+            let body = bodies
+                .remove(&row.id)
+                .ok_or_else(|| internal("entity without a body", &row.id))?;
+            row.into_entity(&body)
+        })
+        .collect()
+}
+
+/// The entity with `id`, with its body, in one statement.
+fn load_entity(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<Option<Entity>, RepositoryError> {
+    entities::table
+        .inner_join(
+            entity_bodies::table.on(entity_bodies::tenant_id
+                .eq(entities::tenant_id)
+                .and(entity_bodies::entity_id.eq(entities::id))),
+        )
+        .filter(entities::tenant_id.eq(tenant))
+        .filter(entities::id.eq(id))
+        .select((EntityRow::as_select(), entity_bodies::body))
+        .first::<(EntityRow, String)>(conn)
+        .optional()
+        .map_err(repository_error)?
+        .map(|(row, body)| row.into_entity(&body))
+        .transpose()
+}
+
+/// A page row and its keyset position.
 fn entity_page(
     row: EntityRow,
     relevance: Option<i64>,
     sort_columns: &[String],
-) -> Result<(Entity, Vec<CursorValue>), RepositoryError> {
+) -> Result<(EntityRow, Vec<CursorValue>), RepositoryError> {
     let position = sort_columns
         .iter()
         .map(|column| row.sort_value(column, relevance))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((row.into_entity()?, position))
+    Ok((row, position))
 }
 
 fn relationship_sort_value(
@@ -572,7 +626,8 @@ impl EntityRepository for DieselEntityRepository {
         key: Option<&'a IdempotencyKey>,
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
-        let row = EntityRow::from_entity(tenant, entity)?;
+        let row = EntityRow::from_entity(tenant, entity);
+        let body = body_of(entity)?;
         let (tenant, entity, key, new_events) = (
             tenant.as_str().to_owned(),
             entity.clone(),
@@ -591,6 +646,14 @@ impl EntityRepository for DieselEntityRepository {
                     .values(&row)
                     .execute(conn)
                     .map_err(repository_error)?;
+                diesel::insert_into(entity_bodies::table)
+                    .values((
+                        entity_bodies::tenant_id.eq(&tenant),
+                        entity_bodies::entity_id.eq(&row.id),
+                        entity_bodies::body.eq(&body),
+                    ))
+                    .execute(conn)
+                    .map_err(repository_error)?;
                 write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(CreateOutcome::Created)
@@ -602,11 +665,7 @@ impl EntityRepository for DieselEntityRepository {
         let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
         // One statement: no transaction needed (saves two round trips).
         self.db
-            .run(move |conn| {
-                load_row(conn, &tenant, &id)?
-                    .map(EntityRow::into_entity)
-                    .transpose()
-            })
+            .run(move |conn| load_entity(conn, &tenant, &id))
             .await
     }
 
@@ -618,19 +677,18 @@ impl EntityRepository for DieselEntityRepository {
         let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
         self.db
             .read(move |conn| {
-                let mut found = Vec::with_capacity(ids.len());
+                let mut rows = Vec::with_capacity(ids.len());
                 for chunk in ids.chunks(500) {
-                    let rows = entities::table
-                        .filter(entities::tenant_id.eq(&tenant))
-                        .filter(entities::id.eq_any(chunk))
-                        .select(EntityRow::as_select())
-                        .load(conn)
-                        .map_err(repository_error)?;
-                    for row in rows {
-                        found.push(row.into_entity()?);
-                    }
+                    rows.extend(
+                        entities::table
+                            .filter(entities::tenant_id.eq(&tenant))
+                            .filter(entities::id.eq_any(chunk))
+                            .select(EntityRow::as_select())
+                            .load(conn)
+                            .map_err(repository_error)?,
+                    );
                 }
-                Ok(found)
+                with_bodies(conn, &tenant, rows)
             })
             .await
     }
@@ -648,10 +706,11 @@ impl EntityRepository for DieselEntityRepository {
         )?;
         let query = query.clone();
         let ranked = query.rank.is_some();
+        let tenant = tenant.as_str().to_owned();
         self.db
             .read(move |conn| {
                 let sort_columns = compiled.sort_columns.clone();
-                if ranked {
+                let page = if ranked {
                     load_page(
                         conn,
                         "entities e",
@@ -671,7 +730,12 @@ impl EntityRepository for DieselEntityRepository {
                         &query,
                         |r: EntityRow| entity_page(r, None, &sort_columns),
                     )
-                }
+                }?;
+                Ok(Page {
+                    items: with_bodies(conn, &tenant, page.items)?,
+                    next: page.next,
+                    total_size: page.total_size,
+                })
             })
             .await
     }
@@ -683,7 +747,8 @@ impl EntityRepository for DieselEntityRepository {
         expected_revision: i64,
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
-        let row = EntityRow::from_entity(tenant, entity)?;
+        let row = EntityRow::from_entity(tenant, entity);
+        let body = body_of(entity)?;
         let (tenant, entity, new_events) = (
             tenant.as_str().to_owned(),
             entity.clone(),
@@ -706,6 +771,14 @@ impl EntityRepository for DieselEntityRepository {
                         Some(_) => Err(RepositoryError::Conflict),
                     };
                 }
+                diesel::update(
+                    entity_bodies::table
+                        .filter(entity_bodies::tenant_id.eq(&tenant))
+                        .filter(entity_bodies::entity_id.eq(&row.id)),
+                )
+                .set(entity_bodies::body.eq(&body))
+                .execute(conn)
+                .map_err(repository_error)?;
                 write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())

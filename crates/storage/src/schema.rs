@@ -2,7 +2,7 @@
 //! and times (microseconds since the Unix epoch, UTC), JSON as TEXT.
 
 diesel::table! {
-    /// Entities; `body` is the resource's JSON without its standard fields.
+    /// Entities: the columns filters, orders and counts use.
     entities (tenant_id, id) {
         /// Owning tenant.
         tenant_id -> Text,
@@ -26,8 +26,6 @@ diesel::table! {
         verification_status -> Nullable<Text>,
         /// `legalHold`.
         legal_hold -> Bool,
-        /// The resource JSON without its standard fields.
-        body -> Text,
         /// `createTime`.
         create_time -> BigInt,
         /// `updateTime`.
@@ -36,6 +34,19 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// The JSON of each entity without its standard fields, apart from `entities` so
+    /// that scans of `entities` read narrow rows.
+    entity_bodies (tenant_id, entity_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The entity.
+        entity_id -> Text,
+        /// The resource JSON without its standard fields.
+        body -> Text,
     }
 }
 
@@ -151,6 +162,7 @@ diesel::table! {
 
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
+    entity_bodies,
     entity_tags,
     entity_external_ids,
     entity_name_trigrams,

@@ -261,7 +261,8 @@ fn columns(conn: &mut DbConnection) -> BTreeMap<String, Vec<String>> {
             "SELECT m.name || '|' || substr('00' || p.cid, -3) || '|' || p.name || '|' || \
              lower(p.type) || '|' || CASE WHEN p.\"notnull\" = 1 THEN 'NO' ELSE 'YES' END \
              AS line FROM sqlite_master m JOIN pragma_table_info(m.name) p \
-             WHERE m.type = 'table' AND m.name <> '__diesel_schema_migrations'",
+             WHERE m.type = 'table' AND m.name <> '__diesel_schema_migrations' \
+             AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
         ),
     };
     let mut tables: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -297,7 +298,8 @@ fn indexes(conn: &mut DbConnection) -> BTreeMap<String, (String, Vec<String>)> {
             "SELECT l.name || '|' || m.name || '|' || (c.seqno + 1) || '|' || c.name AS line \
              FROM sqlite_master m JOIN pragma_index_list(m.name) l \
              JOIN pragma_index_info(l.name) c \
-             WHERE m.type = 'table' AND m.name <> '__diesel_schema_migrations'",
+             WHERE m.type = 'table' AND m.name <> '__diesel_schema_migrations' \
+             AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
         ),
     };
     let mut found: BTreeMap<String, (String, Vec<(u32, String)>)> = BTreeMap::new();
@@ -429,7 +431,8 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
     type Maybe<T> = Option<T>;
     let declared = load_all!(&mut conn,
         entities: (S, S, S, i64, S, S, i64, Maybe<S>, Maybe<S>,
-                   Maybe<S>, bool, S, i64, i64, Maybe<i64>, Maybe<i64>),
+                   Maybe<S>, bool, i64, i64, Maybe<i64>, Maybe<i64>),
+        entity_bodies: (S, S, S),
         entity_tags: (S, S, S),
         entity_external_ids: (S, S, S, S),
         entity_name_trigrams: (S, S, S),

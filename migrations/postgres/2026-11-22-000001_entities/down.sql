@@ -5,4 +5,5 @@ DROP TABLE entity_relationships;
 DROP TABLE entity_name_trigrams;
 DROP TABLE entity_external_ids;
 DROP TABLE entity_tags;
+DROP TABLE entity_bodies;
 DROP TABLE entities;

@@ -1,3 +1,5 @@
+DROP TABLE sqlite_stat1;
+DROP TABLE IF EXISTS sqlite_stat4;
 DROP TABLE server_secrets;
 DROP TABLE events;
 DROP TABLE idempotency_keys;
@@ -5,4 +7,5 @@ DROP TABLE entity_relationships;
 DROP TABLE entity_name_trigrams;
 DROP TABLE entity_external_ids;
 DROP TABLE entity_tags;
+DROP TABLE entity_bodies;
 DROP TABLE entities;
