@@ -6,8 +6,9 @@
 #   2. a filtered, paginated list: entityType = COMPANY AND tags:"high-risk", 50 per page
 #   3. a fuzzy search: displayName:"jon smith", 20 per page (reported, no target)
 # Each is run twice: closed-loop (as fast as the server answers: the throughput ceiling,
-# latency includes queueing) and open-loop at BENCH_RATE requests per second (default
-# 1000; latency with coordinated-omission correction). docs/benchmarks.md records the
+# latency includes queueing) and open-loop at a fixed rate the server sustains
+# (BENCH_GET_RATE 1000, BENCH_LIST_RATE 50, BENCH_FUZZY_RATE 10 requests per second;
+# latency with coordinated-omission correction). docs/benchmarks.md records the
 # figures with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,9 @@ cd "$(dirname "$0")/.."
 entities="${BENCH_ENTITIES:-100000}"
 connections="${BENCH_CONNECTIONS:-32}"
 duration="${BENCH_DURATION:-20s}"
-rate="${BENCH_RATE:-1000}"
+get_rate="${BENCH_GET_RATE:-1000}"
+list_rate="${BENCH_LIST_RATE:-50}"
+fuzzy_rate="${BENCH_FUZZY_RATE:-10}"
 port="${BENCH_PORT:-18181}"
 backends="${BENCH_BACKENDS:-sqlite postgres}"
 work="target/bench"
@@ -47,7 +50,7 @@ print("   %-26s %8.0f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  max %7.2f
 }
 
 measure() {
-  local label="$1" url="$2" regex="${3:-}"
+  local label="$1" rate="$2" url="$3" regex="${4:-}"
   local args=(-z "$duration" -c "$connections" --no-tui --output-format json)
   [ -n "$regex" ] && args+=(--rand-regex-url)
   oha "${args[@]}" "$url" | summarise "$label closed-loop"
@@ -76,9 +79,9 @@ for backend in $backends; do
   echo "== $backend ($connections connections, $duration each)"
   curl -s "$list_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   filtered list: totalSize", d["totalSize"], "page", len(d["entities"]))'
   curl -s "$fuzzy_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   fuzzy search: totalSize", d["totalSize"], "best", [e["displayName"] for e in d["entities"][:3]])'
-  measure "GET entity" "$get_url" regex
-  measure "filtered list" "$list_url"
-  measure "fuzzy search" "$fuzzy_url"
+  measure "GET entity" "$get_rate" "$get_url" regex
+  measure "filtered list" "$list_rate" "$list_url"
+  measure "fuzzy search" "$fuzzy_rate" "$fuzzy_url"
   kill "$server"; wait "$server" 2>/dev/null || true
   trap - EXIT
 done

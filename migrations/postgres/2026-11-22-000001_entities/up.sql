@@ -25,12 +25,14 @@ CREATE TABLE entities (
     purge_time BIGINT,
     PRIMARY KEY (tenant_id, id)
 );
-CREATE INDEX entities_by_create_time ON entities (tenant_id, create_time, id);
-CREATE INDEX entities_by_update_time ON entities (tenant_id, update_time, id);
-CREATE INDEX entities_by_display_name ON entities (tenant_id, display_name, id);
-CREATE INDEX entities_by_type ON entities (tenant_id, entity_type, create_time, id);
-CREATE INDEX entities_by_risk_level ON entities (tenant_id, risk_level, create_time, id);
-CREATE INDEX entities_by_screening_status ON entities (tenant_id, screening_status, create_time, id);
+-- The list indexes end with delete_time so that counts of live entities (the
+-- default) read only the index.
+CREATE INDEX entities_by_create_time ON entities (tenant_id, create_time, id, delete_time);
+CREATE INDEX entities_by_update_time ON entities (tenant_id, update_time, id, delete_time);
+CREATE INDEX entities_by_display_name ON entities (tenant_id, display_name, id, delete_time);
+CREATE INDEX entities_by_type ON entities (tenant_id, entity_type, create_time, id, delete_time);
+CREATE INDEX entities_by_risk_level ON entities (tenant_id, risk_level, create_time, id, delete_time);
+CREATE INDEX entities_by_screening_status ON entities (tenant_id, screening_status, create_time, id, delete_time);
 CREATE INDEX entities_to_purge ON entities (tenant_id, purge_time) WHERE purge_time IS NOT NULL;
 
 -- The resource JSON without its standard fields, apart from the columns above so that
