@@ -11,6 +11,12 @@ pub trait IdGenerator: Send + Sync {
     fn resource_id(&self) -> String;
     /// A new `uid`: a random UUID v4 (AIP-148).
     fn uid(&self) -> String;
+    /// A new secret: 32 random bytes from the operating system, base64url without
+    /// padding (client secrets, authorization codes, refresh tokens).
+    ///
+    /// # Errors
+    /// INTERNAL when the operating system has no randomness to give.
+    fn secret(&self) -> crate::Result<String>;
 }
 
 /// The production id generator.
@@ -24,6 +30,14 @@ impl IdGenerator for UuidGenerator {
 
     fn uid(&self) -> String {
         Uuid::new_v4().to_string()
+    }
+
+    fn secret(&self) -> crate::Result<String> {
+        use base64::Engine;
+        let mut bytes = [0_u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| crate::Error::internal(format!("no randomness: {e}")))?;
+        Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
     }
 }
 

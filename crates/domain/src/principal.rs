@@ -46,6 +46,14 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Every scope.
+    pub const ALL: [Scope; 3] = [Scope::Read, Scope::Write, Scope::Admin];
+
+    /// The scope named `name` (`rics.read`), if any.
+    pub fn parse(name: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|scope| scope.as_str() == name)
+    }
+
     /// The scope's name in tokens (`rics.read`).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,0 +1,8 @@
+//! Tenants: isolated sets of data. A partner tenant creates child tenants.
+
+pub mod model;
+pub mod ports;
+pub mod service;
+
+pub use model::{Tenant, TenantState, TenantType};
+pub use service::TenantService;

@@ -1,0 +1,330 @@
+//! The tenant use cases: the caller's own tenant, a partner's children, and creating a
+//! child tenant as a long-running operation through an extensible list of steps.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rics_aip::filter::{FieldType, FilterSchema};
+use serde_json::{Value, json};
+
+use super::model::{Tenant, TenantState, TenantType};
+use super::ports::{TenantPlan, TenantRepository};
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::IdGenerator;
+use crate::identity::admin::{ClientSpec, Registrar};
+use crate::list::{ListRequest, ListResponse, ListSpec, Paging, SortBy, SortKey};
+use crate::operation::{Operation, OperationMetadata, OperationRepository};
+use crate::principal::{Principal, Scope, TenantId};
+use crate::resource::parse_body;
+use crate::time::{Clock, Timestamp};
+
+/// How long a new tenant's first client secret stays in its creation operation.
+pub const SECRET_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// The operation kind of tenant creation.
+pub const CREATE_TENANT: &str = "rics.v1alpha.CreateTenant";
+
+/// Credentials made while provisioning, returned once in the operation's response.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Credentials {
+    /// `(client id, secret)` pairs.
+    pub clients: Vec<(String, String)>,
+}
+
+/// One step of provisioning a tenant: adds what the tenant starts with to the plan.
+/// Steps run in order; the plan is written in one transaction after the last.
+#[async_trait]
+pub trait ProvisioningStep: Send + Sync {
+    /// A short name, recorded in the operation's debug metadata.
+    fn name(&self) -> &'static str;
+
+    /// Adds to `plan`, recording any secret in `credentials`.
+    ///
+    /// # Errors
+    /// Any error aborts provisioning; nothing is written.
+    async fn apply(&self, plan: &mut TenantPlan, credentials: &mut Credentials) -> Result<()>;
+}
+
+/// The first step: an administrator client with every scope.
+pub struct FirstClient {
+    registrar: Arc<Registrar>,
+}
+
+impl FirstClient {
+    /// The step, registering through `registrar`.
+    pub fn new(registrar: Arc<Registrar>) -> FirstClient {
+        FirstClient { registrar }
+    }
+}
+
+#[async_trait]
+impl ProvisioningStep for FirstClient {
+    fn name(&self) -> &'static str {
+        "first-client"
+    }
+
+    async fn apply(&self, plan: &mut TenantPlan, credentials: &mut Credentials) -> Result<()> {
+        let tenant = TenantId::new(plan.tenant.id());
+        let new = self
+            .registrar
+            .client(ClientSpec {
+                tenant,
+                display_name: format!("{} administrator", plan.tenant.display_name),
+                scopes: BTreeSet::from(Scope::ALL),
+                redirect_uris: Vec::new(),
+                public: false,
+                client_id: None,
+                secret: None,
+            })
+            .await?;
+        if let Some(secret) = new.secret {
+            credentials
+                .clients
+                .push((new.client.client_id.clone(), secret));
+        }
+        plan.clients.push(new.client);
+        Ok(())
+    }
+}
+
+/// What child-tenant lists may filter on.
+static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .global_search_field("displayName")
+        .field("createTime", FieldType::Timestamp)
+});
+
+/// How a partner's children are listed.
+static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "tenants.children.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &CHILD_FILTER,
+    sortable: &["displayName", "createTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: false,
+});
+
+/// Tenant use cases.
+pub struct TenantService {
+    tenants: Arc<dyn TenantRepository>,
+    operations: Arc<dyn OperationRepository>,
+    steps: Vec<Arc<dyn ProvisioningStep>>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+}
+
+impl TenantService {
+    /// The service; `steps` provision every new tenant, in order.
+    pub fn new(
+        tenants: Arc<dyn TenantRepository>,
+        operations: Arc<dyn OperationRepository>,
+        steps: Vec<Arc<dyn ProvisioningStep>>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+    ) -> TenantService {
+        TenantService {
+            tenants,
+            operations,
+            steps,
+            clock,
+            ids,
+            paging,
+        }
+    }
+
+    /// The caller's tenant, addressed as `current` or by its own id; any other tenant,
+    /// children included, is NOT_FOUND.
+    ///
+    /// # Errors
+    /// NOT_FOUND for any tenant but the caller's.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Tenant> {
+        self.own(principal, id)?;
+        self.tenants
+            .get(&principal.tenant)
+            .await
+            .map_err(Error::from)?
+            .ok_or_else(|| Error::not_found(&Tenant::name_of(id)))
+    }
+
+    /// The children of the caller's tenant (empty for a standard tenant).
+    ///
+    /// # Errors
+    /// NOT_FOUND when `id` is not the caller's tenant; INVALID_ARGUMENT for bad list
+    /// parameters.
+    pub async fn list_children(
+        &self,
+        principal: &Principal,
+        id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Tenant>> {
+        self.own(principal, id)?;
+        let (query, context) = self.paging.prepare(
+            &CHILD_LIST,
+            &principal.tenant,
+            Some(&Tenant::name_of(principal.tenant.as_str())),
+            request,
+        )?;
+        let page = self
+            .tenants
+            .list_children(&principal.tenant, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Creates a child of the caller's partner tenant. Provisioning runs at once; the
+    /// operation returned is done, with the tenant and its first client's credentials
+    /// in `response` (the secret is kept there for 24 hours, then removed).
+    ///
+    /// # Errors
+    /// PERMISSION_DENIED for a standard tenant; INVALID_ARGUMENT for a bad body.
+    pub async fn create_child(&self, principal: &Principal, body: Value) -> Result<Operation> {
+        let parent = self
+            .tenants
+            .get(&principal.tenant)
+            .await
+            .map_err(Error::from)?
+            .ok_or_else(|| Error::not_found(&Tenant::name_of(principal.tenant.as_str())))?;
+        if parent.tenant_type != TenantType::Partner {
+            return Err(Error::new(
+                Code::PermissionDenied,
+                "PARTNER_TENANT_REQUIRED",
+                "Only partner tenants may create tenants.",
+            ));
+        }
+        let mut request: Tenant = parse_body(body, "tenant")?;
+        let display_name = request.display_name.trim().to_owned();
+        if display_name.is_empty() || display_name.chars().count() > 200 {
+            return Err(Error::invalid_field(
+                "tenant.displayName",
+                "REQUIRED",
+                "is required, 1 to 200 characters",
+            ));
+        }
+        let now = self.clock.now();
+        let id = self.ids.resource_id();
+        request = Tenant {
+            name: Tenant::name_of(&id),
+            display_name,
+            tenant_type: TenantType::Standard,
+            parent: parent.name.clone(),
+            state: TenantState::Active,
+            create_time: Some(now),
+            update_time: Some(now),
+        };
+        let (plan, credentials, steps) = self.plan(request).await?;
+        let operation = self.operation(principal, &plan.tenant, &credentials, &steps, now)?;
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "tenant.created",
+            &plan.tenant.name,
+            principal,
+            now,
+        )
+        .with_changes(
+            None,
+            Some(&json!({"displayName": plan.tenant.display_name})),
+        );
+        self.tenants
+            .provision(&plan, &principal.tenant, &operation, &[event])
+            .await
+            .map_err(|e| e.for_resource(&plan.tenant.name))?;
+        Ok(operation)
+    }
+
+    /// An operation of the caller's tenant.
+    ///
+    /// # Errors
+    /// NOT_FOUND for another tenant's or a missing operation.
+    pub async fn get_operation(
+        &self,
+        principal: &Principal,
+        id: &str,
+        operation: &str,
+    ) -> Result<Operation> {
+        self.own(principal, id)?;
+        let name = format!(
+            "{}/operations/{operation}",
+            Tenant::name_of(principal.tenant.as_str())
+        );
+        self.operations
+            .get(&principal.tenant, &name)
+            .await
+            .map_err(Error::from)?
+            .ok_or_else(|| {
+                Error::not_found(&format!("{}/operations/{operation}", Tenant::name_of(id)))
+            })
+    }
+
+    /// Runs the steps over a plan for `tenant`.
+    async fn plan(&self, tenant: Tenant) -> Result<(TenantPlan, Credentials, Vec<&'static str>)> {
+        let mut plan = TenantPlan {
+            tenant,
+            clients: Vec::new(),
+            users: Vec::new(),
+        };
+        let mut credentials = Credentials::default();
+        let mut names = Vec::with_capacity(self.steps.len());
+        for step in &self.steps {
+            step.apply(&mut plan, &mut credentials).await?;
+            names.push(step.name());
+        }
+        Ok((plan, credentials, names))
+    }
+
+    fn operation(
+        &self,
+        principal: &Principal,
+        tenant: &Tenant,
+        credentials: &Credentials,
+        steps: &[&'static str],
+        now: Timestamp,
+    ) -> Result<Operation> {
+        let clients: Vec<Value> = credentials
+            .clients
+            .iter()
+            .map(|(id, secret)| json!({"clientId": id, "clientSecret": secret}))
+            .collect();
+        let tenant_json =
+            serde_json::to_value(tenant).map_err(|e| Error::internal(e.to_string()))?;
+        Ok(Operation {
+            name: format!(
+                "{}/operations/{}",
+                Tenant::name_of(principal.tenant.as_str()),
+                self.ids.resource_id()
+            ),
+            metadata: OperationMetadata {
+                kind: CREATE_TENANT.into(),
+                value: format!("{}/{} steps", steps.len(), steps.len()),
+                debug: json!({"steps": steps, "createTime": now, "endTime": now}),
+            },
+            done: true,
+            error: None,
+            response: Some(json!({
+                "@type": "type.googleapis.com/rics.v1alpha.CreateTenantResponse",
+                "tenant": tenant_json,
+                "clients": clients,
+            })),
+            create_time: Some(now),
+            redact_after: (!clients.is_empty()).then(|| now.plus(SECRET_RETENTION)),
+        })
+    }
+
+    /// Refuses any tenant id but the caller's own (or `current`), as NOT_FOUND.
+    fn own(&self, principal: &Principal, id: &str) -> Result<()> {
+        if id == "current" || id == principal.tenant.as_str() {
+            Ok(())
+        } else {
+            Err(Error::not_found(&Tenant::name_of(id)))
+        }
+    }
+}
