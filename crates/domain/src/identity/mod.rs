@@ -4,3 +4,6 @@ pub mod admin;
 pub mod authorization;
 pub mod model;
 pub mod ports;
+
+#[cfg(test)]
+mod authorization_tests;

@@ -6,3 +6,6 @@ pub mod service;
 
 pub use model::{Tenant, TenantState, TenantType};
 pub use service::TenantService;
+
+#[cfg(test)]
+mod service_tests;

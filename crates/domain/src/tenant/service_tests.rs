@@ -1,0 +1,203 @@
+//! Unit tests of the tenant service over mocked ports.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use super::model::{Tenant, TenantType};
+use super::ports::{MockTenantRepository, TenantPlan};
+use super::service::{Credentials, ProvisioningStep, SECRET_RETENTION, TenantService};
+use crate::error::{Code, Result};
+use crate::id::MockIdGenerator;
+use crate::list::Paging;
+use crate::operation::MockOperationRepository;
+use crate::principal::{Principal, Scope, TenantId};
+use crate::time::{MockClock, Timestamp};
+
+fn now() -> Timestamp {
+    Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
+}
+
+fn principal(tenant: &str) -> Principal {
+    Principal {
+        tenant: TenantId::new(tenant),
+        subject: "admin".into(),
+        display_name: "Admin".into(),
+        scopes: BTreeSet::from(Scope::ALL),
+    }
+}
+
+fn tenant(id: &str, kind: TenantType) -> Tenant {
+    Tenant {
+        name: Tenant::name_of(id),
+        display_name: id.into(),
+        tenant_type: kind,
+        ..Tenant::default()
+    }
+}
+
+/// A step recording that it ran, adding a client id and a secret.
+struct Recorder {
+    name: &'static str,
+    log: Arc<Mutex<Vec<&'static str>>>,
+}
+
+#[async_trait]
+impl ProvisioningStep for Recorder {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    async fn apply(&self, plan: &mut TenantPlan, credentials: &mut Credentials) -> Result<()> {
+        self.log.lock().unwrap().push(self.name);
+        assert_eq!(plan.tenant.tenant_type, TenantType::Standard);
+        credentials
+            .clients
+            .push((format!("{}-client", self.name), "s3cret".into()));
+        Ok(())
+    }
+}
+
+fn service(
+    tenants: MockTenantRepository,
+    operations: MockOperationRepository,
+    log: Arc<Mutex<Vec<&'static str>>>,
+) -> TenantService {
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let clock = Arc::new(clock);
+    let mut ids = MockIdGenerator::new();
+    let mut n = 0;
+    ids.expect_resource_id().returning(move || {
+        n += 1;
+        format!("id-{n}")
+    });
+    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![
+        Arc::new(Recorder {
+            name: "first",
+            log: log.clone(),
+        }),
+        Arc::new(Recorder {
+            name: "second",
+            log,
+        }),
+    ];
+    TenantService::new(
+        Arc::new(tenants),
+        Arc::new(operations),
+        steps,
+        clock.clone(),
+        Arc::new(ids),
+        Arc::new(Paging::new(&[1; 32], clock).unwrap()),
+    )
+}
+
+#[tokio::test]
+async fn a_partner_creates_a_child_through_every_step() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut tenants = MockTenantRepository::new();
+    tenants
+        .expect_get()
+        .returning(|id| Ok(Some(tenant(id.as_str(), TenantType::Partner))));
+    tenants
+        .expect_provision()
+        .withf(|plan, owner, operation, events| {
+            plan.tenant.parent == "tenants/p1"
+                && plan.tenant.tenant_type == TenantType::Standard
+                && owner.as_str() == "p1"
+                && operation.name.starts_with("tenants/p1/operations/")
+                && operation.done
+                && operation.redact_after == Some(now().plus(SECRET_RETENTION))
+                && events[0].event_type == "tenant.created"
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service(tenants, MockOperationRepository::new(), log.clone());
+    let operation = service
+        .create_child(&principal("p1"), json!({"displayName": "Acme Bank"}))
+        .await
+        .unwrap();
+    assert_eq!(*log.lock().unwrap(), vec!["first", "second"]);
+    let response = operation.response.unwrap();
+    assert_eq!(response["tenant"]["displayName"], "Acme Bank");
+    assert_eq!(response["tenant"]["parent"], "tenants/p1");
+    assert_eq!(
+        response["clients"][0],
+        json!({"clientId": "first-client", "clientSecret": "s3cret"})
+    );
+    assert_eq!(operation.metadata.value, "2/2 steps");
+}
+
+#[tokio::test]
+async fn standard_tenants_and_bad_bodies_are_refused() {
+    let mut tenants = MockTenantRepository::new();
+    tenants.expect_get().returning(|id| {
+        let kind = if id.as_str() == "s1" {
+            TenantType::Standard
+        } else {
+            TenantType::Partner
+        };
+        Ok(Some(tenant(id.as_str(), kind)))
+    });
+    tenants.expect_provision().never();
+    let service = service(tenants, MockOperationRepository::new(), Arc::default());
+    let error = service
+        .create_child(&principal("s1"), json!({"displayName": "X"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.code, error.reason),
+        (Code::PermissionDenied, "PARTNER_TENANT_REQUIRED")
+    );
+    let error = service
+        .create_child(&principal("p1"), json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(error.field_violations[0].field, "tenant.displayName");
+    let error = service
+        .create_child(&principal("p1"), json!({"displayName": "X", "colour": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(error.reason, "UNKNOWN_FIELD");
+}
+
+#[tokio::test]
+async fn only_the_callers_own_tenant_is_visible() {
+    let mut tenants = MockTenantRepository::new();
+    tenants
+        .expect_get()
+        .returning(|id| Ok(Some(tenant(id.as_str(), TenantType::Partner))));
+    let mut operations = MockOperationRepository::new();
+    operations
+        .expect_get()
+        .withf(|owner, name| owner.as_str() == "p1" && name == "tenants/p1/operations/op1")
+        .returning(|_, _| Ok(None));
+    let service = service(tenants, operations, Arc::default());
+    assert_eq!(
+        service.get(&principal("p1"), "current").await.unwrap().name,
+        "tenants/p1"
+    );
+    assert_eq!(
+        service.get(&principal("p1"), "p1").await.unwrap().name,
+        "tenants/p1"
+    );
+    for other in ["child", "p2"] {
+        let error = service.get(&principal("p1"), other).await.unwrap_err();
+        assert_eq!(
+            (error.code, error.metadata["resource"].clone()),
+            (Code::NotFound, format!("tenants/{other}"))
+        );
+    }
+    let error = service
+        .get_operation(&principal("p1"), "p2", "op1")
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::NotFound);
+    let error = service
+        .get_operation(&principal("p1"), "current", "op1")
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::NotFound);
+}
