@@ -160,6 +160,162 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Tenants: isolated sets of data.
+    tenants (id) {
+        /// Tenant id.
+        id -> Text,
+        /// `displayName`.
+        display_name -> Text,
+        /// `tenantType`: PARTNER or STANDARD.
+        tenant_type -> Text,
+        /// The id of the partner tenant that created it; NULL for a top-level tenant.
+        parent -> Nullable<Text>,
+        /// `state`.
+        state -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// OAuth 2.0 clients, by their globally unique client id.
+    oauth_clients (client_id) {
+        /// The client id.
+        client_id -> Text,
+        /// The tenant it acts for.
+        tenant_id -> Text,
+        /// Human-readable name.
+        display_name -> Text,
+        /// Argon2 hash of the secret; NULL for a public client.
+        secret_hash -> Nullable<Text>,
+        /// Scopes it may obtain, space separated.
+        scopes -> Text,
+        /// Exact redirect URIs, a JSON array of strings.
+        redirect_uris -> Text,
+        /// When it was registered.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Users who sign in on the login page.
+    users (tenant_id, user_id) {
+        /// The user's tenant.
+        tenant_id -> Text,
+        /// The user id (token subject).
+        user_id -> Text,
+        /// Sign-in name, lower case, globally unique.
+        username -> Text,
+        /// Human-readable name.
+        display_name -> Text,
+        /// Argon2 hash of the password.
+        password_hash -> Text,
+        /// Scopes the user may grant, space separated.
+        scopes -> Text,
+        /// When the user was created.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Authorization codes awaiting exchange, by the SHA-256 hex of the code.
+    authorization_codes (code_hash) {
+        /// SHA-256 hex of the code.
+        code_hash -> Text,
+        /// The client it was issued to.
+        client_id -> Text,
+        /// The user's tenant.
+        tenant_id -> Text,
+        /// The user who signed in.
+        user_id -> Text,
+        /// The user's display name.
+        display_name -> Text,
+        /// The redirect URI of the authorization request.
+        redirect_uri -> Text,
+        /// The PKCE S256 challenge.
+        code_challenge -> Text,
+        /// Scopes granted, space separated.
+        scopes -> Text,
+        /// When it expires.
+        expire_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Refresh tokens, by the SHA-256 hex of the token.
+    refresh_tokens (token_hash) {
+        /// SHA-256 hex of the token.
+        token_hash -> Text,
+        /// The rotation family.
+        family_id -> Text,
+        /// The client it was issued to.
+        client_id -> Text,
+        /// The subject's tenant.
+        tenant_id -> Text,
+        /// The subject (user id).
+        subject -> Text,
+        /// The subject's display name.
+        display_name -> Text,
+        /// Scopes granted, space separated.
+        scopes -> Text,
+        /// Whether it was exchanged for a successor.
+        spent -> Bool,
+        /// Whether its family was revoked.
+        revoked -> Bool,
+        /// When it expires.
+        expire_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The keys access tokens are signed with.
+    signing_keys (kid) {
+        /// Key id.
+        kid -> Text,
+        /// JWS algorithm.
+        algorithm -> Text,
+        /// PKCS#8 DER private key, base64.
+        private_key -> Text,
+        /// Public JWK, JSON.
+        public_jwk -> Text,
+        /// When it was created.
+        create_time -> BigInt,
+        /// When a newer key took over; NULL while current.
+        retire_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// Long-running operations, owned by the tenant that polls them.
+    operations (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The last segment of the name.
+        id -> Text,
+        /// `{resource}/operations/{id}`.
+        name -> Text,
+        /// `metadata.type`, such as `rics.v1alpha.CreateTenant`.
+        kind -> Text,
+        /// `done`.
+        done -> Bool,
+        /// `error`, JSON; NULL unless it failed.
+        error -> Nullable<Text>,
+        /// `response`, JSON; NULL unless it succeeded.
+        response -> Nullable<Text>,
+        /// `metadata`, JSON.
+        metadata -> Text,
+        /// When it was created.
+        create_time -> BigInt,
+        /// When it last changed.
+        update_time -> BigInt,
+        /// When one-time secrets in `response` are removed; NULL when it holds none.
+        redact_after -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
