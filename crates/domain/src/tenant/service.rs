@@ -90,6 +90,31 @@ impl ProvisioningStep for FirstClient {
     }
 }
 
+/// What a first start provisions, when the database has no tenant yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BootstrapSpec {
+    /// The admin client's id; generated when absent.
+    pub client_id: Option<String>,
+    /// The admin client's secret; generated when absent.
+    pub client_secret: Option<String>,
+    /// An admin user for the authorization code flow: username and password.
+    pub user: Option<(String, String)>,
+}
+
+/// What a first start provisioned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootstrapReport {
+    /// The partner tenant.
+    pub tenant: Tenant,
+    /// The admin client's id.
+    pub client_id: String,
+    /// The admin client's secret when it was generated (print it once); `None` when the
+    /// operator chose it.
+    pub generated_secret: Option<String>,
+    /// The admin user's username, when one was made.
+    pub username: Option<String>,
+}
+
 /// What child-tenant lists may filter on.
 static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
@@ -263,6 +288,69 @@ impl TenantService {
             .ok_or_else(|| {
                 Error::not_found(&format!("{}/operations/{operation}", Tenant::name_of(id)))
             })
+    }
+
+    /// On a database without tenants, provisions the partner tenant with an admin client
+    /// (and an admin user when asked); does nothing otherwise. Replicas starting
+    /// together provision once.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a short secret or password; UNAVAILABLE when storage fails.
+    pub async fn bootstrap(
+        &self,
+        registrar: &Registrar,
+        spec: BootstrapSpec,
+    ) -> Result<Option<BootstrapReport>> {
+        let now = self.clock.now();
+        let id = self.ids.resource_id();
+        let tenant = Tenant {
+            name: Tenant::name_of(&id),
+            display_name: "Partner".into(),
+            tenant_type: TenantType::Partner,
+            parent: String::new(),
+            state: TenantState::Active,
+            create_time: Some(now),
+            update_time: Some(now),
+        };
+        let chosen_secret = spec.client_secret.is_some();
+        let client = registrar
+            .client(ClientSpec {
+                tenant: TenantId::new(&id),
+                display_name: "Partner administrator".into(),
+                scopes: BTreeSet::from(Scope::ALL),
+                redirect_uris: Vec::new(),
+                public: false,
+                client_id: spec.client_id,
+                secret: spec.client_secret,
+            })
+            .await?;
+        let user = match &spec.user {
+            Some((username, password)) => Some(
+                registrar
+                    .user(
+                        TenantId::new(&id),
+                        username,
+                        "Administrator",
+                        password,
+                        BTreeSet::from(Scope::ALL),
+                    )
+                    .await?,
+            ),
+            None => None,
+        };
+        let report = BootstrapReport {
+            tenant: tenant.clone(),
+            client_id: client.client.client_id.clone(),
+            generated_secret: if chosen_secret { None } else { client.secret },
+            username: user.as_ref().map(|u| u.username.clone()),
+        };
+        let plan = TenantPlan {
+            tenant,
+            clients: vec![client.client],
+            users: user.into_iter().collect(),
+        };
+        let created = self.tenants.bootstrap(&plan).await.map_err(Error::from)?;
+        Ok(created.then_some(report))
     }
 
     /// Runs the steps over a plan for `tenant`.

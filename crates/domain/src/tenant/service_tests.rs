@@ -201,3 +201,54 @@ async fn only_the_callers_own_tenant_is_visible() {
         .unwrap_err();
     assert_eq!(error.code, Code::NotFound);
 }
+
+#[tokio::test]
+async fn the_first_start_provisions_a_partner_with_the_chosen_credentials() {
+    use super::service::BootstrapSpec;
+    use crate::identity::admin::Registrar;
+    use crate::identity::ports::MockSecretHasher;
+    let mut tenants = MockTenantRepository::new();
+    let mut first = true;
+    tenants
+        .expect_bootstrap()
+        .withf(|plan| {
+            plan.tenant.tenant_type == TenantType::Partner
+                && plan.clients[0].client_id == "ops"
+                && plan.clients[0].secret_hash.as_deref() == Some("hashed")
+                && plan.users[0].username == "root"
+        })
+        .times(2)
+        .returning(move |_| {
+            let created = first;
+            first = false;
+            Ok(created)
+        });
+    let service = service(tenants, MockOperationRepository::new(), Arc::default());
+    let mut hasher = MockSecretHasher::new();
+    hasher.expect_hash().returning(|_| Ok("hashed".into()));
+    let mut ids = MockIdGenerator::new();
+    ids.expect_resource_id().returning(|| "u1".into());
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let registrar = Registrar::new(Arc::new(hasher), Arc::new(ids), Arc::new(clock));
+    let spec = BootstrapSpec {
+        client_id: Some("ops".into()),
+        client_secret: Some("a-long-enough-secret".into()),
+        user: Some(("Root".into(), "a-long-enough-password".into())),
+    };
+    let report = service
+        .bootstrap(&registrar, spec.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.client_id, "ops");
+    assert_eq!(
+        report.generated_secret, None,
+        "a chosen secret is not printed"
+    );
+    assert_eq!(report.username.as_deref(), Some("root"));
+    assert!(
+        service.bootstrap(&registrar, spec).await.unwrap().is_none(),
+        "a second start does nothing"
+    );
+}
