@@ -118,7 +118,7 @@ pub struct BootstrapReport {
 /// What child-tenant lists may filter on.
 static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
-        .global_search_field("displayName")
+        .field("displayName", FieldType::String)
         .field("createTime", FieldType::Timestamp)
 });
 
