@@ -229,7 +229,7 @@ const STANDARD_FIELDS: [&str; 7] = [
     "etag",
 ];
 
-fn internal(what: &str, e: impl std::fmt::Display) -> RepositoryError {
+pub(crate) fn internal(what: &str, e: impl std::fmt::Display) -> RepositoryError {
     RepositoryError::Internal(format!("{what}: {e}"))
 }
 
@@ -237,7 +237,7 @@ fn micros(t: Option<Timestamp>) -> Option<i64> {
     t.map(Timestamp::unix_micros)
 }
 
-fn timestamp(micros: i64) -> Result<Timestamp, RepositoryError> {
+pub(crate) fn timestamp(micros: i64) -> Result<Timestamp, RepositoryError> {
     Timestamp::from_unix_micros(micros).ok_or_else(|| internal("stored time out of range", micros))
 }
 

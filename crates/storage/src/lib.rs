@@ -9,11 +9,16 @@ pub mod error;
 pub mod events;
 pub mod filter;
 pub mod idempotency;
+pub mod identity;
+pub mod keys;
+mod locks;
 pub mod migrations;
+pub mod operations;
 pub mod paging;
 pub mod schema;
 pub mod secrets;
 pub mod sql;
+pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -21,3 +26,7 @@ pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use entities::DieselEntityRepository;
 pub use error::StorageError;
+pub use identity::DieselIdentityRepository;
+pub use keys::DieselKeyRepository;
+pub use operations::DieselOperationRepository;
+pub use tenants::DieselTenantRepository;
