@@ -1,17 +1,114 @@
-//! Authentication of API callers.
+//! Authentication of API callers and the cryptography of the embedded OAuth 2.0
+//! authorization server.
 //!
-//! Until token verification lands (the security issue), every request acts as one
-//! principal of the default tenant with every scope: [`SingleTenantAuthenticator`].
-//! The HTTP adapter only sees the [`Authenticator`] port, so the real verifier will
-//! replace this without touching it.
+//! This crate implements the domain's security ports:
+//!
+//! - [`Argon2Hasher`] is the [`SecretHasher`](rics_domain::identity::ports::SecretHasher):
+//!   Argon2id PHC strings with the OWASP parameters, computed off the async workers.
+//! - [`KeyRing`] holds the server's Ed25519 signing keys, kept in the
+//!   [`KeyRepository`](rics_domain::identity::ports::KeyRepository) port, and publishes
+//!   the JSON Web Key Set.
+//! - [`JwtSigner`] is the [`TokenSigner`](rics_domain::identity::ports::TokenSigner):
+//!   EdDSA-signed JWT access tokens.
+//! - [`JwtAuthenticator`] is the [`Authenticator`](rics_domain::principal::Authenticator):
+//!   it verifies `Authorization: Bearer <token>` against the embedded issuer's keys
+//!   and against external OpenID Connect issuers (discovery and JWKS), and turns the
+//!   claims into a [`Principal`](rics_domain::principal::Principal).
+//!
+//! [`Auth::start`] builds all of them from [`AuthSettings`].
+//!
+//! [`SingleTenantAuthenticator`] is the placeholder that treats every request as the
+//! administrator of the default tenant; it goes once the binary wires [`Auth`].
+
+mod hasher;
+mod jwk;
+mod keys;
+mod oidc;
+mod settings;
+mod signer;
+mod verify;
+
+#[cfg(test)]
+mod testing;
 
 use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
 
 use async_trait::async_trait;
+use rics_domain::identity::ports::KeyRepository;
 use rics_domain::principal::{Authenticator, Principal, Scope, TenantId};
+use rics_domain::time::Clock;
+
+pub use hasher::Argon2Hasher;
+pub use keys::{KEY_REFETCH_INTERVAL, KEY_REFRESH_INTERVAL, KeyRing};
+pub use settings::{
+    AuthSettings, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_TENANT_CLAIM, ExternalIssuerSettings,
+};
+pub use signer::JwtSigner;
+pub use verify::{CLOCK_LEEWAY, JwtAuthenticator, reasons};
+
+/// Everything the binary wires from this crate, built from [`AuthSettings`].
+#[derive(Clone)]
+pub struct Auth {
+    /// The signing keys; publishes the JWKS ([`KeyRing::jwks`]).
+    pub keys: Arc<KeyRing>,
+    /// Signs the embedded server's access tokens (the `TokenSigner` port).
+    pub signer: Arc<JwtSigner>,
+    /// Verifies bearer tokens (the `Authenticator` port).
+    pub authenticator: Arc<JwtAuthenticator>,
+    /// Hashes client secrets and passwords (the `SecretHasher` port).
+    pub hasher: Arc<Argon2Hasher>,
+}
+
+impl Auth {
+    /// Checks `settings`, loads the signing keys (creating the first one on an empty
+    /// repository) and builds the signer, the authenticator and the hasher.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad settings; UNAVAILABLE or INTERNAL when the keys cannot
+    /// be loaded or stored.
+    pub async fn start(
+        settings: &AuthSettings,
+        key_repository: Arc<dyn KeyRepository>,
+        clock: Arc<dyn Clock>,
+    ) -> rics_domain::Result<Auth> {
+        settings.validate()?;
+        let keys = Arc::new(
+            KeyRing::start(
+                key_repository,
+                clock.clone(),
+                settings.access_token_lifetime,
+            )
+            .await?,
+        );
+        let signer = Arc::new(JwtSigner::new(
+            keys.clone(),
+            settings.issuer.clone(),
+            settings.audience.clone(),
+        ));
+        let authenticator = Arc::new(JwtAuthenticator::new(settings, keys.clone(), clock)?);
+        Ok(Auth {
+            keys,
+            signer,
+            authenticator,
+            hasher: Arc::new(Argon2Hasher::new()),
+        })
+    }
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Auth")
+            .field("keys", &self.keys)
+            .field("authenticator", &self.authenticator)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Treats every caller as the administrator of the default tenant. For single-user
-/// development only; it ignores the `Authorization` header.
+/// development only; it ignores the `Authorization` header. Replaced by
+/// [`JwtAuthenticator`].
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SingleTenantAuthenticator;
 
