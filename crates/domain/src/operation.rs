@@ -103,12 +103,13 @@ pub trait OperationRepository: Send + Sync {
     ) -> Result<Option<Operation>, crate::repository::RepositoryError>;
 
     /// Removes the one-time secrets (such as a new tenant's first client secret) from
-    /// the responses of operations created before `before`; returns how many changed.
+    /// the responses of operations whose `redact_after` is at or before `now`; returns
+    /// how many changed.
     ///
     /// # Errors
     /// Only the common errors.
     async fn redact_secrets(
         &self,
-        before: Timestamp,
+        now: Timestamp,
     ) -> Result<u64, crate::repository::RepositoryError>;
 }
