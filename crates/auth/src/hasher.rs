@@ -1,10 +1,14 @@
 //! Argon2id hashing of client secrets and passwords.
 
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use async_trait::async_trait;
 use rics_domain::Error;
 use rics_domain::identity::ports::SecretHasher;
+use tokio::sync::Semaphore;
 
 /// Memory cost in KiB (OWASP: 19 MiB).
 const MEMORY_KIB: u32 = 19_456;
@@ -23,16 +27,41 @@ const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$
 /// The [`SecretHasher`]: Argon2id (version 0x13) with the OWASP parameters
 /// (m = 19456 KiB, t = 2, p = 1) and a random 16-byte salt, as PHC strings.
 ///
-/// Hashing takes tens of milliseconds of CPU, so both hashing and verifying run on
-/// Tokio's blocking pool (`spawn_blocking`) and never stall an async worker. They need
-/// a Tokio runtime.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Argon2Hasher;
+/// Hashing takes tens of milliseconds of CPU and 19 MiB of memory, so both hashing and
+/// verifying run on Tokio's blocking pool (`spawn_blocking`) and never stall an async
+/// worker, and at most one per CPU run at once (the others wait their turn without
+/// blocking), so a burst of sign-ins cannot exhaust memory. They need a Tokio runtime.
+#[derive(Debug, Clone)]
+pub struct Argon2Hasher {
+    permits: Arc<Semaphore>,
+}
+
+impl Default for Argon2Hasher {
+    fn default() -> Self {
+        Argon2Hasher::new()
+    }
+}
 
 impl Argon2Hasher {
-    /// The hasher with the OWASP parameters.
+    /// The hasher with the OWASP parameters, running as many hashes at once as there
+    /// are CPUs.
     pub fn new() -> Argon2Hasher {
-        Argon2Hasher
+        let cpus = std::thread::available_parallelism().map_or(2, NonZeroUsize::get);
+        Argon2Hasher::with_concurrency(cpus)
+    }
+
+    /// The hasher running at most `concurrency` (at least 1) hashes at once.
+    pub fn with_concurrency(concurrency: usize) -> Argon2Hasher {
+        Argon2Hasher {
+            permits: Arc::new(Semaphore::new(concurrency.max(1))),
+        }
+    }
+
+    /// Runs `work` on the blocking pool once a permit is free; `None` if the task
+    /// failed.
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let _permit = self.permits.acquire().await.ok()?;
+        tokio::task::spawn_blocking(work).await.ok()
     }
 }
 
@@ -57,9 +86,12 @@ fn hash_blocking(secret: &str) -> Result<String, String> {
 /// Whether `secret` matches the PHC string `hash` (blocking). A malformed hash is
 /// replaced by [`DUMMY_HASH`], checked, and never matches.
 fn verify_blocking(secret: &str, hash: &str) -> bool {
-    let (parsed, real) = match PasswordHash::new(hash) {
-        Ok(parsed) => (parsed, true),
-        Err(_) => match PasswordHash::new(DUMMY_HASH) {
+    let stored = PasswordHash::new(hash)
+        .ok()
+        .filter(|parsed| Algorithm::try_from(parsed.algorithm).is_ok());
+    let (parsed, real) = match stored {
+        Some(parsed) => (parsed, true),
+        None => match PasswordHash::new(DUMMY_HASH) {
             Ok(parsed) => (parsed, false),
             Err(_) => return false,
         },
@@ -77,16 +109,16 @@ fn verify_blocking(secret: &str, hash: &str) -> bool {
 impl SecretHasher for Argon2Hasher {
     async fn hash(&self, secret: &str) -> rics_domain::Result<String> {
         let secret = secret.to_owned();
-        tokio::task::spawn_blocking(move || hash_blocking(&secret))
+        self.run(move || hash_blocking(&secret))
             .await
-            .map_err(|e| Error::internal(format!("the hashing task failed: {e}")))?
+            .ok_or_else(|| Error::internal("the hashing task failed"))?
             .map_err(|e| Error::internal(format!("hashing failed: {e}")))
     }
 
     async fn verify(&self, secret: &str, hash: &str) -> bool {
         let secret = secret.to_owned();
         let hash = hash.to_owned();
-        tokio::task::spawn_blocking(move || verify_blocking(&secret, &hash))
+        self.run(move || verify_blocking(&secret, &hash))
             .await
             .unwrap_or(false)
     }
@@ -121,10 +153,26 @@ mod tests {
     #[tokio::test]
     async fn malformed_or_empty_hashes_never_match() {
         let hasher = Argon2Hasher::new();
-        for hash in ["", "not a hash", "$argon2id$v=19$", "$plain$secret"] {
+        let other_algorithm = "$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4CbdRSCdEBsjjJxD+iCs5E";
+        for hash in [
+            "",
+            "not a hash",
+            "$argon2id$v=19$",
+            "$plain$secret",
+            other_algorithm,
+        ] {
             assert!(!hasher.verify("secret", hash).await, "{hash}");
             assert!(!hasher.verify("", hash).await, "{hash}");
         }
+    }
+
+    #[tokio::test]
+    async fn concurrent_hashes_wait_for_a_permit() {
+        let hasher = Argon2Hasher::with_concurrency(1);
+        let (a, b) = tokio::join!(hasher.hash("one"), hasher.hash("two"));
+        assert!(hasher.verify("one", &a.unwrap()).await);
+        assert!(hasher.verify("two", &b.unwrap()).await);
+        assert_eq!(hasher.permits.available_permits(), 1);
     }
 
     #[test]

@@ -21,7 +21,7 @@ const MAX_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 3600);
 pub struct AuthSettings {
     /// The embedded authorization server's issuer URL, the `iss` of its tokens, such as
     /// `https://rics.example.com` (no trailing slash: the endpoints are appended to
-    /// it).
+    /// it). Plain `http` is allowed: this URL only names the issuer.
     pub issuer: String,
     /// The audience every accepted token must name in `aud`, and the `aud` of the
     /// tokens the embedded server signs.
@@ -53,13 +53,14 @@ impl AuthSettings {
     /// Checks the settings.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT naming the first bad setting: an issuer that is not an absolute
-    /// `https` URL (plain `http` is allowed on loopback hosts only, for tests and local
-    /// identity providers), a trailing slash on the embedded issuer, an empty audience
-    /// or tenant claim, a lifetime outside one second to one day, or an issuer listed
+    /// INVALID_ARGUMENT naming the first bad setting: an embedded issuer that is not
+    /// an absolute `http(s)` URL or ends with a slash; an external issuer that is not
+    /// an absolute `https` URL (its keys are fetched from it: plain `http` is allowed on
+    /// loopback hosts only, for tests and local identity providers); an empty audience
+    /// or tenant claim; a lifetime outside one second to one day; or an issuer listed
     /// twice.
     pub fn validate(&self) -> Result<(), Error> {
-        check_issuer_url("issuer", &self.issuer)?;
+        check_issuer_url("issuer", &self.issuer, false)?;
         if self.issuer.ends_with('/') {
             return Err(Error::invalid_field(
                 "issuer",
@@ -86,7 +87,7 @@ impl AuthSettings {
         let mut seen = vec![self.issuer.as_str()];
         for (i, external) in self.external_issuers.iter().enumerate() {
             let field = format!("externalIssuers[{i}]");
-            check_issuer_url(&format!("{field}.issuer"), &external.issuer)?;
+            check_issuer_url(&format!("{field}.issuer"), &external.issuer, true)?;
             if seen.contains(&external.issuer.as_str()) {
                 return Err(Error::invalid_field(
                     format!("{field}.issuer"),
@@ -136,9 +137,9 @@ impl ExternalIssuerSettings {
     }
 }
 
-/// Refuses anything but an absolute `https` URL without query or fragment (plain
-/// `http` on loopback hosts).
-fn check_issuer_url(field: &str, value: &str) -> Result<(), Error> {
+/// Refuses anything but an absolute `http(s)` URL without query or fragment; with
+/// `fetched`, plain `http` only on loopback hosts.
+fn check_issuer_url(field: &str, value: &str, fetched: bool) -> Result<(), Error> {
     let invalid = |description: &str| Err(Error::invalid_field(field, "INVALID_URL", description));
     let Ok(url) = Url::parse(value) else {
         return invalid("the issuer must be an absolute URL");
@@ -146,8 +147,11 @@ fn check_issuer_url(field: &str, value: &str) -> Result<(), Error> {
     if url.query().is_some() || url.fragment().is_some() {
         return invalid("the issuer URL must not have a query or a fragment");
     }
-    if !fetch_allowed(&url) {
+    if fetched && !fetch_allowed(&url) {
         return invalid("the issuer URL must use https (http only on a loopback host)");
+    }
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return invalid("the issuer URL must be an http or https URL with a host");
     }
     Ok(())
 }
@@ -189,6 +193,15 @@ mod tests {
     }
 
     #[test]
+    fn accepts_plain_http_where_nothing_is_fetched_from_it() {
+        assert!(
+            AuthSettings::new("http://rics:8080", "rics")
+                .validate()
+                .is_ok()
+        );
+    }
+
+    #[test]
     fn accepts_loopback_http_and_external_issuers() {
         let settings = AuthSettings::new("http://127.0.0.1:8080", "rics")
             .with_external_issuer(
@@ -204,10 +217,6 @@ mod tests {
     fn refuses_bad_settings() {
         let cases = [
             (AuthSettings::new("rics.example.com", "rics"), "issuer"),
-            (
-                AuthSettings::new("http://rics.example.com", "rics"),
-                "issuer",
-            ),
             (
                 AuthSettings::new("https://rics.example.com/", "rics"),
                 "issuer",
