@@ -133,3 +133,56 @@ impl Authenticator for SingleTenantAuthenticator {
         Ok(SingleTenantAuthenticator::principal())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rics_domain::identity::model::AccessClaims;
+    use rics_domain::identity::ports::{SecretHasher, TokenSigner};
+    use rics_domain::{Code, time::Clock};
+
+    use super::*;
+    use crate::testing::{ManualClock, MemoryKeyRepository};
+
+    #[tokio::test]
+    async fn start_wires_a_signer_the_authenticator_trusts() {
+        let clock = Arc::new(ManualClock::default());
+        let settings = AuthSettings::new("https://rics.test", "rics");
+        let auth = Auth::start(
+            &settings,
+            Arc::new(MemoryKeyRepository::default()),
+            clock.clone(),
+        )
+        .await
+        .unwrap();
+        let claims = AccessClaims {
+            subject: "c1".into(),
+            tenant: TenantId::new("acme"),
+            display_name: "C1".into(),
+            scopes: BTreeSet::from([Scope::Read]),
+            client_id: "c1".into(),
+        };
+        let token = auth.signer.sign(&claims, clock.now()).await.unwrap();
+        assert_eq!(token.expires_in, 900);
+        let principal = auth
+            .authenticator
+            .authenticate(Some(&format!("Bearer {}", token.token)))
+            .await
+            .unwrap();
+        assert_eq!(principal.tenant, TenantId::new("acme"));
+        assert_eq!(auth.keys.jwks()["keys"].as_array().unwrap().len(), 1);
+        let hash = auth.hasher.hash("pw").await.unwrap();
+        assert!(auth.hasher.verify("pw", &hash).await);
+    }
+
+    #[tokio::test]
+    async fn start_refuses_bad_settings() {
+        let error = Auth::start(
+            &AuthSettings::new("not a url", "rics"),
+            Arc::new(MemoryKeyRepository::default()),
+            Arc::new(ManualClock::default()),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(error.code, Code::InvalidArgument);
+    }
+}
