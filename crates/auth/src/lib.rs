@@ -16,9 +16,6 @@
 //!   claims into a [`Principal`](rics_domain::principal::Principal).
 //!
 //! [`Auth::start`] builds all of them from [`AuthSettings`].
-//!
-//! [`SingleTenantAuthenticator`] is the placeholder that treats every request as the
-//! administrator of the default tenant; it goes once the binary wires [`Auth`].
 
 mod hasher;
 mod jwk;
@@ -31,13 +28,10 @@ mod verify;
 #[cfg(test)]
 mod testing;
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use rics_domain::identity::ports::KeyRepository;
-use rics_domain::principal::{Authenticator, Principal, Scope, TenantId};
 use rics_domain::time::Clock;
 
 pub use hasher::Argon2Hasher;
@@ -106,38 +100,13 @@ impl fmt::Debug for Auth {
     }
 }
 
-/// Treats every caller as the administrator of the default tenant. For single-user
-/// development only; it ignores the `Authorization` header. Replaced by
-/// [`JwtAuthenticator`].
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SingleTenantAuthenticator;
-
-impl SingleTenantAuthenticator {
-    /// The principal every request acts as.
-    pub fn principal() -> Principal {
-        Principal {
-            tenant: TenantId::default_tenant(),
-            subject: "local-admin".into(),
-            display_name: "Local administrator".into(),
-            scopes: BTreeSet::from([Scope::Read, Scope::Write, Scope::Admin]),
-        }
-    }
-}
-
-#[async_trait]
-impl Authenticator for SingleTenantAuthenticator {
-    async fn authenticate<'a>(
-        &self,
-        _authorization: Option<&'a str>,
-    ) -> rics_domain::Result<Principal> {
-        Ok(SingleTenantAuthenticator::principal())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use rics_domain::identity::model::AccessClaims;
     use rics_domain::identity::ports::{SecretHasher, TokenSigner};
+    use rics_domain::principal::{Authenticator, Scope, TenantId};
     use rics_domain::{Code, time::Clock};
 
     use super::*;

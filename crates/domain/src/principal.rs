@@ -9,17 +9,9 @@ use std::fmt;
 pub struct TenantId(String);
 
 impl TenantId {
-    /// The tenant used until real tenants exist: every caller belongs to it.
-    pub const DEFAULT: &'static str = "default";
-
     /// A tenant id from its stored text.
     pub fn new(id: impl Into<String>) -> TenantId {
         TenantId(id.into())
-    }
-
-    /// The default tenant.
-    pub fn default_tenant() -> TenantId {
-        TenantId::new(TenantId::DEFAULT)
     }
 
     /// The id as text.

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use crate::principal::{Scope, TenantId};
 use crate::time::Timestamp;
 
-/// An OAuth 2.0 client registered in a tenant.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An OAuth 2.0 client registered in a tenant. Its `Debug` output masks the hash.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Client {
     /// The client id, globally unique (it is presented before the tenant is known).
     pub client_id: String,
@@ -26,8 +26,9 @@ pub struct Client {
     pub create_time: Timestamp,
 }
 
-/// A user who signs in on the login page (authorization code flow).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A user who signs in on the login page (authorization code flow). Its `Debug` output
+/// masks the password hash.
+#[derive(Clone, PartialEq, Eq)]
 pub struct User {
     /// The user id (the token's subject).
     pub user_id: String,
@@ -128,8 +129,9 @@ pub struct AccessToken {
 }
 
 /// A key the server signs access tokens with. The newest unretired key signs; keys
-/// stay published (JWKS) until every token they signed has expired.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// stay published (JWKS) until every token they signed has expired. Its `Debug` output
+/// masks the private key.
+#[derive(Clone, PartialEq, Eq)]
 pub struct SigningKey {
     /// The key id (`kid` header and JWK member).
     pub kid: String,
@@ -143,4 +145,71 @@ pub struct SigningKey {
     pub create_time: Timestamp,
     /// When it stopped signing (a newer key took over); `None` while current.
     pub retire_time: Option<Timestamp>,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("kid", &self.kid)
+            .field("algorithm", &self.algorithm)
+            .field("private_key", &"***")
+            .field("public_jwk", &self.public_jwk)
+            .field("create_time", &self.create_time)
+            .field("retire_time", &self.retire_time)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("client_id", &self.client_id)
+            .field("tenant", &self.tenant)
+            .field("display_name", &self.display_name)
+            .field("secret_hash", &self.secret_hash.as_ref().map(|_| "***"))
+            .field("scopes", &self.scopes)
+            .field("redirect_uris", &self.redirect_uris)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for User {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("User")
+            .field("user_id", &self.user_id)
+            .field("tenant", &self.tenant)
+            .field("username", &self.username)
+            .field("display_name", &self.display_name)
+            .field("password_hash", &"***")
+            .field("scopes", &self.scopes)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_masks_secrets() {
+        let key = SigningKey {
+            kid: "k1".into(),
+            algorithm: "EdDSA".into(),
+            private_key: "PRIVATE-MATERIAL".into(),
+            public_jwk: "{}".into(),
+            create_time: Timestamp::from_unix_micros(0).unwrap(),
+            retire_time: None,
+        };
+        assert!(!format!("{key:?}").contains("PRIVATE-MATERIAL"));
+        let user = User {
+            user_id: "u".into(),
+            tenant: TenantId::new("t"),
+            username: "ada".into(),
+            display_name: "Ada".into(),
+            password_hash: "$argon2id$HASH".into(),
+            scopes: BTreeSet::new(),
+            create_time: Timestamp::from_unix_micros(0).unwrap(),
+        };
+        assert!(!format!("{user:?}").contains("HASH"));
+    }
 }

@@ -136,6 +136,9 @@ static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
     soft_delete: false,
 });
 
+/// The longest tenant display name, in characters.
+const MAX_DISPLAY_NAME: usize = 200;
+
 /// Tenant use cases.
 pub struct TenantService {
     tenants: Arc<dyn TenantRepository>,
@@ -228,11 +231,18 @@ impl TenantService {
         }
         let mut request: Tenant = parse_body(body, "tenant")?;
         let display_name = request.display_name.trim().to_owned();
-        if display_name.is_empty() || display_name.chars().count() > 200 {
+        if display_name.is_empty() {
             return Err(Error::invalid_field(
                 "tenant.displayName",
                 "REQUIRED",
-                "is required, 1 to 200 characters",
+                "is required",
+            ));
+        }
+        if display_name.chars().count() > MAX_DISPLAY_NAME {
+            return Err(Error::invalid_field(
+                "tenant.displayName",
+                "TOO_LONG",
+                format!("must be at most {MAX_DISPLAY_NAME} characters"),
             ));
         }
         let now = self.clock.now();
