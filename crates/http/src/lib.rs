@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod guard;
 pub mod openapi;
 pub mod request_id;
 pub mod routes;
@@ -19,7 +20,7 @@ use rics_domain::error::{Code, Error};
 use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder, TracingLogger};
 
 pub use error::ApiError;
-pub use state::{ApiState, Readiness};
+pub use state::{ApiState, Discovery, Readiness};
 
 /// The answer to a request no route matches: NOT_FOUND in the error envelope
 /// for unknown paths, unknown `:verbs` and methods a path does not have.

@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, health};
+use crate::routes::{entities, health, oauth, tenants};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -31,14 +31,76 @@ use crate::routes::{entities, health};
         entities::add_relationship,
         entities::remove_relationship,
         entities::list_relationships,
+        tenants::create,
+        tenants::get,
+        tenants::children,
+        tenants::operation,
+        oauth::token,
+        oauth::authorize_page,
+        oauth::authorize_submit,
+        oauth::discovery,
+        oauth::jwks,
     ),
+    modifiers(&Security),
     tags(
         (name = "entities", description = "People and organisations under assessment"),
+        (name = "tenants", description = "Tenants; partners create child tenants"),
+        (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),
         (name = "meta", description = "This document")
     )
 )]
 pub struct ApiDoc;
+
+/// Declares the OAuth 2.0 security scheme (both flows) and applies it to every API
+/// operation.
+struct Security;
+
+impl utoipa::Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{
+            AuthorizationCode, ClientCredentials, Flow, OAuth2, Scopes, SecurityRequirement,
+            SecurityScheme,
+        };
+        let scopes = || {
+            Scopes::from_iter([
+                ("rics.read", "Read resources"),
+                ("rics.write", "Create and change resources"),
+                (
+                    "rics.admin",
+                    "Tenants, automations, activity log types, alert types",
+                ),
+            ])
+        };
+        let scheme = OAuth2::new([
+            Flow::ClientCredentials(ClientCredentials::new("/oauth2/token", scopes())),
+            Flow::AuthorizationCode(AuthorizationCode::new(
+                "/oauth2/authorize",
+                "/oauth2/token",
+                scopes(),
+            )),
+        ]);
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("oauth2", SecurityScheme::OAuth2(scheme));
+        for route in crate::routes::ROUTES {
+            let Some(scope) = route.scope else { continue };
+            let Some(item) = openapi.paths.paths.get_mut(route.path) else {
+                continue;
+            };
+            let operation = match route.method {
+                "GET" => item.get.as_mut(),
+                "POST" => item.post.as_mut(),
+                "PATCH" => item.patch.as_mut(),
+                "DELETE" => item.delete.as_mut(),
+                _ => None,
+            };
+            if let Some(operation) = operation {
+                operation.security =
+                    Some(vec![SecurityRequirement::new("oauth2", [scope.as_str()])]);
+            }
+        }
+    }
+}
 
 /// The OpenAPI document.
 #[utoipa::path(get, path = "/v1alpha/openapi.json", tag = "meta", responses((status = 200, description = "The OpenAPI 3.1 document")))]

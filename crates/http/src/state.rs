@@ -4,7 +4,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rics_domain::entity::EntityService;
+use rics_domain::id::IdGenerator;
+use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::principal::Authenticator;
+use rics_domain::tenant::TenantService;
+use serde_json::Value;
+
+use crate::guard::Limiter;
 
 /// Tells whether the service can serve requests (its database answers).
 #[cfg_attr(test, mockall::automock)]
@@ -17,12 +23,32 @@ pub trait Readiness: Send + Sync {
     async fn check(&self) -> Result<(), String>;
 }
 
+/// What the embedded authorization server publishes: its issuer URL and its keys.
+#[cfg_attr(test, mockall::automock)]
+#[async_trait]
+pub trait Discovery: Send + Sync {
+    /// The issuer URL (`iss` of its tokens).
+    fn issuer(&self) -> String;
+    /// The JSON Web Key Set of the keys that verify its tokens.
+    async fn jwks(&self) -> Value;
+}
+
 /// The services and settings the handlers use.
 pub struct ApiState {
     /// Entity use cases.
     pub entities: Arc<EntityService>,
+    /// Tenant use cases.
+    pub tenants: Arc<TenantService>,
+    /// The embedded authorization server.
+    pub authorization: Arc<AuthorizationService>,
+    /// Its issuer and keys.
+    pub discovery: Arc<dyn Discovery>,
     /// Identifies callers.
     pub authenticator: Arc<dyn Authenticator>,
+    /// Per-caller rate limits of the API.
+    pub limiter: Limiter,
+    /// Random tokens (the sign-in form's CSRF token).
+    pub ids: Arc<dyn IdGenerator>,
     /// Readiness probe for `/readyz`.
     pub readiness: Arc<dyn Readiness>,
     /// Largest JSON request body, in bytes.

@@ -4,9 +4,14 @@
 
 pub mod entities;
 pub mod health;
+pub mod oauth;
+pub mod tenants;
 
+use actix_web::body::BoxBody;
+use actix_web::dev::ServiceRequest;
 use actix_web::http::Method;
-use actix_web::web;
+use actix_web::middleware::{Next, from_fn};
+use actix_web::{FromRequest, Handler, Responder, guard, web};
 use rics_domain::principal::Scope;
 
 /// One route.
@@ -27,15 +32,36 @@ macro_rules! routes {
             $( Route { method: stringify!($method), path: $path, scope: $scope }, )+
         ];
 
-        /// Registers every route of [`ROUTES`] with its handler.
+        /// Registers every route of [`ROUTES`] with its handler, behind the
+        /// authentication gate when it names a scope.
         pub fn configure(config: &mut web::ServiceConfig) {
-            $(
-                config.route(
-                    &actix_pattern($path),
-                    web::method(Method::$method).to($handler),
-                );
-            )+
+            $( register(config, Method::$method, $path, $scope, $handler); )+
         }
+    };
+}
+
+/// Registers one route: a resource answering only `method`, gated by `scope`.
+fn register<F, Args>(
+    config: &mut web::ServiceConfig,
+    method: Method,
+    path: &str,
+    scope: Option<Scope>,
+    handler: F,
+) where
+    F: Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: Responder + 'static,
+{
+    let resource = web::resource(actix_pattern(path)).guard(guard::Method(method));
+    match scope {
+        Some(scope) => config.service(
+            resource
+                .wrap(from_fn(move |req: ServiceRequest, next: Next<BoxBody>| {
+                    crate::guard::admit(scope, req, next)
+                }))
+                .to(handler),
+        ),
+        None => config.service(resource.to(handler)),
     };
 }
 
@@ -43,6 +69,11 @@ routes! {
     GET "/healthz" => health::healthz, None;
     GET "/readyz" => health::readyz, None;
     GET "/v1alpha/openapi.json" => crate::openapi::document, None;
+    POST "/oauth2/token" => oauth::token, None;
+    GET "/oauth2/authorize" => oauth::authorize_page, None;
+    POST "/oauth2/authorize" => oauth::authorize_submit, None;
+    GET "/.well-known/openid-configuration" => oauth::discovery, None;
+    GET "/.well-known/jwks.json" => oauth::jwks, None;
     GET "/v1alpha/entities" => entities::list, Some(Scope::Read);
     POST "/v1alpha/entities" => entities::create, Some(Scope::Write);
     GET "/v1alpha/entities:batchGet" => entities::batch_get, Some(Scope::Read);
@@ -56,6 +87,10 @@ routes! {
     POST "/v1alpha/entities/{entity}:addEntityRelationship" => entities::add_relationship, Some(Scope::Write);
     POST "/v1alpha/entities/{entity}:removeEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}:EntityRelationships" => entities::list_relationships, Some(Scope::Read);
+    POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
+    GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/operations/{operation}" => tenants::operation, Some(Scope::Read);
 }
 
 /// The actix pattern of an OpenAPI path: path variables match one segment without
