@@ -62,6 +62,55 @@ pub struct Settings {
     /// Log format [default: auto].
     #[arg(long, env = "RICS_LOG_FORMAT", value_name = "FORMAT")]
     pub log_format: Option<LogFormat>,
+    /// The URL clients reach this server at: the issuer (`iss`) of its tokens and the
+    /// base of its OAuth endpoints [default: http:// and the bind address].
+    #[arg(long, env = "RICS_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// The audience (`aud`) access tokens must carry [default: rics].
+    #[arg(long, env = "RICS_TOKEN_AUDIENCE", value_name = "AUDIENCE")]
+    pub token_audience: Option<String>,
+    /// Lifetime of the access tokens this server issues, in minutes [default: 15].
+    #[arg(long, env = "RICS_ACCESS_TOKEN_MINUTES", value_name = "MINUTES")]
+    pub access_token_minutes: Option<u64>,
+    /// External OpenID Connect issuers whose tokens are accepted too (Keycloak, Auth0,
+    /// ...), comma separated; their keys are found by discovery [default: none].
+    #[arg(
+        long,
+        env = "RICS_OIDC_ISSUERS",
+        value_name = "URL,...",
+        value_delimiter = ','
+    )]
+    pub oidc_issuers: Option<Vec<String>>,
+    /// The claim of external issuers' tokens that names the tenant [default: tenant].
+    #[arg(long, env = "RICS_OIDC_TENANT_CLAIM", value_name = "CLAIM")]
+    pub oidc_tenant_claim: Option<String>,
+    /// Requests per minute each caller may make (bursts up to the same) [default: 600].
+    #[arg(long, env = "RICS_RATE_LIMIT_PER_MINUTE", value_name = "N")]
+    pub rate_limit_per_minute: Option<u32>,
+    /// On the first start of an empty database: the admin client's id [default:
+    /// generated].
+    #[arg(long, env = "RICS_BOOTSTRAP_CLIENT_ID", value_name = "ID")]
+    pub bootstrap_client_id: Option<String>,
+    /// On the first start: the admin client's secret, at least 12 characters
+    /// [default: generated and printed once].
+    #[arg(
+        long,
+        env = "RICS_BOOTSTRAP_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub bootstrap_client_secret: Option<String>,
+    /// On the first start: an admin user's username, for the authorization code flow.
+    #[arg(long, env = "RICS_BOOTSTRAP_USER", value_name = "USERNAME")]
+    pub bootstrap_user: Option<String>,
+    /// On the first start: that user's password, at least 12 characters.
+    #[arg(
+        long,
+        env = "RICS_BOOTSTRAP_PASSWORD",
+        value_name = "PASSWORD",
+        hide_env_values = true
+    )]
+    pub bootstrap_password: Option<String>,
 }
 
 /// The file form of the settings (`rics.toml`), keys in snake_case.
@@ -79,6 +128,12 @@ struct FileSettings {
     http_workers: Option<usize>,
     log: Option<String>,
     log_format: Option<LogFormat>,
+    public_url: Option<String>,
+    token_audience: Option<String>,
+    access_token_minutes: Option<u64>,
+    oidc_issuers: Option<Vec<String>>,
+    oidc_tenant_claim: Option<String>,
+    rate_limit_per_minute: Option<u32>,
 }
 
 /// The resolved configuration.
@@ -106,6 +161,41 @@ pub struct Config {
     pub log: String,
     /// Log format.
     pub log_format: LogFormat,
+    /// The issuer URL (no trailing slash).
+    pub public_url: String,
+    /// The audience tokens must carry.
+    pub token_audience: String,
+    /// Lifetime of issued access tokens.
+    pub access_token_lifetime: Duration,
+    /// External OpenID Connect issuers.
+    pub oidc_issuers: Vec<String>,
+    /// Their tenant claim.
+    pub oidc_tenant_claim: String,
+    /// Requests per minute per caller.
+    pub rate_limit_per_minute: u32,
+    /// First-start credentials (environment or flags only, never the file).
+    pub bootstrap: Bootstrap,
+}
+
+/// First-start credentials for automated deployments.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Bootstrap {
+    /// The admin client's id.
+    pub client_id: Option<String>,
+    /// The admin client's secret.
+    pub client_secret: Option<String>,
+    /// An admin user: username and password.
+    pub user: Option<(String, String)>,
+}
+
+impl std::fmt::Debug for Bootstrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bootstrap")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("user", &self.user.as_ref().map(|(name, _)| (name, "***")))
+            .finish()
+    }
 }
 
 /// The default database of `make run`.
@@ -129,6 +219,9 @@ impl Settings {
             .or(file.database_url)
             .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
         let is_sqlite = database_url.starts_with("sqlite:");
+        if self.bootstrap_user.is_some() != self.bootstrap_password.is_some() {
+            bail!("RICS_BOOTSTRAP_USER and RICS_BOOTSTRAP_PASSWORD go together");
+        }
         let config = Config {
             bind_address: self
                 .bind_address
@@ -177,8 +270,54 @@ impl Settings {
                 .log_format
                 .or(file.log_format)
                 .unwrap_or(LogFormat::Auto),
+            public_url: String::new(),
+            token_audience: self
+                .token_audience
+                .clone()
+                .or(file.token_audience)
+                .unwrap_or_else(|| "rics".to_owned()),
+            access_token_lifetime: Duration::from_secs(
+                60 * self
+                    .access_token_minutes
+                    .or(file.access_token_minutes)
+                    .unwrap_or(15),
+            ),
+            oidc_issuers: self
+                .oidc_issuers
+                .clone()
+                .or(file.oidc_issuers)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|url| url.trim().trim_end_matches('/').to_owned())
+                .filter(|url| !url.is_empty())
+                .collect(),
+            oidc_tenant_claim: self
+                .oidc_tenant_claim
+                .clone()
+                .or(file.oidc_tenant_claim)
+                .unwrap_or_else(|| "tenant".to_owned()),
+            rate_limit_per_minute: self
+                .rate_limit_per_minute
+                .or(file.rate_limit_per_minute)
+                .unwrap_or(600),
+            bootstrap: Bootstrap {
+                client_id: self.bootstrap_client_id.clone(),
+                client_secret: self.bootstrap_client_secret.clone(),
+                user: self
+                    .bootstrap_user
+                    .clone()
+                    .zip(self.bootstrap_password.clone()),
+            },
             database_url,
         };
+        let mut config = config;
+        config.public_url = self
+            .public_url
+            .clone()
+            .or(file.public_url)
+            .unwrap_or_else(|| format!("http://{}", config.bind_address))
+            .trim_end_matches('/')
+            .to_owned();
         config.check()?;
         Ok(config)
     }
@@ -197,6 +336,18 @@ impl Config {
         }
         if self.purge_interval.is_zero() {
             bail!("purge_interval_seconds must be at least 1");
+        }
+        if self.rate_limit_per_minute == 0 {
+            bail!("rate_limit_per_minute must be at least 1");
+        }
+        if self.access_token_lifetime.is_zero() {
+            bail!("access_token_minutes must be at least 1");
+        }
+        if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
+            bail!(
+                "public_url must be an http(s) URL, got '{}'",
+                self.public_url
+            );
         }
         Ok(())
     }
@@ -274,5 +425,53 @@ mod tests {
         .resolve()
         .unwrap_err();
         assert!(format!("{error:#}").contains("databse_url"));
+    }
+}
+
+#[cfg(test)]
+mod security_tests {
+    use super::*;
+
+    #[test]
+    fn bootstrap_secrets_never_print() {
+        let config = Bootstrap {
+            client_id: Some("ops".into()),
+            client_secret: Some("top-secret-value".into()),
+            user: Some(("root".into(), "root-password-value".into())),
+        };
+        let printed = format!("{config:?}");
+        assert!(printed.contains("ops") && printed.contains("root"));
+        assert!(!printed.contains("top-secret-value") && !printed.contains("root-password-value"));
+    }
+
+    #[test]
+    fn a_bootstrap_user_needs_a_password() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("rics.toml");
+        std::fs::write(&empty, "").unwrap();
+        let half = Settings {
+            config: Some(empty),
+            bootstrap_user: Some("root".into()),
+            ..Settings::default()
+        };
+        assert!(half.resolve().is_err());
+    }
+
+    #[test]
+    fn issuers_are_normalised() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(&path, "public_url = \"https://rics.example/\"\noidc_issuers = [\"https://idp.example/realms/x/\", \" \"]\n").unwrap();
+        let config = Settings {
+            config: Some(path),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(config.public_url, "https://rics.example");
+        assert_eq!(
+            config.oidc_issuers,
+            vec!["https://idp.example/realms/x".to_string()]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The `rics` binary's library: configuration, telemetry and wiring, so that the
 //! black-box tests start exactly the server operators run.
 
+pub mod admin;
 pub mod config;
 pub mod server;
 pub mod telemetry;

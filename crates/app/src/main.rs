@@ -1,10 +1,15 @@
 //! `rics`: the Risk and Identity Compliance Service.
 
+use std::io::{BufRead, Write};
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rics::admin::{self, ClientsCommand, UsersCommand};
 use rics::config::Settings;
 use rics::{server, telemetry};
+use rics_domain::tenant::service::BootstrapReport;
 
 mod screen;
 
@@ -25,16 +30,16 @@ enum Command {
     /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
     /// line per person on stdout.
     Screen(screen::ScreenArgs),
+    /// Manage OAuth clients.
+    #[command(subcommand)]
+    Clients(ClientsCommand),
+    /// Manage users (authorization code flow).
+    #[command(subcommand)]
+    Users(UsersCommand),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Serve(settings) => serve(&settings),
-        Command::Migrate(settings) => migrate(&settings),
-        Command::Screen(args) => screen::run(&args),
-    };
-    match result {
+    match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("rics: {error:#}");
@@ -43,16 +48,100 @@ fn main() -> ExitCode {
     }
 }
 
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(settings) => serve(&settings),
+        Command::Migrate(settings) => migrate(&settings),
+        Command::Screen(args) => screen::run(&args),
+        Command::Clients(ClientsCommand::Create(args)) => {
+            let config = args.settings.resolve()?;
+            let created =
+                actix_web::rt::System::new().block_on(admin::create_client(&config, &args))?;
+            print_json(&created)
+        }
+        Command::Users(UsersCommand::Create(args)) => {
+            let config = args.settings.resolve()?;
+            let password = read_password()?;
+            let created = actix_web::rt::System::new()
+                .block_on(admin::create_user(&config, &args, &password))?;
+            print_json(&created)
+        }
+    }
+}
+
+/// Writes one JSON object on standard output.
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// The new user's password from `RICS_USER_PASSWORD`, or the first line of standard
+/// input (so that it appears in no process list or shell history).
+fn read_password() -> anyhow::Result<String> {
+    if let Ok(password) = std::env::var("RICS_USER_PASSWORD") {
+        return Ok(password);
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("cannot read the password from standard input")?;
+    let password = line.trim_end_matches(['\r', '\n']).to_owned();
+    if password.is_empty() {
+        anyhow::bail!("give the password in RICS_USER_PASSWORD or on standard input");
+    }
+    Ok(password)
+}
+
 fn serve(settings: &Settings) -> anyhow::Result<()> {
     let config = settings.resolve()?;
     telemetry::init(&config.log, config.log_format)?;
     actix_web::rt::System::new().block_on(async {
         let running = server::start(&config).await?;
+        if let Some(report) = &running.bootstrap {
+            print_bootstrap(report, &config.public_url)?;
+        }
         tracing::info!(address = %running.address, "rics is serving");
         running.server.await?;
         tracing::info!("rics stopped");
         Ok(())
     })
+}
+
+/// Prints what the first start provisioned, once, on standard output (never in the log).
+fn print_bootstrap(report: &BootstrapReport, public_url: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "rics: first start: created the partner tenant {}",
+        report.tenant.name
+    )?;
+    writeln!(out, "  admin client id:     {}", report.client_id)?;
+    match &report.generated_secret {
+        Some(secret) => {
+            writeln!(out, "  admin client secret: {secret}")?;
+            writeln!(out, "  (shown once: only its hash is stored)")?;
+        }
+        None => writeln!(
+            out,
+            "  admin client secret: as set in RICS_BOOTSTRAP_CLIENT_SECRET"
+        )?,
+    }
+    if let Some(username) = &report.username {
+        writeln!(
+            out,
+            "  admin user:          {username} (password as set in RICS_BOOTSTRAP_PASSWORD)"
+        )?;
+    }
+    writeln!(
+        out,
+        "  token endpoint:      {}/oauth2/token",
+        public_url.trim_end_matches('/')
+    )?;
+    out.flush()?;
+    Ok(())
 }
 
 fn migrate(settings: &Settings) -> anyhow::Result<()> {

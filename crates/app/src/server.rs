@@ -1,6 +1,8 @@
 //! Wiring: the database, the repositories, the services and the HTTP server.
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::HttpServer;
 use actix_web::dev::ServerHandle;
@@ -8,20 +10,35 @@ use actix_web::web::Data;
 use anyhow::{Context, bail};
 use async_trait::async_trait;
 use diesel::RunQueryDsl;
-use rics_auth::SingleTenantAuthenticator;
+use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::entity::EntityService;
-use rics_domain::id::UuidGenerator;
+use rics_domain::entity::repository::EntityRepository;
+use rics_domain::id::{IdGenerator, UuidGenerator};
+use rics_domain::identity::admin::Registrar;
+use rics_domain::identity::authorization::AuthorizationService;
+use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::list::Paging;
+use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
+use rics_domain::tenant::TenantService;
+use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::time::{Clock, SystemClock};
-use rics_http::{ApiState, Readiness};
+use rics_http::guard::{Limiter, RateLimit};
+use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
-use rics_storage::{Database, DieselEntityRepository, PoolOptions, migrations, secrets};
+use rics_storage::{
+    Database, DieselEntityRepository, DieselIdentityRepository, DieselKeyRepository,
+    DieselOperationRepository, DieselTenantRepository, PoolOptions, migrations, secrets,
+};
+use serde_json::Value;
 
 use crate::config::Config;
 
 /// How long idempotency keys are honoured (AIP-155 asks for at least an hour).
-pub const IDEMPOTENCY_WINDOW: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+pub const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
+
+/// How often database housekeeping runs (planner statistics, SQLite's log).
+const DATABASE_MAINTENANCE_INTERVAL: Duration = Duration::from_secs(30);
 
 /// The database answers `SELECT 1`.
 struct DatabaseReadiness(Database);
@@ -40,6 +57,23 @@ impl Readiness for DatabaseReadiness {
             })
             .await
             .map_err(|e| e.to_string())
+    }
+}
+
+/// The embedded authorization server's issuer and keys, for the discovery documents.
+struct EmbeddedIssuer {
+    issuer: String,
+    auth: Arc<Auth>,
+}
+
+#[async_trait]
+impl Discovery for EmbeddedIssuer {
+    fn issuer(&self) -> String {
+        self.issuer.clone()
+    }
+
+    async fn jwks(&self) -> Value {
+        self.auth.keys.jwks()
     }
 }
 
@@ -68,37 +102,15 @@ pub fn migrate(db: &Database) -> anyhow::Result<Vec<String>> {
         .context("migration failed")
 }
 
-/// A running server.
-pub struct Running {
-    /// The address it listens on (useful with port 0).
-    pub address: std::net::SocketAddr,
-    /// Stops it.
-    pub handle: ServerHandle,
-    /// Completes when it stops.
-    pub server: actix_web::dev::Server,
-}
-
-/// The principal background maintenance acts as.
-fn system_principal() -> Principal {
-    Principal {
-        tenant: TenantId::default_tenant(),
-        subject: "system".into(),
-        display_name: "rics".into(),
-        scopes: Default::default(),
-    }
-}
-
-/// Builds everything and starts listening. Call inside an actix/tokio runtime.
-///
-/// # Errors
-/// When the database is unreachable, not migrated, or the address cannot be bound.
-pub async fn start(config: &Config) -> anyhow::Result<Running> {
-    let db = open_database(config)?;
+/// Migrates (or checks that nothing is pending) and returns the page-token secret.
+async fn prepare(
+    config: &Config,
+    db: &Database,
+    now: rics_domain::time::Timestamp,
+) -> anyhow::Result<Vec<u8>> {
     let setup = db.clone();
     let migrate_on_start = config.migrate_on_start;
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let now = clock.now();
-    let secret = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<u8>> {
+    tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<u8>> {
         if migrate_on_start {
             let applied = migrate(&setup)?;
             if !applied.is_empty() {
@@ -117,29 +129,168 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         Ok(setup.blocking(|conn| secrets::get_or_create(conn, "page_tokens", 32, now))?)
     })
     .await
-    .context("start-up task failed")??;
+    .context("start-up task failed")?
+}
 
+/// Every service of the application, built from the configuration.
+pub struct Services {
+    /// The database.
+    pub db: Database,
+    /// Entity use cases.
+    pub entities: Arc<EntityService>,
+    /// Tenant use cases.
+    pub tenants: Arc<TenantService>,
+    /// The authorization server.
+    pub authorization: Arc<AuthorizationService>,
+    /// Builds clients and users.
+    pub registrar: Arc<Registrar>,
+    /// Clients, users and grants.
+    pub identity: Arc<dyn IdentityRepository>,
+    /// Token signing and verification.
+    pub auth: Arc<Auth>,
+    /// Random ids and secrets.
+    pub ids: Arc<dyn IdGenerator>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+}
+
+/// The authentication settings of the configuration.
+fn auth_settings(config: &Config) -> AuthSettings {
+    let mut settings = AuthSettings::new(config.public_url.clone(), config.token_audience.clone());
+    settings.access_token_lifetime = config.access_token_lifetime;
+    for issuer in &config.oidc_issuers {
+        settings = settings.with_external_issuer(
+            ExternalIssuerSettings::new(issuer.clone())
+                .with_tenant_claim(config.oidc_tenant_claim.clone()),
+        );
+    }
+    settings
+}
+
+/// Opens the database, migrates it as configured and builds every service.
+///
+/// # Errors
+/// When the database is unreachable or not migrated, or the settings are invalid.
+pub async fn services(config: &Config) -> anyhow::Result<Services> {
+    let db = open_database(config)?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let ids: Arc<dyn IdGenerator> = Arc::new(UuidGenerator);
+    let secret = prepare(config, &db, clock.now()).await?;
+    let auth = Arc::new(
+        Auth::start(
+            &auth_settings(config),
+            Arc::new(DieselKeyRepository::new(db.clone())),
+            clock.clone(),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("authentication set-up failed: {}", e.message))?,
+    );
     let paging =
         Arc::new(Paging::new(&secret, clock.clone()).map_err(|e| anyhow::anyhow!(e.message))?);
+    let identity: Arc<dyn IdentityRepository> = Arc::new(DieselIdentityRepository::new(db.clone()));
+    let registrar = Arc::new(Registrar::new(
+        auth.hasher.clone(),
+        ids.clone(),
+        clock.clone(),
+    ));
+    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![Arc::new(FirstClient::new(registrar.clone()))];
+    let tenants = Arc::new(TenantService::new(
+        Arc::new(DieselTenantRepository::new(db.clone())),
+        Arc::new(DieselOperationRepository::new(db.clone())),
+        steps,
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+    ));
+    let authorization = Arc::new(AuthorizationService::new(
+        identity.clone(),
+        auth.hasher.clone(),
+        auth.signer.clone(),
+        clock.clone(),
+        ids.clone(),
+    ));
     let entities = Arc::new(EntityService::new(
         Arc::new(DieselEntityRepository::new(db.clone())),
-        clock,
-        Arc::new(UuidGenerator),
+        clock.clone(),
+        ids.clone(),
         paging,
         config.soft_delete_retention,
     ));
+    Ok(Services {
+        db,
+        entities,
+        tenants,
+        authorization,
+        registrar,
+        identity,
+        auth,
+        ids,
+        clock,
+    })
+}
+
+/// A running server.
+pub struct Running {
+    /// The address it listens on (useful with port 0).
+    pub address: std::net::SocketAddr,
+    /// Stops it.
+    pub handle: ServerHandle,
+    /// Completes when it stops.
+    pub server: actix_web::dev::Server,
+    /// What the first start of an empty database provisioned, if this was it.
+    pub bootstrap: Option<BootstrapReport>,
+}
+
+/// The principal background maintenance acts as.
+fn system_principal() -> Principal {
+    Principal {
+        tenant: TenantId::new("system"),
+        subject: "system".into(),
+        display_name: "rics".into(),
+        scopes: Default::default(),
+    }
+}
+
+/// Builds everything, provisions the partner tenant on a first start, and starts
+/// listening. Call inside an actix/tokio runtime.
+///
+/// # Errors
+/// When the database is unreachable or not migrated, a setting is invalid, or the
+/// address cannot be bound.
+pub async fn start(config: &Config) -> anyhow::Result<Running> {
+    let services = services(config).await?;
+    let bootstrap = services
+        .tenants
+        .bootstrap(
+            &services.registrar,
+            BootstrapSpec {
+                client_id: config.bootstrap.client_id.clone(),
+                client_secret: config.bootstrap.client_secret.clone(),
+                user: config.bootstrap.user.clone(),
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("first-start provisioning failed: {}", e.message))?;
+    let per_minute = NonZeroU32::new(config.rate_limit_per_minute)
+        .context("rate_limit_per_minute must be at least 1")?;
     let state = Data::new(ApiState {
-        entities: entities.clone(),
-        authenticator: Arc::new(SingleTenantAuthenticator),
-        readiness: Arc::new(DatabaseReadiness(db.clone())),
+        entities: services.entities.clone(),
+        tenants: services.tenants.clone(),
+        authorization: services.authorization.clone(),
+        discovery: Arc::new(EmbeddedIssuer {
+            issuer: config.public_url.clone(),
+            auth: services.auth.clone(),
+        }),
+        authenticator: services.auth.authenticator.clone(),
+        limiter: Limiter::new(RateLimit { per_minute }),
+        ids: services.ids.clone(),
+        readiness: Arc::new(DatabaseReadiness(services.db.clone())),
         body_limit: config.request_body_limit,
     });
-    spawn_database_maintenance(db.clone());
-    spawn_maintenance(
-        entities,
-        DieselEntityRepository::new(db),
-        config.purge_interval,
-    );
+    spawn_database_maintenance(services.db.clone());
+    spawn_maintenance(&services, state.clone(), config.purge_interval);
+    let authenticator = services.auth.authenticator.clone();
+    actix_web::rt::spawn(async move { authenticator.discover().await });
 
     let server = HttpServer::new(move || rics_http::app(state.clone()))
         .workers(config.http_workers)
@@ -156,11 +307,9 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         address,
         handle: server.handle(),
         server,
+        bootstrap,
     })
 }
-
-/// How often database housekeeping runs (planner statistics, SQLite's log).
-const DATABASE_MAINTENANCE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Keeps planner statistics fresh and SQLite's write-ahead log small, from the start.
 fn spawn_database_maintenance(db: Database) {
@@ -175,13 +324,15 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Purges expired soft-deleted entities and forgets old idempotency keys, periodically.
-fn spawn_maintenance(
-    entities: Arc<EntityService>,
-    repository: DieselEntityRepository,
-    every: std::time::Duration,
-) {
-    use rics_domain::entity::repository::EntityRepository;
+/// Periodically purges expired soft-deleted entities, forgets old idempotency keys and
+/// expired grants, removes one-time secrets from operations, and drops idle rate-limit
+/// buckets.
+fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
+    let entities = services.entities.clone();
+    let repository = DieselEntityRepository::new(services.db.clone());
+    let identity = services.identity.clone();
+    let operations = DieselOperationRepository::new(services.db.clone());
+    let clock = services.clock.clone();
     actix_web::rt::spawn(async move {
         let mut ticker = tokio::time::interval(every);
         let system = system_principal();
@@ -192,10 +343,20 @@ fn spawn_maintenance(
                 Ok(purged) => tracing::info!(purged, "purged expired entities"),
                 Err(e) => tracing::warn!(error = %e, "purge failed"),
             }
-            let before = SystemClock.now().minus(IDEMPOTENCY_WINDOW);
-            if let Err(e) = repository.expire_idempotency_keys(before).await {
+            let now = clock.now();
+            if let Err(e) = repository
+                .expire_idempotency_keys(now.minus(IDEMPOTENCY_WINDOW))
+                .await
+            {
                 tracing::warn!(error = %e, "expiring idempotency keys failed");
             }
+            if let Err(e) = identity.expire_grants(now).await {
+                tracing::warn!(error = %e, "expiring grants failed");
+            }
+            if let Err(e) = operations.redact_secrets(now).await {
+                tracing::warn!(error = %e, "redacting operation secrets failed");
+            }
+            state.limiter.shrink();
         }
     });
 }
