@@ -8,8 +8,12 @@
 //!   PostgreSQL schema ([`rics_storage::testing::TestDatabase`], which reads
 //!   `RICS_TEST_DATABASE_URL`). The server runs on a background thread in its own actix
 //!   system and stops when the [`Server`] is dropped, before its database goes away.
+//! - The server starts on an empty database, so it provisions its partner tenant with
+//!   the admin client [`ADMIN_CLIENT_ID`] (every scope); the harness obtains a token for
+//!   it with the client credentials grant, exactly as a consumer would.
 //! - [`Server::get`], [`Server::post`], ... send requests with a blocking `reqwest`
-//!   client and return a [`Reply`]: status, headers and the body parsed as JSON.
+//!   client, bearing that token, and return a [`Reply`]: status, headers and the body
+//!   parsed as JSON. [`Server::request_as`] sends another token (or none).
 //! - [`Reply::ok`] insists on 200; [`Reply::error`] checks the whole AIP-193 error
 //!   envelope (`error.code` equal to the HTTP status, the status name, exactly one
 //!   `ErrorInfo` with its reason and the domain `rics`, no detail type twice, the
@@ -27,7 +31,7 @@ use std::time::Duration;
 use actix_web::dev::ServerHandle;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::HeaderMap;
-use rics::config::{Config, LogFormat};
+use rics::config::{Bootstrap, Config, LogFormat};
 use rics_storage::testing::TestDatabase;
 use serde_json::{Map, Value, json};
 
@@ -78,15 +82,28 @@ macro_rules! on_both_backends {
 /// The collection path of entities.
 pub const ENTITIES: &str = "/v1alpha/entities";
 
+/// The issuer (and public URL) of the servers under test: tokens name it, whatever
+/// port the server listens on.
+pub const ISSUER: &str = "http://rics.test";
+
+/// The partner tenant's admin client, fixed as `RICS_BOOTSTRAP_CLIENT_ID` would.
+pub const ADMIN_CLIENT_ID: &str = "e2e-admin";
+
+/// Its secret, fixed as `RICS_BOOTSTRAP_CLIENT_SECRET` would.
+pub const ADMIN_CLIENT_SECRET: &str = "e2e-admin-secret-0001";
+
 /// A running server on its own database, with a client. Dropping it stops the server.
 pub struct Server {
     base: String,
     backend: Backend,
     client: Client,
+    token: String,
+    partner: Option<String>,
     handle: Option<ServerHandle>,
     thread: Option<JoinHandle<()>>,
-    // Dropped after the server has stopped (see `Drop`).
-    database: TestDatabase,
+    database_url: String,
+    // Dropped after the server has stopped (see `Drop`); `None` for a sibling.
+    database: Option<TestDatabase>,
 }
 
 impl std::fmt::Debug for Server {
@@ -99,7 +116,9 @@ impl std::fmt::Debug for Server {
 }
 
 /// The configuration the tests run with: the operators' defaults except for the
-/// address (a free port), a small pool, two workers and a purge far away.
+/// address (a free port), a small pool, two workers, a purge far away, the issuer
+/// [`ISSUER`], the admin client's credentials and a rate limit no test reaches unless
+/// it lowers it.
 pub fn test_config(database_url: &str) -> Config {
     Config {
         database_url: database_url.to_owned(),
@@ -113,6 +132,17 @@ pub fn test_config(database_url: &str) -> Config {
         http_workers: 2,
         log: "warn".to_owned(),
         log_format: LogFormat::Text,
+        public_url: ISSUER.to_owned(),
+        token_audience: "rics".to_owned(),
+        access_token_lifetime: Duration::from_secs(15 * 60),
+        oidc_issuers: Vec::new(),
+        oidc_tenant_claim: "tenant".to_owned(),
+        rate_limit_per_minute: 1_000_000,
+        bootstrap: Bootstrap {
+            client_id: Some(ADMIN_CLIENT_ID.to_owned()),
+            client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),
+            user: None,
+        },
     }
 }
 
@@ -132,8 +162,43 @@ impl Server {
     /// When the database cannot be created or the server does not start.
     pub fn start_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Server {
         let database = TestDatabase::new(backend);
-        let mut config = test_config(database.url());
+        let url = database.url().to_owned();
+        let mut config = test_config(&url);
         adjust(&mut config);
+        let mut server = Server::launch(config, backend, url, Some(database));
+        server.partner = server
+            .partner
+            .take()
+            .or_else(|| panic!("a first start provisions the partner tenant"));
+        server
+    }
+
+    /// Starts a second server on this server's database (another replica), after
+    /// `adjust` has changed the [`test_config`]; its requests bear a token it issued.
+    /// Drop it before this server, which owns the database.
+    ///
+    /// # Panics
+    /// When the server does not start.
+    pub fn sibling(&self, adjust: impl FnOnce(&mut Config)) -> Server {
+        let mut config = test_config(self.database_url());
+        adjust(&mut config);
+        let mut sibling = Server::launch(config, self.backend, self.database_url.clone(), None);
+        assert!(
+            sibling.partner.is_none(),
+            "a sibling finds the tenants provisioned"
+        );
+        sibling.partner = self.partner.clone();
+        sibling
+    }
+
+    /// Runs the server of `config` on a thread of its own and obtains the admin
+    /// client's token.
+    fn launch(
+        config: Config,
+        backend: Backend,
+        database_url: String,
+        database: Option<TestDatabase>,
+    ) -> Server {
         let (sender, receiver) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("rics-server".to_owned())
@@ -141,7 +206,9 @@ impl Server {
                 actix_web::rt::System::new().block_on(async move {
                     match rics::server::start(&config).await {
                         Ok(running) => {
-                            let _ = sender.send(Ok((running.address, running.handle.clone())));
+                            let partner = running.bootstrap.as_ref().map(|b| b.tenant.name.clone());
+                            let _ =
+                                sender.send(Ok((running.address, running.handle.clone(), partner)));
                             let _ = running.server.await;
                         }
                         Err(error) => {
@@ -151,21 +218,137 @@ impl Server {
                 });
             })
             .unwrap_or_else(|e| panic!("cannot spawn the server thread: {e}"));
-        let (address, handle) = receiver
+        let (address, handle, partner) = receiver
             .recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|e| panic!("the server did not report its start: {e}"))
             .unwrap_or_else(|e| panic!("the server did not start on {backend:?}: {e}"));
         let client = Client::builder()
             .timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_else(|e| panic!("cannot build the HTTP client: {e}"));
-        Server {
+        let mut server = Server {
             base: format!("http://{address}"),
             backend,
             client,
+            token: String::new(),
+            partner,
             handle: Some(handle),
             thread: Some(thread),
+            database_url,
             database,
+        };
+        server.token = server.client_token(ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, None);
+        server
+    }
+
+    /// The URL of the server's database.
+    pub fn database_url(&self) -> &str {
+        &self.database_url
+    }
+
+    /// Registers a client for `tenant` exactly as `rics clients create` does (on the
+    /// server's database, beside the running server) and returns what the command prints:
+    /// `clientId`, `clientSecret` (null for a public client), `scopes`, ...
+    ///
+    /// # Panics
+    /// When registration fails.
+    pub fn register_client(&self, args: rics::admin::CreateClient) -> Value {
+        let config = test_config(self.database_url());
+        actix_web::rt::System::new()
+            .block_on(rics::admin::create_client(&config, &args))
+            .unwrap_or_else(|e| panic!("rics clients create failed: {e:#}"))
+    }
+
+    /// Registers a user exactly as `rics users create` does.
+    ///
+    /// # Panics
+    /// When registration fails.
+    pub fn register_user(&self, args: rics::admin::CreateUser, password: &str) -> Value {
+        let config = test_config(self.database_url());
+        actix_web::rt::System::new()
+            .block_on(rics::admin::create_user(&config, &args, password))
+            .unwrap_or_else(|e| panic!("rics users create failed: {e:#}"))
+    }
+
+    /// The partner tenant's name (`tenants/{id}`), which the admin client acts for.
+    pub fn partner(&self) -> &str {
+        self.partner.as_deref().unwrap_or_default()
+    }
+
+    /// The admin client's access token, which requests bear by default.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// A token for a client by the client credentials grant (HTTP Basic
+    /// authentication), with `scope` or, when `None`, every scope the client has.
+    ///
+    /// # Panics
+    /// Unless the token endpoint answers 200 with a bearer token.
+    pub fn client_token(&self, client_id: &str, secret: &str, scope: Option<&str>) -> String {
+        let mut form = vec![("grant_type", "client_credentials")];
+        if let Some(scope) = scope {
+            form.push(("scope", scope));
+        }
+        let reply = self.send(
+            self.client
+                .post(self.url("/oauth2/token"))
+                .basic_auth(client_id, Some(secret))
+                .form(&form),
+        );
+        let body = reply.ok();
+        assert_eq!(body["token_type"], "Bearer", "{body}");
+        body["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no access_token in {body}"))
+            .to_owned()
+    }
+
+    /// Creates a child tenant of the partner and waits for its operation: returns the
+    /// tenant's name and a token of its first client (every scope it has).
+    ///
+    /// # Panics
+    /// Unless the creation and polling answer 200 and the operation succeeds.
+    pub fn child_tenant(&self, display_name: &str) -> (String, String) {
+        let operation = self
+            .post("/v1alpha/tenants", &json!({"displayName": display_name}))
+            .ok();
+        let done = self.wait_for(&operation);
+        let response = &done["response"];
+        let tenant = response["tenant"]["name"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no tenant in {done}"))
+            .to_owned();
+        let client = &response["clients"][0];
+        let token = self.client_token(
+            client["clientId"].as_str().unwrap_or_default(),
+            client["clientSecret"].as_str().unwrap_or_default(),
+            None,
+        );
+        (tenant, token)
+    }
+
+    /// Polls a long-running operation (`{"name": ...}`) until it is done, and returns
+    /// it.
+    ///
+    /// # Panics
+    /// Unless polling answers 200 and the operation ends within a minute.
+    pub fn wait_for(&self, operation: &Value) -> Value {
+        let name = operation["name"]
+            .as_str()
+            .unwrap_or_else(|| panic!("not an operation: {operation}"));
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let current = self.get(&format!("/v1alpha/{name}")).ok();
+            if current["done"] == true {
+                return current;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name} never ended: {current}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -179,9 +362,19 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
-    /// A request to customise (headers, raw bodies) before [`Server::send`].
+    /// A request bearing the admin client's token, to customise (headers, raw bodies)
+    /// before [`Server::send`].
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
-        self.client.request(method, self.url(path))
+        self.request_as(Some(&self.token), method, path)
+    }
+
+    /// A request bearing `token`, or no `Authorization` header at all for `None`.
+    pub fn request_as(&self, token: Option<&str>, method: Method, path: &str) -> RequestBuilder {
+        let request = self.client.request(method, self.url(path));
+        match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
     }
 
     /// Sends a request built with [`Server::request`].
@@ -269,7 +462,7 @@ impl Server {
     /// When the statement fails.
     pub fn execute_sql(&self, sql: &str) {
         use diesel::RunQueryDsl;
-        let url = rics_storage::DatabaseUrl::parse(self.database.url())
+        let url = rics_storage::DatabaseUrl::parse(&self.database_url)
             .unwrap_or_else(|e| panic!("bad test database URL: {e}"));
         let mut conn = rics_storage::connection::connect(&url)
             .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
@@ -345,6 +538,8 @@ impl Drop for Server {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        // Only now, with the server stopped, may its database go.
+        drop(self.database.take());
     }
 }
 

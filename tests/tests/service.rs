@@ -13,10 +13,26 @@ const HTTP_METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 
-/// The path of `route` with its variables filled with `id`.
+/// The path of `route` with its variables filled: `id` for the entity, the caller's
+/// own tenant, an operation that does not exist.
 fn concrete(path: &str, id: &str) -> String {
     path.replace("{entity}", id)
+        .replace("{tenant}", "current")
+        .replace("{operation}", "nothing")
 }
+
+/// Routes anyone may call: probes, this document, and the authorization server's own
+/// endpoints (which authenticate clients and users themselves).
+const PUBLIC: [(&str, &str); 8] = [
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
+    ("GET", "/v1alpha/openapi.json"),
+    ("POST", "/oauth2/token"),
+    ("GET", "/oauth2/authorize"),
+    ("POST", "/oauth2/authorize"),
+    ("GET", "/.well-known/openid-configuration"),
+    ("GET", "/.well-known/jwks.json"),
+];
 
 /// Whether `text` is a lower-case hyphenated UUID.
 fn is_uuid(text: &str) -> bool {
@@ -104,10 +120,23 @@ on_both_backends! {
                 "{method} {path} documents its 200 response"
             );
             if matches!(method.as_str(), "POST" | "PATCH") {
+                let content = if path.starts_with("/oauth2/") { "application/x-www-form-urlencoded" } else { "application/json" };
                 assert!(
-                    operation["requestBody"]["content"]["application/json"]["schema"].is_object(),
-                    "{method} {path} documents its JSON body"
+                    operation["requestBody"]["content"][content].is_object(),
+                    "{method} {path} documents its {content} body"
                 );
+            }
+            let route = ROUTES.iter().find(|r| r.method == method && r.path == path).unwrap();
+            let required: Vec<&str> = operation["security"]
+                .as_array()
+                .map(|list| list.iter().filter_map(|r| r["oauth2"].as_array()).flatten().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if PUBLIC.contains(&(method.as_str(), path.as_str())) {
+                assert!(route.scope.is_none(), "{method} {path} is public but the route table gives it a scope");
+                assert!(required.is_empty(), "{method} {path} is public but documents a scope");
+            } else {
+                let scope = route.scope.unwrap_or_else(|| panic!("{method} {path} has no scope in the route table"));
+                assert_eq!(required, vec![scope.as_str()], "{method} {path} documents the scope it enforces");
             }
             if path.contains("{entity}") {
                 let parameters = operation["parameters"].as_array().map(Vec::as_slice).unwrap_or(&[]);
@@ -138,6 +167,11 @@ on_both_backends! {
             }
             let reply = server.send(request);
             assert_ne!(reply.reason(), "ROUTE_NOT_FOUND", "{} {path} is not served: {}", route.method, reply.text);
+            if path.starts_with("/oauth2/") {
+                // RFC 6749 errors and the sign-in page, not the API's envelope.
+                assert_ne!(reply.status, 404, "{} {path} is not served: {}", route.method, reply.text);
+                continue;
+            }
             assert!(!reply.json.is_null(), "{} {path} answers JSON: {}", route.method, reply.text);
             if reply.status >= 400 {
                 reply.check_envelope(&format!("{} {path}: {}", route.method, reply.text));

@@ -1,0 +1,309 @@
+//! Authorization and tenancy over real HTTP: tokens required on every API route,
+//! scopes, rate limits, tenants and their operations, and the isolation matrix that
+//! proves, route by route, that no tenant reaches another's data.
+// Compiled as tests only, so that clippy's allow-unwrap-in-tests covers the helpers too.
+#![cfg(test)]
+
+use rics_domain::principal::Scope;
+use rics_e2e::*;
+use rics_http::routes::{ROUTES, Route};
+use serde_json::{Value, json};
+
+/// Every route that needs a token.
+fn gated() -> impl Iterator<Item = &'static Route> {
+    ROUTES.iter().filter(|route| route.scope.is_some())
+}
+
+/// A request for `route` with its variables filled by `fill`, and a body for the methods
+/// that take one.
+fn call(server: &Server, token: Option<&str>, route: &Route, path: &str, body: &Value) -> Reply {
+    let method = Method::from_bytes(route.method.as_bytes()).unwrap();
+    let mut request = server.request_as(token, method, path);
+    if matches!(route.method, "POST" | "PATCH") {
+        request = request.json(body);
+    }
+    server.send(request)
+}
+
+/// The id of a `tenants/{id}` name.
+fn tenant_id(name: &str) -> &str {
+    name.strip_prefix("tenants/").unwrap()
+}
+
+on_both_backends! {
+    /// No token, a malformed one or another scheme: 401 UNAUTHENTICATED in the envelope
+    /// with `WWW-Authenticate: Bearer`, on every gated route, and nothing changes.
+    fn every_route_needs_a_token(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        let before = server.snapshot();
+        for route in gated() {
+            let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x");
+            let reply = call(&server, None, route, &path, &json!({"displayName": "Changed"}));
+            reply.error(401, "UNAUTHENTICATED", "MISSING_TOKEN");
+            assert!(reply.header("www-authenticate").unwrap().starts_with("Bearer"), "{} {path}", route.method);
+        }
+        let garbage = server.send(server.request_as(Some("not.a.token"), Method::GET, ENTITIES));
+        garbage.error(401, "UNAUTHENTICATED", "MALFORMED_TOKEN");
+        assert!(garbage.header("www-authenticate").unwrap().starts_with("Bearer"));
+        let basic = server.send(server.request_as(None, Method::GET, ENTITIES).basic_auth(ADMIN_CLIENT_ID, Some(ADMIN_CLIENT_SECRET)));
+        basic.error(401, "UNAUTHENTICATED", "UNSUPPORTED_AUTHORIZATION_SCHEME");
+        let tampered = format!("{}x", server.token());
+        let reply = server.send(server.request_as(Some(&tampered), Method::GET, ENTITIES));
+        assert_eq!(reply.status, 401, "{}", reply.text);
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A token names its scopes; each route needs its own: 403 PERMISSION_DENIED with
+    /// INSUFFICIENT_SCOPE and the scope needed, in the envelope.
+    fn scopes_are_enforced_per_route(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        let before = server.snapshot();
+        for scope in Scope::ALL {
+            let token = server.client_token(ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, Some(scope.as_str()));
+            for route in gated() {
+                let needed = route.scope.unwrap();
+                if needed == scope {
+                    continue;
+                }
+                let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x");
+                let reply = call(&server, Some(&token), route, &path, &json!({"displayName": "Changed"}));
+                reply.error(403, "PERMISSION_DENIED", "INSUFFICIENT_SCOPE");
+                assert_eq!(reply.metadata("requiredScope"), Some(needed.as_str()), "{} {path}", route.method);
+            }
+        }
+        assert_eq!(server.snapshot(), before);
+        let read = server.client_token(ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, Some("rics.read"));
+        server.send(server.request_as(Some(&read), Method::GET, ENTITIES)).ok();
+    }
+
+    /// Each client has a token bucket: the RateLimit headers count down, the request
+    /// over the limit is 429 RESOURCE_EXHAUSTED with Retry-After, and another client's
+    /// bucket is its own.
+    fn rate_limits_are_per_client(server) {
+        let limited = server.sibling(|config| config.rate_limit_per_minute = 3);
+        for remaining in (0..3).rev() {
+            let reply = limited.get(ENTITIES);
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            assert_eq!(reply.header("ratelimit-limit"), Some("3"));
+            assert_eq!(reply.header("ratelimit-remaining"), Some(remaining.to_string().as_str()));
+            assert!(reply.header("ratelimit-reset").unwrap().parse::<u64>().unwrap() <= 60);
+        }
+        let over = limited.get(ENTITIES);
+        over.error(429, "RESOURCE_EXHAUSTED", "RATE_LIMITED");
+        let retry: u64 = over.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=20).contains(&retry), "retry after {retry}s");
+        let (_, other) = server.child_tenant("Other");
+        let reply = limited.send(limited.request_as(Some(&other), Method::GET, ENTITIES));
+        assert_eq!(reply.status, 200, "another client has its own bucket: {}", reply.text);
+        drop(limited);
+    }
+
+    /// Tokens are for one audience: a replica configured for another audience refuses
+    /// this server's tokens (and this server refuses the replica's), changing nothing.
+    fn tokens_are_for_one_audience(server) {
+        let other = server.sibling(|config| config.token_audience = "another-api".into());
+        let refused = other.send(other.request_as(Some(server.token()), Method::POST, ENTITIES).json(&person("Jane Doe")));
+        refused.error(401, "UNAUTHENTICATED", "WRONG_AUDIENCE");
+        let back = server.send(server.request_as(Some(other.token()), Method::GET, ENTITIES));
+        back.error(401, "UNAUTHENTICATED", "WRONG_AUDIENCE");
+        other.get(ENTITIES).ok();
+        assert!(server.snapshot().is_empty());
+        drop(other);
+    }
+
+    /// A partner creates a child: the operation is done with the tenant and its first
+    /// client's credentials; the child's client works at once; each tenant sees itself
+    /// (as `current` and by name) and nothing else; only partners create tenants.
+    fn partners_create_child_tenants(server) {
+        let partner = server.get("/v1alpha/tenants/current").ok();
+        assert_eq!(partner["name"], server.partner());
+        assert_eq!(partner["tenantType"], "PARTNER");
+        assert_eq!(server.get(&format!("/v1alpha/{}", server.partner())).ok(), partner);
+
+        let operation = server.post("/v1alpha/tenants", &json!({"displayName": "Acme Compliance"})).ok();
+        let name = operation["name"].as_str().unwrap();
+        assert!(name.starts_with(&format!("{}/operations/", server.partner())), "{name}");
+        let polled = server.wait_for(&operation);
+        assert_eq!(polled["name"], name);
+        assert!(polled.get("error").is_none(), "{polled}");
+        let child = &polled["response"]["tenant"];
+        assert_eq!(child["displayName"], "Acme Compliance");
+        assert_eq!(child["tenantType"], "STANDARD");
+        assert_eq!(child["parent"], server.partner());
+        let child_name = child["name"].as_str().unwrap().to_owned();
+        let credentials = &polled["response"]["clients"][0];
+        let child_token = server.client_token(
+            credentials["clientId"].as_str().unwrap(),
+            credentials["clientSecret"].as_str().unwrap(),
+            None,
+        );
+        let as_child = |method: Method, path: &str| server.send(server.request_as(Some(&child_token), method, path));
+
+        let own = as_child(Method::GET, "/v1alpha/tenants/current").ok();
+        assert_eq!(own["name"], child_name.as_str());
+        assert_eq!(as_child(Method::GET, &format!("/v1alpha/{child_name}")).ok(), own);
+        as_child(Method::GET, &format!("/v1alpha/{}", server.partner())).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server.get(&format!("/v1alpha/{child_name}")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        as_child(Method::GET, &format!("/v1alpha/{name}")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        let operation_id = name.rsplit('/').next().unwrap();
+        as_child(Method::GET, &format!("/v1alpha/{child_name}/operations/{operation_id}")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server.get(&format!("/v1alpha/{}/operations/nothing", server.partner())).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+
+        let children = server.get(&format!("/v1alpha/{}/children", server.partner())).ok();
+        assert_eq!(names(&children["tenants"]), vec![child_name.clone()]);
+        let current_children = server.get("/v1alpha/tenants/current/children").ok();
+        assert_eq!(names(&current_children["tenants"]), vec![child_name.clone()]);
+        let none = as_child(Method::GET, "/v1alpha/tenants/current/children").ok();
+        assert!(array(&none["tenants"]).is_empty(), "{none}");
+        as_child(Method::GET, &format!("/v1alpha/{}/children", server.partner())).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+
+        let refused = server.send(server.request_as(Some(&child_token), Method::POST, "/v1alpha/tenants").json(&json!({"displayName": "Grandchild"})));
+        refused.error(403, "PERMISSION_DENIED", "PARTNER_TENANT_REQUIRED");
+        let after = server.get("/v1alpha/tenants/current/children").ok();
+        assert_eq!(names(&after["tenants"]), vec![child_name], "a refused creation creates nothing");
+
+        server.post("/v1alpha/tenants", &json!({})).invalid("REQUIRED", "tenant.displayName");
+        server.post("/v1alpha/tenants", &json!({"displayName": "x".repeat(201)})).invalid("TOO_LONG", "tenant.displayName");
+        server.post("/v1alpha/tenants", &json!({"displayName": "Acme", "colour": "red"})).invalid("UNKNOWN_FIELD", "tenant.colour");
+        let count = array(&server.get("/v1alpha/tenants/current/children").ok()["tenants"]).len();
+        assert_eq!(count, 1, "refused creations create nothing");
+    }
+
+    /// Children lists page and filter like every AIP list.
+    fn children_lists_page_and_filter(server) {
+        for n in 0..5 {
+            server.child_tenant(&format!("Child {n}"));
+        }
+        let parent = server.partner().to_owned();
+        let first = server.get(&format!("/v1alpha/{parent}/children?pageSize=2")).ok();
+        assert_eq!(array(&first["tenants"]).len(), 2);
+        let token = first["nextPageToken"].as_str().unwrap();
+        let second = server.get(&format!("/v1alpha/{parent}/children?pageSize=2&pageToken={}", encode(token))).ok();
+        assert_eq!(array(&second["tenants"]).len(), 2);
+        let filtered = server.get(&format!("/v1alpha/{parent}/children{}", query(&[("filter", "displayName = \"Child 3\"")]))).ok();
+        let found: Vec<&str> = array(&filtered["tenants"]).iter().map(|t| t["displayName"].as_str().unwrap()).collect();
+        assert_eq!(found, vec!["Child 3"]);
+        server.get(&format!("/v1alpha/{parent}/children?pageSize=2&pageToken={}{}", encode(token), query(&[("filter", "displayName = \"Child 1\"")]).replacen('?', "&", 1)))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+        server.get(&format!("/v1alpha/{parent}/children{}", query(&[("filter", "colour = \"red\"")])))
+            .invalid("UNKNOWN_FILTER_FIELD", "filter");
+    }
+
+    /// The isolation matrix. Two tenants (the partner and its child) each hold an
+    /// entity with a tag and a relationship. Then, for every gated route of the route
+    /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
+    /// or, for collections, a result without the other's data; and afterwards each
+    /// tenant's data is exactly as it was. A new route joins the matrix by being in the
+    /// route table; one the matrix cannot place fails it.
+    fn no_tenant_reaches_another(server) {
+        let (child, child_token) = server.child_tenant("Child");
+        let partner = server.partner().to_owned();
+        let tenants = [(partner.clone(), server.token().to_owned()), (child.clone(), child_token)];
+        let operation = server.post("/v1alpha/tenants", &json!({"displayName": "Second child"})).ok();
+        let operation_id = operation["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let as_owner = |method: Method, path: &str, body: Option<Value>| {
+                let mut request = server.request_as(Some(token), method, path);
+                if let Some(body) = body {
+                    request = request.json(&body);
+                }
+                server.send(request).ok()
+            };
+            as_owner(Method::POST, &format!("{ENTITIES}?entityId=secret-{i}"), Some(person("Secret Person")));
+            as_owner(Method::POST, &format!("{ENTITIES}?entityId=secret-co-{i}"), Some(company("Secret Co")));
+            as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}:addTag"), Some(json!({"tag": "vip"})));
+            as_owner(
+                Method::POST,
+                &format!("{ENTITIES}/secret-{i}:addEntityRelationship"),
+                Some(json!({"relatedEntity": format!("entities/secret-co-{i}"), "relationshipType": "DIRECTOR"})),
+            );
+            // Something of the caller's own to name in bodies that need one.
+            as_owner(Method::POST, &format!("{ENTITIES}?entityId=mine-{i}"), Some(person("Own Person")));
+        }
+        let snapshot = |token: &str| {
+            let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
+            let mut all = Vec::new();
+            for entity in array(&entities["entities"]) {
+                let id = id_of(entity);
+                let relationships = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}:EntityRelationships"))).ok();
+                all.push((entity.clone(), relationships));
+            }
+            let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
+            let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
+            (all, tenant, children)
+        };
+        let before: Vec<_> = tenants.iter().map(|(_, token)| snapshot(token)).collect();
+
+        let mut checked = 0;
+        for (attacker, (attacker_tenant, token)) in tenants.iter().enumerate() {
+            let victim = 1 - attacker;
+            let victim_tenant = &tenants[victim].0;
+            let secret = format!("secret-{victim}");
+            for route in gated() {
+                let path = route
+                    .path
+                    .replace("{entity}", &secret)
+                    .replace("{tenant}", tenant_id(victim_tenant))
+                    .replace("{operation}", &operation_id);
+                let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
+                let body = match route.path.rsplit(':').next().unwrap_or("") {
+                    "addTag" | "removeTag" => json!({"tag": "vip"}),
+                    "addEntityRelationship" | "removeEntityRelationship" => {
+                        json!({"relatedEntity": format!("entities/mine-{attacker}"), "relationshipType": "DIRECTOR"})
+                    }
+                    _ if route.path.contains(':') => json!({}),
+                    _ => json!({"displayName": "Taken over"}),
+                };
+                let reply = call(&server, Some(token), route, &path, &body);
+                if route.path.contains('{') {
+                    assert_eq!(reply.status, 404, "{context}: {}", reply.text);
+                    reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                    assert!(!reply.text.contains("Secret"), "{context} leaks: {}", reply.text);
+                } else {
+                    match (route.method, route.path) {
+                        ("GET", "/v1alpha/entities") => {
+                            let page = reply.ok();
+                            let found = names(&page["entities"]);
+                            assert!(!found.contains(&format!("entities/{secret}")), "{context}: {found:?}");
+                            for filter in ["displayName:\"Secret\"", "tags:\"vip\""] {
+                                let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}{}", query(&[("filter", filter), ("showDeleted", "true")])))).ok();
+                                assert!(!names(&filtered["entities"]).contains(&format!("entities/{secret}")), "{context} with {filter}");
+                            }
+                        }
+                        ("GET", "/v1alpha/entities:batchGet") => {
+                            let reply = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}:batchGet?names=entities/{secret}")));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
+                        ("POST", "/v1alpha/entities") => {
+                            // The same id in the attacker's tenant is the attacker's own
+                            // entity: creating it touches nothing of the victim's.
+                            let created = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}?entityId={secret}")).json(&person("Own Copy"))).ok();
+                            assert_eq!(created["displayName"], "Own Copy");
+                            server.send(server.request_as(Some(token), Method::DELETE, &format!("{ENTITIES}/{secret}:hardDelete"))).ok();
+                        }
+                        ("POST", "/v1alpha/tenants") => {
+                            // A partner may create children (of its own); a standard tenant
+                            // may not. Either way the victim gains no child.
+                            if attacker_tenant == &partner {
+                                assert_eq!(reply.status, 200, "{context}: {}", reply.text);
+                            } else {
+                                reply.error(403, "PERMISSION_DENIED", "PARTNER_TENANT_REQUIRED");
+                            }
+                        }
+                        _ => panic!("the isolation matrix has no check for {} {}: add one", route.method, route.path),
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 2 * gated().count());
+        // Both POST /v1alpha/tenants calls by the partner made children of its own;
+        // nothing else changed for either tenant.
+        let after: Vec<_> = tenants.iter().map(|(_, token)| snapshot(token)).collect();
+        assert_eq!(after[1], before[1], "the child's data changed");
+        assert_eq!(after[0].0, before[0].0, "the partner's entities changed");
+        assert_eq!(after[0].1, before[0].1, "the partner's tenant changed");
+        let partner_children = names(&after[0].2["tenants"]);
+        assert!(partner_children.contains(&child));
+    }
+}
