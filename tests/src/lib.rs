@@ -271,6 +271,18 @@ impl Server {
             .unwrap_or_else(|e| panic!("rics users create failed: {e:#}"))
     }
 
+    /// Rotates the signing key exactly as `rics keys rotate` does and returns what the
+    /// command prints: `signingKey` and `publishedKeys`.
+    ///
+    /// # Panics
+    /// When rotation fails.
+    pub fn rotate_keys(&self) -> Value {
+        let config = test_config(self.database_url());
+        actix_web::rt::System::new()
+            .block_on(rics::admin::rotate_keys(&config))
+            .unwrap_or_else(|e| panic!("rics keys rotate failed: {e:#}"))
+    }
+
     /// The partner tenant's name (`tenants/{id}`), which the admin client acts for.
     pub fn partner(&self) -> &str {
         self.partner.as_deref().unwrap_or_default()

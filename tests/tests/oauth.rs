@@ -198,7 +198,56 @@ fn token_request(server: &Server, form: &[(&str, &str)]) -> Reply {
     )
 }
 
+/// The `kid` in a JWT's header.
+fn kid_of(token: &str) -> String {
+    use base64::Engine;
+    let header = token.split('.').next().unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header)
+        .unwrap();
+    let header: Value = serde_json::from_slice(&bytes).unwrap();
+    header["kid"].as_str().unwrap().to_owned()
+}
+
+/// The key ids a server publishes.
+fn published(server: &Server) -> Vec<String> {
+    let jwks = server
+        .send(server.request_as(None, Method::GET, "/.well-known/jwks.json"))
+        .ok();
+    array(&jwks["keys"])
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 on_both_backends! {
+    /// `rics keys rotate` makes a new signing key; a replica started afterwards signs
+    /// with it and publishes both; tokens of the old key stay valid everywhere and the
+    /// new key's tokens are accepted by a replica that has not reloaded yet.
+    fn key_rotation_keeps_old_tokens_valid(server) {
+        let old_token = server.token().to_owned();
+        let old_kid = kid_of(&old_token);
+        assert_eq!(published(&server), vec![old_kid.clone()]);
+        let rotated = server.rotate_keys();
+        let new_kid = rotated["signingKey"].as_str().unwrap().to_owned();
+        assert_ne!(new_kid, old_kid);
+        let mut listed: Vec<String> = array(&rotated["publishedKeys"]).iter().map(|k| k.as_str().unwrap().to_owned()).collect();
+        listed.sort();
+        let mut both = vec![old_kid.clone(), new_kid.clone()];
+        both.sort();
+        assert_eq!(listed, both);
+
+        let replica = server.sibling(|_| {});
+        assert_eq!(kid_of(replica.token()), new_kid, "a replica started after the rotation signs with the new key");
+        let mut seen = published(&replica);
+        seen.sort();
+        assert_eq!(seen, both, "the previous key stays published");
+        server.send(server.request_as(Some(replica.token()), Method::GET, ENTITIES)).ok();
+        replica.send(replica.request_as(Some(&old_token), Method::GET, ENTITIES)).ok();
+        server.get(ENTITIES).ok();
+        drop(replica);
+    }
+
     /// Discovery and the key set describe the embedded issuer; the key set holds public
     /// keys only.
     fn discovery_describes_the_issuer(server) {

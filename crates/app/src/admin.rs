@@ -1,11 +1,13 @@
-//! `rics clients create` and `rics users create`: credentials for a tenant, made by an
-//! operator on the server's machine (the API has no route that makes clients or users).
+//! `rics clients create`, `rics users create` and `rics keys rotate`: credentials for a
+//! tenant and the signing key, managed by an operator on the server's machine (the API
+//! has no route that makes clients or users).
 //!
 //! ```text
 //! rics clients create --tenant tenants/abc --name "Nightly import" --scope rics.read --scope rics.write
 //! rics clients create --tenant tenants/abc --name "Web app" --scope rics.read --public \
 //!     --redirect-uri https://app.example.com/callback
 //! RICS_USER_PASSWORD=... rics users create --tenant tenants/abc --username ada --name "Ada L." --scope rics.read
+//! rics keys rotate
 //! ```
 //!
 //! Each prints one JSON object on standard output (the binary does; these functions
@@ -37,6 +39,15 @@ pub enum UsersCommand {
     /// Register a user (authorization code flow). The password is read from
     /// `RICS_USER_PASSWORD`, or else from the first line of standard input.
     Create(CreateUser),
+}
+
+/// `rics keys ...`.
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Make a new signing key for the embedded authorization server. The previous key
+    /// stays published in the JWKS until every token it signed has expired; running
+    /// servers sign with the new key within a minute.
+    Rotate(Settings),
 }
 
 /// Arguments of `rics clients create`.
@@ -176,6 +187,21 @@ pub async fn create_user(
         "scopes": scopes,
         "authorizeUrl": format!("{}/oauth2/authorize", config.public_url),
     }))
+}
+
+/// Rotates the embedded server's signing key on the database of `config` and returns
+/// the new key id and the key ids now published.
+///
+/// # Errors
+/// When the database cannot be opened or the key cannot be stored.
+pub async fn rotate_keys(config: &Config) -> anyhow::Result<Value> {
+    let services = server::services(config).await?;
+    let kid = services.auth.keys.rotate().await.map_err(failed)?;
+    let published: Vec<Value> = services.auth.keys.jwks()["keys"]
+        .as_array()
+        .map(|keys| keys.iter().map(|key| key["kid"].clone()).collect())
+        .unwrap_or_default();
+    Ok(json!({"signingKey": kid, "publishedKeys": published}))
 }
 
 #[cfg(test)]

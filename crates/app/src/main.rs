@@ -6,7 +6,7 @@ use anyhow::Context;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rics::admin::{self, ClientsCommand, UsersCommand};
+use rics::admin::{self, ClientsCommand, KeysCommand, UsersCommand};
 use rics::config::Settings;
 use rics::{server, telemetry};
 use rics_domain::tenant::service::BootstrapReport;
@@ -36,6 +36,9 @@ enum Command {
     /// Manage users (authorization code flow).
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Manage the embedded authorization server's signing keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let created = actix_web::rt::System::new()
                 .block_on(admin::create_user(&config, &args, &password))?;
             print_json(&created)
+        }
+        Command::Keys(KeysCommand::Rotate(settings)) => {
+            let config = settings.resolve()?;
+            let rotated = actix_web::rt::System::new().block_on(admin::rotate_keys(&config))?;
+            print_json(&rotated)
         }
     }
 }

@@ -249,10 +249,12 @@ fn sign_in_form(
     )
 }
 
-fn csrf_cookie(value: &str) -> Cookie<'static> {
+/// The CSRF cookie; `Secure` whenever the server is reached over HTTPS.
+fn csrf_cookie(state: &ApiState, value: &str) -> Cookie<'static> {
     Cookie::build(CSRF_COOKIE, value.to_owned())
         .path("/oauth2")
         .http_only(true)
+        .secure(state.discovery.issuer().starts_with("https://"))
         .same_site(SameSite::Strict)
         .finish()
 }
@@ -279,7 +281,9 @@ pub async fn authorize_page(req: HttpRequest, state: Data<ApiState>) -> HttpResp
                 Err(_) => return error_page("The service is unavailable; try again."),
             };
             let body = sign_in_form(&pending.client_name, &pairs, &csrf, None);
-            page(StatusCode::OK).cookie(csrf_cookie(&csrf)).body(body)
+            page(StatusCode::OK)
+                .cookie(csrf_cookie(&state, &csrf))
+                .body(body)
         }
     }
 }
@@ -334,7 +338,7 @@ pub async fn authorize_submit(
     {
         Ok(location) => {
             let mut response = redirect(&location);
-            let mut expired = csrf_cookie("");
+            let mut expired = csrf_cookie(&state, "");
             expired.make_removal();
             let _ = response.add_cookie(&expired);
             response
