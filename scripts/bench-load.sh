@@ -8,7 +8,8 @@
 # Each is run twice: closed-loop (as fast as the server answers: the throughput ceiling,
 # latency includes queueing) and open-loop at a fixed rate the server sustains
 # (BENCH_GET_RATE 1000, BENCH_LIST_RATE 50, BENCH_FUZZY_RATE 10 requests per second;
-# latency with coordinated-omission correction). docs/benchmarks.md records the
+# latency with coordinated-omission correction). Every request bears an access token of
+# the client credentials grant, as in production. docs/benchmarks.md records the
 # figures with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +52,7 @@ print("   %-26s %8.0f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  max %7.2f
 
 measure() {
   local label="$1" rate="$2" url="$3" regex="${4:-}"
-  local args=(-z "$duration" -c "$connections" --no-tui --output-format json)
+  local args=(-z "$duration" -c "$connections" --no-tui --output-format json -H "Authorization: Bearer $token")
   [ -n "$regex" ] && args+=(--rand-regex-url)
   oha "${args[@]}" "$url" | summarise "$label closed-loop"
   oha "${args[@]}" -q "$rate" --latency-correction "$url" | summarise "$label at $rate req/s"
@@ -69,17 +70,22 @@ for backend in $backends; do
     *) echo "unknown backend $backend" >&2; exit 1 ;;
   esac
   echo "== $backend: seeding $entities entities" >&2
+  # A fixed admin client, tokens that outlast the run, and no rate limit in the way.
   RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true RICS_BIND_ADDRESS="127.0.0.1:$port" \
-    RICS_LOG=warn ./target/release/rics serve 2>"$work/server-$backend.log" &
+    RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
+    RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
+    RICS_LOG=warn ./target/release/rics serve >"$work/server-$backend.out" 2>"$work/server-$backend.log" &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 50); do curl -sf "$base_url/readyz" >/dev/null && break; sleep 0.2; done
-  python3 scripts/bench_seed.py --port "$port" --count "$entities"
+  token="$(curl -sf -u bench:bench-secret-0001 -d grant_type=client_credentials "$base_url/oauth2/token" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')"
+  python3 scripts/bench_seed.py --port "$port" --count "$entities" --token "$token"
   # Steady state, as autovacuum leaves it: statistics and the visibility map current.
   if [ "$backend" = postgres ]; then psql "$url" -qc "VACUUM ANALYZE" >/dev/null; fi
   echo "== $backend ($connections connections, $duration each)"
-  curl -s "$list_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   filtered list: totalSize", d["totalSize"], "page", len(d["entities"]))'
-  curl -s "$fuzzy_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   fuzzy search: totalSize", d["totalSize"], "best", [e["displayName"] for e in d["entities"][:3]])'
+  curl -s -H "Authorization: Bearer $token" "$list_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   filtered list: totalSize", d["totalSize"], "page", len(d["entities"]))'
+  curl -s -H "Authorization: Bearer $token" "$fuzzy_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   fuzzy search: totalSize", d["totalSize"], "best", [e["displayName"] for e in d["entities"][:3]])'
   measure "GET entity" "$get_rate" "$get_url" regex
   measure "filtered list" "$list_rate" "$list_url"
   measure "fuzzy search" "$fuzzy_rate" "$fuzzy_url"

@@ -51,13 +51,13 @@ def body(i, rng):
     return {**common, "displayName": name, field: {"legalName": name}}
 
 
-def worker(host, port, start, stop, created, errors):
+def worker(host, port, token, start, stop, created, errors):
     rng = random.Random(start)
     conn = http.client.HTTPConnection(host, port, timeout=30)
     for i in range(start, stop):
         payload = json.dumps(body(i, rng))
         conn.request("POST", f"/v1alpha/entities?entityId=e-{i:06d}", payload,
-                     {"Content-Type": "application/json"})
+                     {"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
         response = conn.getresponse()
         data = response.read()
         if response.status != 200:
@@ -72,13 +72,14 @@ def main():
     parser.add_argument("--port", type=int, default=18181)
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--token", required=True, help="an access token with rics.write")
     args = parser.parse_args()
     created, errors, threads = [], [], []
     per = (args.count + args.threads - 1) // args.threads
     began = time.monotonic()
     for t in range(args.threads):
         start, stop = t * per, min(args.count, (t + 1) * per)
-        thread = threading.Thread(target=worker, args=(args.host, args.port, start, stop, created, errors))
+        thread = threading.Thread(target=worker, args=(args.host, args.port, args.token, start, stop, created, errors))
         thread.start()
         threads.append(thread)
     for thread in threads:
