@@ -26,6 +26,7 @@ pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use entities::DieselEntityRepository;
 pub use error::StorageError;
+pub use events::DieselEventRepository;
 pub use identity::DieselIdentityRepository;
 pub use keys::DieselKeyRepository;
 pub use operations::DieselOperationRepository;

@@ -371,13 +371,17 @@ impl EntityService {
         }
         let now = self.clock.now();
         let event_id = self.ids.resource_id();
+        // The entity's name may itself be personal data (a chosen id such as
+        // `jane-doe`), so the record of the erasure names the collection and the
+        // entity's random uid only.
         let event = NewEvent::new(
             event_id.clone(),
             "entity.hard_deleted",
-            &current.name,
+            "entities",
             principal,
             now,
-        );
+        )
+        .with_field("erasedUid", json!(current.uid));
         let counts = self
             .repository
             .hard_delete(

@@ -389,6 +389,8 @@ async fn legal_hold_blocks_hard_delete() {
                 && *due == EraseGuard::Revision(3)
                 && events[0].event_type == "entity.hard_deleted"
                 && events[0].entity_id.is_none()
+                && !events[0].payload.to_string().contains("e1")
+                && events[0].payload["erasedUid"] == "uid-0"
         })
         .times(1)
         .returning(|_, _, _, _| Ok([("entities".to_string(), 1)].into_iter().collect()));

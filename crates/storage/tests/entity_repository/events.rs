@@ -4,10 +4,15 @@
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::event::NewEvent;
+use rics_domain::event::ports::EventRepository;
+use rics_domain::event::service::EVENT_LIST;
+use rics_domain::list::ListRequest;
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
-use rics_storage::Backend;
+use rics_storage::{Backend, DieselEventRepository};
 
-use crate::support::{Fixture, StoredEvent, at, entity, event, relationship, t1, t2};
+use crate::support::{
+    Fixture, StoredEvent, at, entity, event, paging, relationship, rfc3339, t1, t2,
+};
 
 fn stored(event: &NewEvent) -> StoredEvent {
     StoredEvent {
@@ -197,7 +202,123 @@ async fn a_failed_write_leaves_no_event(backend: Backend) {
     assert!(f.idempotency_keys(&t1()).await.is_empty());
 }
 
+/// The read side: one event by id in its tenant only; an entity's events page by
+/// page in time order, filtered, never another entity's or tenant's.
+async fn events_are_read_back_by_tenant_and_entity(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselEventRepository::new(f.db.clone());
+    let paging = paging();
+    f.repo
+        .create(
+            &t1(),
+            &entity("a", "A", 1),
+            None,
+            &[event("ev01", Some("a"), "entity.created", 1)],
+        )
+        .await
+        .unwrap();
+    f.repo
+        .create(
+            &t1(),
+            &entity("b", "B", 2),
+            None,
+            &[event("ev02", Some("b"), "entity.created", 2)],
+        )
+        .await
+        .unwrap();
+    f.repo
+        .create(
+            &t2(),
+            &entity("a", "A", 1),
+            None,
+            &[event("ev90", Some("a"), "entity.created", 1)],
+        )
+        .await
+        .unwrap();
+    for (i, seconds) in (3..15).enumerate() {
+        let mut next = entity("a", &format!("A{i}"), 1);
+        next.revision = i as i64 + 2;
+        let kind = if i % 2 == 0 {
+            "entity.updated"
+        } else {
+            "entity.tag_added"
+        };
+        f.repo
+            .update(
+                &t1(),
+                &next,
+                i as i64 + 1,
+                &[event(&format!("ev{:02}", i + 3), Some("a"), kind, seconds)],
+            )
+            .await
+            .unwrap();
+    }
+
+    let one = repo.get(&t1(), "ev02").await.unwrap().unwrap();
+    assert_eq!(
+        (one.entity_id.as_deref(), one.event_type.as_str()),
+        (Some("b"), "entity.created")
+    );
+    assert_eq!(one.create_time, at(2));
+    assert!(
+        repo.get(&t2(), "ev02").await.unwrap().is_none(),
+        "another tenant's event"
+    );
+    assert!(
+        repo.get(&t1(), "ev90").await.unwrap().is_none(),
+        "another tenant's event"
+    );
+
+    let list = |request: ListRequest| {
+        let repo = repo.clone();
+        let paging = &paging;
+        async move {
+            let mut ids = Vec::new();
+            let mut request = request;
+            loop {
+                let (query, context) = paging
+                    .prepare(&EVENT_LIST, &t1(), Some("entities/a"), &request)
+                    .unwrap();
+                let page = repo.list_for_entity(&t1(), "a", &query).await.unwrap();
+                let total = page.total_size;
+                let response = paging.finish(context, page);
+                ids.extend(response.items.iter().map(|e| e.id.clone()));
+                match response.next_page_token {
+                    Some(token) => request.page_token = Some(token),
+                    None => return (ids, total),
+                }
+            }
+        }
+    };
+    let (ids, total) = list(ListRequest {
+        page_size: Some(5),
+        ..ListRequest::default()
+    })
+    .await;
+    let expected: Vec<String> = std::iter::once("ev01".to_owned())
+        .chain((3..15).map(|i| format!("ev{i:02}")))
+        .collect();
+    assert_eq!(
+        ids, expected,
+        "oldest first, every page, only entity a of tenant t1"
+    );
+    assert_eq!(total, 13);
+    let (ids, total) = list(ListRequest {
+        page_size: Some(4),
+        filter: Some(format!(
+            "eventType = \"entity.tag_added\" AND createTime >= \"{}\"",
+            rfc3339(8)
+        )),
+        order_by: Some("createTime desc".into()),
+        ..ListRequest::default()
+    })
+    .await;
+    assert_eq!(ids, ["ev14", "ev12", "ev10", "ev08"]);
+    assert_eq!(total, 4);
+}
+
 contract!(
     every_change_writes_its_events_with_it,
     a_failed_write_leaves_no_event,
+    events_are_read_back_by_tenant_and_entity,
 );

@@ -1,5 +1,4 @@
-//! Events: the record of every change, written in the same transaction as the change
-//! (a transactional outbox), so the event log is complete by construction.
+//! The outbox side of events: what a change appends, in its own transaction.
 
 use serde_json::{Map, Value, json};
 
@@ -52,6 +51,15 @@ impl NewEvent {
     #[must_use]
     pub fn for_entity(mut self, entity_id: &str) -> NewEvent {
         self.entity_id = Some(entity_id.to_owned());
+        self
+    }
+
+    /// The same event with one more top-level payload field.
+    #[must_use]
+    pub fn with_field(mut self, key: &str, value: Value) -> NewEvent {
+        if let Some(payload) = self.payload.as_object_mut() {
+            payload.insert(key.to_owned(), value);
+        }
         self
     }
 

@@ -1,0 +1,217 @@
+//! Reading events: one by name, or an entity's, page by page.
+
+use std::sync::{Arc, LazyLock};
+
+use rics_aip::filter::{FieldType, FilterSchema};
+
+use super::model::Event;
+use super::ports::EventRepository;
+use crate::entity::repository::EntityRepository;
+use crate::error::{Error, Result};
+use crate::list::{ListRequest, ListResponse, ListSpec, Page, Paging, SortBy, SortKey};
+use crate::principal::Principal;
+
+/// What an entity's event list may filter on.
+static EVENT_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .field("eventType", FieldType::String)
+        .field("createTime", FieldType::Timestamp)
+});
+
+/// How an entity's events are listed: 10 per page by default, at most 100 (larger
+/// sizes coerced), oldest first (the order things happened).
+pub static EVENT_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "entities.events.list",
+    default_page_size: 10,
+    max_page_size: 100,
+    filter: &EVENT_FILTER,
+    sortable: &["createTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: false,
+});
+
+/// Event use cases.
+pub struct EventService {
+    events: Arc<dyn EventRepository>,
+    entities: Arc<dyn EntityRepository>,
+    paging: Arc<Paging>,
+}
+
+impl EventService {
+    /// The service over its ports.
+    pub fn new(
+        events: Arc<dyn EventRepository>,
+        entities: Arc<dyn EntityRepository>,
+        paging: Arc<Paging>,
+    ) -> EventService {
+        EventService {
+            events,
+            entities,
+            paging,
+        }
+    }
+
+    /// The tenant-level event `events/{id}`.
+    ///
+    /// # Errors
+    /// NOT_FOUND when the caller's tenant has no tenant-level event `id` (an entity's
+    /// event is read under its entity's name); UNAVAILABLE when storage fails.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Event> {
+        let name = format!("events/{id}");
+        match self.events.get(&principal.tenant, id).await? {
+            Some(record) if record.entity_id.is_none() => Ok(record.into_event()),
+            _ => Err(Error::not_found(&name)),
+        }
+    }
+
+    /// The event `entities/{entity_id}/events/{id}`.
+    ///
+    /// # Errors
+    /// NOT_FOUND when the entity has no such event; UNAVAILABLE when storage fails.
+    pub async fn get_for_entity(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+    ) -> Result<Event> {
+        let name = format!("entities/{entity_id}/events/{id}");
+        match self.events.get(&principal.tenant, id).await? {
+            Some(record) if record.entity_id.as_deref() == Some(entity_id) => {
+                Ok(record.into_event())
+            }
+            _ => Err(Error::not_found(&name)),
+        }
+    }
+
+    /// A page of the entity's events. The entity may be soft-deleted: its history
+    /// stays readable until it is purged.
+    ///
+    /// # Errors
+    /// NOT_FOUND for an unknown entity; INVALID_ARGUMENT for bad paging, filter or
+    /// order; UNAVAILABLE when storage fails.
+    pub async fn list_for_entity(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Event>> {
+        let entity_name = format!("entities/{entity_id}");
+        if self
+            .entities
+            .get(&principal.tenant, entity_id)
+            .await?
+            .is_none()
+        {
+            return Err(Error::not_found(&entity_name));
+        }
+        let (query, context) =
+            self.paging
+                .prepare(&EVENT_LIST, &principal.tenant, Some(&entity_name), request)?;
+        let page = self
+            .events
+            .list_for_entity(&principal.tenant, entity_id, &query)
+            .await?;
+        let page = Page {
+            items: page.items.into_iter().map(|r| r.into_event()).collect(),
+            next: page.next,
+            total_size: page.total_size,
+        };
+        Ok(self.paging.finish(context, page))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mockall::predicate::eq;
+
+    use super::*;
+    use crate::entity::repository::MockEntityRepository;
+    use crate::event::model::EventRecord;
+    use crate::event::ports::MockEventRepository;
+    use crate::principal::TenantId;
+    use crate::time::{MockClock, Timestamp};
+
+    fn principal() -> Principal {
+        Principal {
+            tenant: TenantId::new("t1"),
+            subject: "alice".into(),
+            display_name: "Alice".into(),
+            scopes: Default::default(),
+        }
+    }
+
+    fn record(id: &str, entity: Option<&str>) -> EventRecord {
+        EventRecord {
+            id: id.into(),
+            entity_id: entity.map(str::to_owned),
+            event_type: "entity.created".into(),
+            payload: "{}".into(),
+            creator: "alice".into(),
+            create_time: Timestamp::from_unix_micros(1).unwrap(),
+        }
+    }
+
+    fn service(events: MockEventRepository, entities: MockEntityRepository) -> EventService {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .returning(|| Timestamp::from_unix_micros(1_000_000).unwrap());
+        let paging = Arc::new(Paging::new(&[3; 32], Arc::new(clock)).unwrap());
+        EventService::new(Arc::new(events), Arc::new(entities), paging)
+    }
+
+    #[tokio::test]
+    async fn each_event_is_read_under_its_own_name_only() {
+        let mut events = MockEventRepository::new();
+        events
+            .expect_get()
+            .with(eq(TenantId::new("t1")), eq("tenant-level"))
+            .returning(|_, _| Ok(Some(record("tenant-level", None))));
+        events
+            .expect_get()
+            .with(eq(TenantId::new("t1")), eq("about-jane"))
+            .returning(|_, _| Ok(Some(record("about-jane", Some("jane")))));
+        let service = service(events, MockEntityRepository::new());
+        let p = principal();
+        assert_eq!(
+            service.get(&p, "tenant-level").await.unwrap().name,
+            "events/tenant-level"
+        );
+        assert_eq!(
+            service.get(&p, "about-jane").await.unwrap_err().code,
+            crate::Code::NotFound
+        );
+        assert_eq!(
+            service
+                .get_for_entity(&p, "jane", "about-jane")
+                .await
+                .unwrap()
+                .name,
+            "entities/jane/events/about-jane"
+        );
+        for (entity, id) in [("john", "about-jane"), ("jane", "tenant-level")] {
+            let error = service.get_for_entity(&p, entity, id).await.unwrap_err();
+            assert_eq!(error.code, crate::Code::NotFound, "{entity}/{id}");
+            assert!(
+                error
+                    .message
+                    .contains(&format!("entities/{entity}/events/{id}"))
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_entity_has_no_event_list() {
+        let mut entities = MockEntityRepository::new();
+        entities.expect_get().returning(|_, _| Ok(None));
+        let service = service(MockEventRepository::new(), entities);
+        let error = service
+            .list_for_entity(&principal(), "nobody", &ListRequest::default())
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, crate::Code::NotFound);
+    }
+}
