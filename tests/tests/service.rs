@@ -19,6 +19,7 @@ fn concrete(path: &str, id: &str) -> String {
     path.replace("{entity}", id)
         .replace("{tenant}", "current")
         .replace("{operation}", "nothing")
+        .replace("{event}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

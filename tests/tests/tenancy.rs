@@ -37,7 +37,7 @@ on_both_backends! {
         server.create_person("jane-doe", "Jane Doe");
         let before = server.snapshot();
         for route in gated() {
-            let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x");
+            let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x").replace("{event}", "x");
             let reply = call(&server, None, route, &path, &json!({"displayName": "Changed"}));
             reply.error(401, "UNAUTHENTICATED", "MISSING_TOKEN");
             assert!(reply.header("www-authenticate").unwrap().starts_with("Bearer"), "{} {path}", route.method);
@@ -65,7 +65,7 @@ on_both_backends! {
                 if needed == scope {
                     continue;
                 }
-                let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x");
+                let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x").replace("{event}", "x");
                 let reply = call(&server, Some(&token), route, &path, &json!({"displayName": "Changed"}));
                 reply.error(403, "PERMISSION_DENIED", "INSUFFICIENT_SCOPE");
                 assert_eq!(reply.metadata("requiredScope"), Some(needed.as_str()), "{} {path}", route.method);
@@ -226,12 +226,27 @@ on_both_backends! {
             for entity in array(&entities["entities"]) {
                 let id = id_of(entity);
                 let relationships = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}:EntityRelationships"))).ok();
-                all.push((entity.clone(), relationships));
+                let events = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/events?pageSize=100"))).ok();
+                all.push((entity.clone(), relationships, events));
             }
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             (all, tenant, children)
         };
+        // Events of each tenant to name in the event routes: one of its secret entity,
+        // and a tenant-level one (the record of an erasure).
+        let mut entity_events = Vec::new();
+        let mut tenant_events = Vec::new();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let as_owner = |method: Method, path: &str| server.send(server.request_as(Some(token), method, path)).ok();
+            let page = as_owner(Method::GET, &format!("{ENTITIES}/secret-{i}/events"));
+            entity_events.push(page["events"][0]["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+            server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}?entityId=erased-{i}")).json(&person("Erased Person"))).ok();
+            let receipt = as_owner(Method::DELETE, &format!("{ENTITIES}/erased-{i}:hardDelete"));
+            let event = receipt["event"].as_str().unwrap().to_owned();
+            as_owner(Method::GET, &format!("/v1alpha/{event}"));
+            tenant_events.push(event.rsplit('/').next().unwrap().to_owned());
+        }
         let before: Vec<_> = tenants.iter().map(|(_, token)| snapshot(token)).collect();
 
         let mut checked = 0;
@@ -244,7 +259,9 @@ on_both_backends! {
                     .path
                     .replace("{entity}", &secret)
                     .replace("{tenant}", tenant_id(victim_tenant))
-                    .replace("{operation}", &operation_id);
+                    .replace("{operation}", &operation_id)
+                    .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
+                assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
                 let body = match route.path.rsplit(':').next().unwrap_or("") {
                     "addTag" | "removeTag" => json!({"tag": "vip"}),

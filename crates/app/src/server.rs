@@ -13,6 +13,7 @@ use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
+use rics_domain::event::EventService;
 use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
@@ -27,8 +28,9 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselEntityRepository, DieselIdentityRepository, DieselKeyRepository,
-    DieselOperationRepository, DieselTenantRepository, PoolOptions, migrations, secrets,
+    Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
+    DieselKeyRepository, DieselOperationRepository, DieselTenantRepository, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
@@ -140,6 +142,8 @@ pub struct Services {
     pub entities: Arc<EntityService>,
     /// Tenant use cases.
     pub tenants: Arc<TenantService>,
+    /// Reading the event log.
+    pub events: Arc<EventService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -209,8 +213,15 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         ids.clone(),
     ));
+    let entity_repository: Arc<dyn EntityRepository> =
+        Arc::new(DieselEntityRepository::new(db.clone()));
+    let events = Arc::new(EventService::new(
+        Arc::new(DieselEventRepository::new(db.clone())),
+        entity_repository.clone(),
+        paging.clone(),
+    ));
     let entities = Arc::new(EntityService::new(
-        Arc::new(DieselEntityRepository::new(db.clone())),
+        entity_repository,
         clock.clone(),
         ids.clone(),
         paging,
@@ -220,6 +231,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         db,
         entities,
         tenants,
+        events,
         authorization,
         registrar,
         identity,
@@ -276,6 +288,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     let state = Data::new(ApiState {
         entities: services.entities.clone(),
         tenants: services.tenants.clone(),
+        events: services.events.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),

@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, health, oauth, tenants};
+use crate::routes::{entities, events, health, oauth, tenants};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -31,6 +31,9 @@ use crate::routes::{entities, health, oauth, tenants};
         entities::add_relationship,
         entities::remove_relationship,
         entities::list_relationships,
+        events::get,
+        events::get_for_entity,
+        events::list,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -44,6 +47,7 @@ use crate::routes::{entities, health, oauth, tenants};
     modifiers(&Security),
     tags(
         (name = "entities", description = "People and organisations under assessment"),
+        (name = "events", description = "The append-only record of every change"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rics_domain::entity::EntityService;
+use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::principal::Authenticator;
@@ -39,6 +40,8 @@ pub struct ApiState {
     pub entities: Arc<EntityService>,
     /// Tenant use cases.
     pub tenants: Arc<TenantService>,
+    /// Reading the event log.
+    pub events: Arc<EventService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

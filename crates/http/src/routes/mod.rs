@@ -3,6 +3,7 @@
 //! route-coverage tests both read this table.
 
 pub mod entities;
+pub mod events;
 pub mod health;
 pub mod oauth;
 pub mod tenants;
@@ -87,6 +88,9 @@ routes! {
     POST "/v1alpha/entities/{entity}:addEntityRelationship" => entities::add_relationship, Some(Scope::Write);
     POST "/v1alpha/entities/{entity}:removeEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}:EntityRelationships" => entities::list_relationships, Some(Scope::Read);
+    GET "/v1alpha/events/{event}" => events::get, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events" => events::list, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events/{event}" => events::get_for_entity, Some(Scope::Read);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);

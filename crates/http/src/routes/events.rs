@@ -1,0 +1,109 @@
+//! The event routes: read-only, since events are append-only.
+
+use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
+use rics_domain::error::Error;
+use rics_domain::event::Event;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorEnvelope};
+use crate::extract::{Caller, QueryParams};
+use crate::state::ApiState;
+
+type Response = Result<HttpResponse, ApiError>;
+
+/// A page of an entity's events.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListEventsResponse {
+    /// The events, oldest first unless `orderBy` says otherwise.
+    pub events: Vec<Event>,
+    /// Token of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// How many events match (always an exact count today).
+    pub total_size: i32,
+}
+
+/// Checks the redundant `name` query parameter against the path's `name`.
+fn check_name_param(query: &mut QueryParams, name: &str) -> Result<(), ApiError> {
+    if let Some(given) = query.take("name")?
+        && given != name
+    {
+        return Err(ApiError(Error::invalid_field(
+            "name",
+            "NAME_MISMATCH",
+            format!("'{given}' does not match the path's '{name}'"),
+        )));
+    }
+    Ok(())
+}
+
+/// A tenant-level event (an entity's events are read under the entity).
+#[utoipa::path(get, path = "/v1alpha/events/{event}", tag = "events",
+    params(("event" = String, Path, description = "Event id"), ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+    responses((status = 200, body = Event), (status = 404, body = ErrorEnvelope)))]
+pub async fn get(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    check_name_param(&mut query, &format!("events/{path}"))?;
+    query.finish()?;
+    Ok(HttpResponse::Ok().json(state.events.get(&caller.0, &path).await?))
+}
+
+/// One event of an entity.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/events/{event}", tag = "events",
+    params(("entity" = String, Path, description = "Entity id"), ("event" = String, Path, description = "Event id"),
+        ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+    responses((status = 200, body = Event), (status = 404, body = ErrorEnvelope)))]
+pub async fn get_for_entity(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    let (entity, event) = path.into_inner();
+    let mut query = QueryParams::parse(req.query_string())?;
+    check_name_param(&mut query, &format!("entities/{entity}/events/{event}"))?;
+    query.finish()?;
+    Ok(HttpResponse::Ok().json(
+        state
+            .events
+            .get_for_entity(&caller.0, &entity, &event)
+            .await?,
+    ))
+}
+
+/// The events of an entity (soft-deleted entities included), oldest first.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/events", tag = "events",
+    params(("entity" = String, Path, description = "Entity id"),
+        ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced to 100)"),
+        ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
+        ("skip" = Option<i32>, Query, description = "Items to skip"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over eventType and createTime"),
+        ("orderBy" = Option<String>, Query, description = "createTime, optionally desc")),
+    responses((status = 200, body = ListEventsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn list(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let request = query.take_list(false)?;
+    query.finish()?;
+    let page = state
+        .events
+        .list_for_entity(&caller.0, &path, &request)
+        .await?;
+    Ok(HttpResponse::Ok().json(ListEventsResponse {
+        events: page.items,
+        next_page_token: page.next_page_token,
+        total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
+    }))
+}
