@@ -1,21 +1,19 @@
 //! The entity routes.
 
+use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
-use actix_web::{HttpRequest, HttpResponse};
 use rics_domain::entity::relationship::{
     AddRelationshipRequest, EntityRelationship, RemoveRelationshipRequest,
 };
 use rics_domain::entity::{Entity, ErasureReceipt};
-use rics_domain::error::Error;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::error::{ApiError, ErrorEnvelope};
+use super::{Response, check_name_param, ok, total_size};
+use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
-
-type Response = Result<HttpResponse, ApiError>;
 
 /// A page of entities.
 #[derive(Debug, Serialize, ToSchema)]
@@ -117,29 +115,6 @@ fn parse_id(path: &Path<String>) -> String {
     path.as_str().to_owned()
 }
 
-/// Checks the redundant `name` query parameter against the path.
-fn check_name_param(query: &mut QueryParams, id: &str) -> Result<(), ApiError> {
-    if let Some(name) = query.take("name")?
-        && name != Entity::name_of(id)
-        && name != id
-    {
-        return Err(ApiError(Error::invalid_field(
-            "name",
-            "NAME_MISMATCH",
-            format!("'{name}' does not match the path's 'entities/{id}'"),
-        )));
-    }
-    Ok(())
-}
-
-fn ok<T: Serialize>(value: &T) -> Response {
-    Ok(HttpResponse::Ok().json(value))
-}
-
-fn page_size(total: i64) -> i32 {
-    i32::try_from(total).unwrap_or(i32::MAX)
-}
-
 /// Lists entities.
 #[utoipa::path(get, path = "/v1alpha/entities", tag = "entities", params(ListParams),
     responses((status = 200, body = ListEntitiesResponse), (status = 400, body = ErrorEnvelope)))]
@@ -151,7 +126,7 @@ pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Re
     ok(&ListEntitiesResponse {
         entities: page.items,
         next_page_token: page.next_page_token,
-        total_size: page_size(page.total_size),
+        total_size: total_size(page.total_size),
     })
 }
 
@@ -192,7 +167,7 @@ pub async fn get(
 ) -> Response {
     let id = parse_id(&path);
     let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &id)?;
+    check_name_param(&mut query, &[&Entity::name_of(&id), &id])?;
     query.finish()?;
     ok(&state.entities.get(&caller.0, &id).await?)
 }
@@ -387,6 +362,6 @@ pub async fn list_relationships(
     ok(&ListEntityRelationshipsResponse {
         entity_relationships: page.items,
         next_page_token: page.next_page_token,
-        total_size: page_size(page.total_size),
+        total_size: total_size(page.total_size),
     })
 }

@@ -1,17 +1,15 @@
 //! The event routes: read-only, since events are append-only.
 
+use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
-use actix_web::{HttpRequest, HttpResponse};
-use rics_domain::error::Error;
 use rics_domain::event::Event;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, ErrorEnvelope};
+use super::{Response, check_name_param, ok, total_size};
+use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
-
-type Response = Result<HttpResponse, ApiError>;
 
 /// A page of an entity's events.
 #[derive(Debug, Serialize, ToSchema)]
@@ -26,20 +24,6 @@ pub struct ListEventsResponse {
     pub total_size: i32,
 }
 
-/// Checks the redundant `name` query parameter against the path's `name`.
-fn check_name_param(query: &mut QueryParams, name: &str) -> Result<(), ApiError> {
-    if let Some(given) = query.take("name")?
-        && given != name
-    {
-        return Err(ApiError(Error::invalid_field(
-            "name",
-            "NAME_MISMATCH",
-            format!("'{given}' does not match the path's '{name}'"),
-        )));
-    }
-    Ok(())
-}
-
 /// A tenant-level event (an entity's events are read under the entity).
 #[utoipa::path(get, path = "/v1alpha/events/{event}", tag = "events",
     params(("event" = String, Path, description = "Event id"), ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
@@ -51,9 +35,9 @@ pub async fn get(
     state: Data<ApiState>,
 ) -> Response {
     let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &format!("events/{path}"))?;
+    check_name_param(&mut query, &[&format!("events/{path}")])?;
     query.finish()?;
-    Ok(HttpResponse::Ok().json(state.events.get(&caller.0, &path).await?))
+    ok(&state.events.get(&caller.0, &path).await?)
 }
 
 /// One event of an entity.
@@ -69,14 +53,12 @@ pub async fn get_for_entity(
 ) -> Response {
     let (entity, event) = path.into_inner();
     let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &format!("entities/{entity}/events/{event}"))?;
+    check_name_param(&mut query, &[&format!("entities/{entity}/events/{event}")])?;
     query.finish()?;
-    Ok(HttpResponse::Ok().json(
-        state
-            .events
-            .get_for_entity(&caller.0, &entity, &event)
-            .await?,
-    ))
+    ok(&state
+        .events
+        .get_for_entity(&caller.0, &entity, &event)
+        .await?)
 }
 
 /// The events of an entity (soft-deleted entities included), oldest first.
@@ -101,9 +83,9 @@ pub async fn list(
         .events
         .list_for_entity(&caller.0, &path, &request)
         .await?;
-    Ok(HttpResponse::Ok().json(ListEventsResponse {
+    ok(&ListEventsResponse {
         events: page.items,
         next_page_token: page.next_page_token,
-        total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
-    }))
+        total_size: total_size(page.total_size),
+    })
 }

@@ -12,8 +12,42 @@ use actix_web::body::BoxBody;
 use actix_web::dev::ServiceRequest;
 use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
-use actix_web::{FromRequest, Handler, Responder, guard, web};
+use actix_web::{FromRequest, Handler, HttpResponse, Responder, guard, web};
+use rics_domain::error::Error;
 use rics_domain::principal::Scope;
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::extract::QueryParams;
+
+/// What every handler returns.
+type Response = Result<HttpResponse, ApiError>;
+
+/// 200 with `value` as JSON.
+fn ok<T: Serialize>(value: &T) -> Response {
+    Ok(HttpResponse::Ok().json(value))
+}
+
+/// A list's `totalSize` as the API's int32.
+fn total_size(total: i64) -> i32 {
+    i32::try_from(total).unwrap_or(i32::MAX)
+}
+
+/// Checks the redundant `name` query parameter of a GET: when given, it must be one of
+/// `accepted` (the resource's name first).
+fn check_name_param(query: &mut QueryParams, accepted: &[&str]) -> Result<(), ApiError> {
+    if let Some(given) = query.take("name")?
+        && !accepted.contains(&given.as_str())
+    {
+        let name = accepted.first().copied().unwrap_or_default();
+        return Err(ApiError(Error::invalid_field(
+            "name",
+            "NAME_MISMATCH",
+            format!("'{given}' does not match the path's '{name}'"),
+        )));
+    }
+    Ok(())
+}
 
 /// One route.
 #[derive(Debug, Clone, Copy)]

@@ -1,17 +1,16 @@
 //! The tenant routes.
 
+use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
-use actix_web::{HttpRequest, HttpResponse};
 use rics_domain::operation::Operation;
 use rics_domain::tenant::Tenant;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, ErrorEnvelope};
+use super::{Response, ok, total_size};
+use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
-
-type Response = Result<HttpResponse, ApiError>;
 
 /// A page of child tenants.
 #[derive(Debug, Serialize, ToSchema)]
@@ -30,8 +29,7 @@ pub struct ListTenantsResponse {
 /// client. Returns a long-running operation, already done, whose response holds the
 /// tenant and the client's credentials (the secret is removed from it after 24 hours).
 #[utoipa::path(post, path = "/v1alpha/tenants", tag = "tenants", request_body = Tenant,
-    responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)),
-    security(("oauth2" = ["rics.admin"])))]
+    responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 pub async fn create(
     caller: Caller,
     req: HttpRequest,
@@ -40,15 +38,14 @@ pub async fn create(
 ) -> Response {
     QueryParams::parse(req.query_string())?.finish()?;
     let operation = state.tenants.create_child(&caller.0, body.0).await?;
-    Ok(HttpResponse::Ok().json(operation))
+    ok(&operation)
 }
 
 /// The caller's tenant, as `tenants/current` or by its own name; any other tenant is
 /// NOT_FOUND.
 #[utoipa::path(get, path = "/v1alpha/tenants/{tenant}", tag = "tenants",
     params(("tenant" = String, Path, description = "`current` or the caller's tenant id")),
-    responses((status = 200, body = Tenant), (status = 404, body = ErrorEnvelope)),
-    security(("oauth2" = ["rics.read"])))]
+    responses((status = 200, body = Tenant), (status = 404, body = ErrorEnvelope)))]
 pub async fn get(
     caller: Caller,
     req: HttpRequest,
@@ -56,7 +53,7 @@ pub async fn get(
     state: Data<ApiState>,
 ) -> Response {
     QueryParams::parse(req.query_string())?.finish()?;
-    Ok(HttpResponse::Ok().json(state.tenants.get(&caller.0, &path).await?))
+    ok(&state.tenants.get(&caller.0, &path).await?)
 }
 
 /// The caller's child tenants (partners only have children).
@@ -67,8 +64,7 @@ pub async fn get(
         ("skip" = Option<i32>, Query, description = "Items to skip"),
         ("filter" = Option<String>, Query, description = "AIP-160 over displayName and createTime"),
         ("orderBy" = Option<String>, Query, description = "displayName, createTime, optionally desc")),
-    responses((status = 200, body = ListTenantsResponse), (status = 404, body = ErrorEnvelope)),
-    security(("oauth2" = ["rics.read"])))]
+    responses((status = 200, body = ListTenantsResponse), (status = 404, body = ErrorEnvelope)))]
 pub async fn children(
     caller: Caller,
     req: HttpRequest,
@@ -82,18 +78,17 @@ pub async fn children(
         .tenants
         .list_children(&caller.0, &path, &request)
         .await?;
-    Ok(HttpResponse::Ok().json(ListTenantsResponse {
+    ok(&ListTenantsResponse {
         tenants: page.items,
         next_page_token: page.next_page_token,
-        total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
-    }))
+        total_size: total_size(page.total_size),
+    })
 }
 
 /// The state of a tenant creation operation of the caller's tenant.
 #[utoipa::path(get, path = "/v1alpha/tenants/{tenant}/operations/{operation}", tag = "tenants",
     params(("tenant" = String, Path, description = "`current` or the caller's tenant id"), ("operation" = String, Path, description = "Operation id")),
-    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)),
-    security(("oauth2" = ["rics.read"])))]
+    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)))]
 pub async fn operation(
     caller: Caller,
     req: HttpRequest,
@@ -102,10 +97,8 @@ pub async fn operation(
 ) -> Response {
     QueryParams::parse(req.query_string())?.finish()?;
     let (tenant, operation) = path.into_inner();
-    Ok(HttpResponse::Ok().json(
-        state
-            .tenants
-            .get_operation(&caller.0, &tenant, &operation)
-            .await?,
-    ))
+    ok(&state
+        .tenants
+        .get_operation(&caller.0, &tenant, &operation)
+        .await?)
 }
