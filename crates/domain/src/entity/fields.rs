@@ -3,13 +3,13 @@
 
 use std::sync::LazyLock;
 
-use rics_aip::field_mask::{self, Behavior, FieldKind, FieldTable, UpdateMask};
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::filter::{FieldType, FilterSchema};
 use serde_json::Value;
 
 use super::model::{EntityType, RiskLevel, ScreeningStatus, VerificationStatus};
 use super::relationship::RelationshipType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// What entity list filters may refer to. A bare word searches `displayName` fuzzily.
@@ -135,32 +135,12 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("etag", Scalar, OutputOnly)
 });
 
-/// A request body made ready to read: output-only fields dropped (ignored on input,
-/// Nulls stay: they read as unset, and an unknown field is refused even when
-/// null.
+/// An entity request body made ready to read (see [`crate::fields::input`]).
 ///
 /// # Errors
 /// INVALID_ARGUMENT naming `field` when the body is not a JSON object.
-pub fn input(mut body: Value, field: &str) -> Result<Value> {
-    crate::resource::require_object(&body, field)?;
-    strip_output_only(&TABLE, &mut body);
-    Ok(body)
-}
-
-fn strip_output_only(table: &FieldTable, value: &mut Value) {
-    let Some(object) = value.as_object_mut() else {
-        return;
-    };
-    object.retain(|key, _| {
-        table
-            .get(key)
-            .is_none_or(|f| f.behavior != Behavior::OutputOnly)
-    });
-    for (key, member) in object.iter_mut() {
-        if let Some(FieldKind::Message(inner)) = table.get(key).map(|f| &f.kind) {
-            strip_output_only(inner, member);
-        }
-    }
+pub fn input(body: Value, field: &str) -> Result<Value> {
+    crate::fields::input(&TABLE, body, field)
 }
 
 /// Parses an `updateMask` against the entity's fields.
@@ -168,10 +148,7 @@ fn strip_output_only(table: &FieldTable, value: &mut Value) {
 /// # Errors
 /// INVALID_ARGUMENT on `updateMask` naming the bad path.
 pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
-    UpdateMask::parse(raw, &TABLE).map_err(|e| {
-        Error::invalid_field("updateMask", e.reason(), e.to_string())
-            .with_metadata("path", e.path())
-    })
+    crate::fields::update_mask(&TABLE, raw)
 }
 
 /// Applies a patch to the current entity JSON under `mask`.
@@ -180,14 +157,7 @@ pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
 /// INVALID_ARGUMENT naming the field: unknown field, wrong shape, changed immutable
 /// field, emptied required field.
 pub fn apply_mask(mask: &UpdateMask, current: &Value, patch: &Value) -> Result<Value> {
-    field_mask::apply(mask, &TABLE, current, patch).map_err(|e| {
-        let field = if e.in_mask() {
-            "updateMask".to_owned()
-        } else {
-            format!("entity.{}", e.path())
-        };
-        Error::invalid_field(field, e.reason(), e.to_string())
-    })
+    crate::fields::apply_mask(&TABLE, mask, current, patch, "entity")
 }
 
 #[cfg(test)]

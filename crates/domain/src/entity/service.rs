@@ -18,9 +18,10 @@ use super::validate::{MAX_TAGS, check_tag, validate_entity};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
-use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::repository::{IdempotencyKey, RepositoryError};
 use crate::resource::{self, fingerprint, parse_body, require_object};
 use crate::time::{Clock, Timestamp};
 
@@ -118,34 +119,14 @@ impl EntityService {
             .event("entity.created", &entity.name, principal, now)
             .for_entity(&id)
             .with_changes(None, Some(&after))];
-        let mut outcome = self
-            .repository
-            .create(&principal.tenant, &entity, key.as_ref(), &events)
-            .await;
-        if outcome == Err(RepositoryError::Conflict) && key.is_some() {
-            // A concurrent request with the same request id won: replay it.
-            outcome = self
-                .repository
+        let replayed = lifecycle::create_once(&entity.name, key.as_ref(), || {
+            self.repository
                 .create(&principal.tenant, &entity, key.as_ref(), &events)
-                .await;
-        }
-        match outcome.map_err(|e| e.for_resource(&entity.name))? {
-            CreateOutcome::Created => Ok(entity),
-            CreateOutcome::Replayed {
-                method,
-                fingerprint,
-                resource_name,
-            } => {
-                let same = key
-                    .as_ref()
-                    .is_some_and(|k| k.method == method && k.fingerprint == fingerprint);
-                if !same {
-                    return Err(Error::invalid_field(
-                        "requestId",
-                        "REQUEST_ID_REUSED",
-                        "was already used with a different request",
-                    ));
-                }
+        })
+        .await?;
+        match replayed {
+            None => Ok(entity),
+            Some(resource_name) => {
                 let id = resource_name
                     .strip_prefix("entities/")
                     .unwrap_or(&resource_name);
@@ -271,12 +252,7 @@ impl EntityService {
         if current.is_deleted() {
             return Err(deleted(&name));
         }
-        if etag
-            .as_ref()
-            .is_some_and(|etag| !etag.is_empty() && etag != &current.etag)
-        {
-            return Err(Error::etag_mismatch(&name));
-        }
+        check_etag(&current, etag.as_deref())?;
         let now = self.clock.now();
         let current_json = to_json(&current)?;
         let merged = fields::apply_mask(&mask, &current_json, &patch)?;
@@ -337,12 +313,7 @@ impl EntityService {
     ) -> Result<Entity> {
         let current = self.get(principal, id).await?;
         if !current.is_deleted() {
-            return Err(Error::new(
-                Code::AlreadyExists,
-                "RESOURCE_NOT_DELETED",
-                format!("'{}' is not deleted.", current.name),
-            )
-            .with_metadata("resource", current.name.clone()));
+            return Err(lifecycle::not_deleted(&current.name));
         }
         check_etag(&current, etag)?;
         let now = self.clock.now();
@@ -769,20 +740,7 @@ fn check_id(id: &str) -> Result<()> {
 }
 
 fn check_etag(current: &Entity, etag: Option<&str>) -> Result<()> {
-    match etag {
-        Some(etag) if !etag.is_empty() && etag != current.etag => {
-            Err(Error::etag_mismatch(&current.name))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn deleted(name: &str) -> Error {
-    Error::failed_precondition(
-        "RESOURCE_DELETED",
-        format!("'{name}' is deleted; undelete it first."),
-    )
-    .with_metadata("resource", name)
+    lifecycle::check_etag(&current.name, &current.etag, etag)
 }
 
 /// The id of the other entity of a relationship request, which must name an entity
