@@ -13,6 +13,7 @@ pub mod id;
 pub mod identity;
 pub mod lifecycle;
 pub mod list;
+pub mod note;
 pub mod operation;
 pub mod principal;
 pub mod repository;
@@ -23,5 +24,6 @@ pub mod text_search;
 pub mod time;
 pub mod validate;
 pub mod values;
+pub mod workspace;
 
 pub use error::{Code, Error, Result};

@@ -211,11 +211,13 @@ struct RelationshipRow {
 
 /// An id found by a query.
 #[derive(Debug, QueryableByName)]
-struct FoundId {
+pub(crate) struct FoundId {
+    /// The tenant.
     #[diesel(sql_type = Text)]
-    tenant_id: String,
+    pub(crate) tenant_id: String,
+    /// The id.
     #[diesel(sql_type = Text)]
-    id: String,
+    pub(crate) id: String,
 }
 
 /// Fields kept in columns rather than in the body.
@@ -614,6 +616,14 @@ fn erase(
     counts.insert("externalIds".into(), external_ids);
     counts.insert("events".into(), removed_events as i64);
     counts.insert("idempotencyKeys".into(), removed_keys as i64);
+    counts.insert(
+        "notes".into(),
+        crate::notes::erase_entity_notes(conn, tenant, id)?,
+    );
+    counts.insert(
+        "workspaceMemberships".into(),
+        crate::workspaces::remove_erased_entity(conn, tenant, id)?,
+    );
     Ok(counts)
 }
 

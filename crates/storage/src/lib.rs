@@ -13,6 +13,7 @@ pub mod identity;
 pub mod keys;
 mod locks;
 pub mod migrations;
+pub mod notes;
 pub mod operations;
 pub mod paging;
 pub mod schema;
@@ -21,6 +22,7 @@ pub mod sql;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod workspaces;
 
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
@@ -29,5 +31,7 @@ pub use error::StorageError;
 pub use events::DieselEventRepository;
 pub use identity::DieselIdentityRepository;
 pub use keys::DieselKeyRepository;
+pub use notes::DieselNoteRepository;
 pub use operations::DieselOperationRepository;
 pub use tenants::DieselTenantRepository;
+pub use workspaces::DieselWorkspaceRepository;

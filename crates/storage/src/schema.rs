@@ -316,6 +316,76 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Workspaces: the columns filters, orders and counts use, and the JSON body.
+    workspaces (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `state`: OPEN or CLOSED.
+        state -> Text,
+        /// The resource JSON without the fields held in columns and `entities`.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per entity of a workspace (`entities` filters, erasure).
+    workspace_entities (tenant_id, workspace_id, entity) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The workspace.
+        workspace_id -> Text,
+        /// The entity's name, `entities/{entity}`.
+        entity -> Text,
+        /// Its place in the workspace's `entities`.
+        position -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Notes about entities and workspaces.
+    notes (tenant_id, parent, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The parent's name, `entities/{e}` or `workspaces/{w}`.
+        parent -> Text,
+        /// The note id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `content`.
+        content -> Text,
+        /// `authorId`: the author's subject.
+        author_id -> Text,
+        /// `author`: the author's display name.
+        author -> Text,
+        /// `isEdited`.
+        is_edited -> Bool,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
@@ -325,4 +395,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     entity_relationships,
     idempotency_keys,
     events,
+    workspaces,
+    workspace_entities,
+    notes,
 );

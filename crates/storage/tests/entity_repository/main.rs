@@ -1,4 +1,5 @@
-//! The entity repository contract suite: every test runs once on SQLite (a temporary
+//! The contract suite of the entity repository and the records that hang off
+//! entities (notes, workspaces): every test runs once on SQLite (a temporary
 //! file) and once on PostgreSQL (a fresh schema), as `<test>::sqlite` and
 //! `<test>::postgres`, in parallel. PostgreSQL comes from `RICS_TEST_DATABASE_URL`.
 
@@ -28,6 +29,8 @@ mod erase;
 mod events;
 mod filters;
 mod idempotency;
+mod notes;
 mod pagination;
 mod relationships;
 mod support;
+mod workspaces;

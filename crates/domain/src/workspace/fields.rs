@@ -1,0 +1,77 @@
+//! The workspace's declarations for the AIP machinery: update behaviour of each field,
+//! filterable and sortable fields, and list limits.
+
+use std::sync::LazyLock;
+
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
+use rics_aip::filter::{FieldType, FilterSchema};
+
+use super::model::WorkspaceState;
+use crate::list::{ListSpec, SortBy, SortKey};
+
+/// Every field of the workspace JSON with its update behaviour.
+pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{Mutable, OutputOnly, Required};
+    use FieldKind::{Repeated, Scalar};
+    FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("uid", Scalar, OutputOnly)
+        .field("displayName", Scalar, Required)
+        .field("description", Scalar, Mutable)
+        .field("entities", Repeated, Mutable)
+        .field("state", Scalar, OutputOnly)
+        .field("createTime", Scalar, OutputOnly)
+        .field("updateTime", Scalar, OutputOnly)
+        .field("deleteTime", Scalar, OutputOnly)
+        .field("purgeTime", Scalar, OutputOnly)
+        .field("etag", Scalar, OutputOnly)
+});
+
+/// What workspace list filters may refer to.
+pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .field("displayName", FieldType::String)
+        .field("state", FieldType::Enum(WorkspaceState::VALUES))
+        .field("entities", FieldType::RepeatedString)
+        .field("createTime", FieldType::Timestamp)
+        .field("updateTime", FieldType::Timestamp)
+        .field("deleteTime", FieldType::Timestamp)
+});
+
+/// How workspaces are listed: 50 per page by default, at most 1000, oldest first.
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "workspaces.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &FILTER,
+    sortable: &["displayName", "createTime", "updateTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: true,
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::model::Workspace;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn every_serialised_field_is_declared() {
+        let full: Workspace = serde_json::from_value(json!({
+            "name": "workspaces/a", "uid": "u", "displayName": "Case", "description": "d",
+            "entities": ["entities/a"], "state": "OPEN", "createTime": "2026-01-01T00:00:00Z",
+            "updateTime": "2026-01-01T00:00:00Z", "deleteTime": "2026-01-01T00:00:00Z",
+            "purgeTime": "2026-01-01T00:00:00Z", "etag": "\"e\""
+        }))
+        .unwrap();
+        let value = serde_json::to_value(&full).unwrap();
+        for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
+            assert!(TABLE.get(key).is_some(), "{key} is not declared");
+        }
+        assert_eq!(value.as_object().map(|o| o.len()), Some(11));
+        assert!(matches!(value["state"], Value::String(_)));
+    }
+}

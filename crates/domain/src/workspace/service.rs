@@ -1,0 +1,513 @@
+//! The workspace use cases.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields;
+use super::model::{Workspace, WorkspaceState};
+use super::ports::WorkspaceRepository;
+use crate::entity::repository::EntityRepository;
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::{self, check_etag, deleted};
+use crate::list::{ListRequest, ListResponse, Paging};
+use crate::principal::Principal;
+use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::time::{Clock, Timestamp};
+use crate::validate::Violations;
+
+/// Longest display name.
+pub const MAX_DISPLAY_NAME: usize = 200;
+/// Longest description.
+pub const MAX_DESCRIPTION: usize = 2000;
+/// Most entities in one workspace.
+pub const MAX_ENTITIES: usize = 1000;
+/// The method name bound into idempotency keys.
+const CREATE_METHOD: &str = "workspaces.create";
+
+/// Everything the workspace service needs.
+pub struct WorkspaceService {
+    repository: Arc<dyn WorkspaceRepository>,
+    entities: Arc<dyn EntityRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    retention: Duration,
+}
+
+impl WorkspaceService {
+    /// The service over its ports. `retention` is how long soft-deleted workspaces are
+    /// kept before they are purged.
+    pub fn new(
+        repository: Arc<dyn WorkspaceRepository>,
+        entities: Arc<dyn EntityRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        retention: Duration,
+    ) -> WorkspaceService {
+        WorkspaceService {
+            repository,
+            entities,
+            clock,
+            ids,
+            paging,
+            retention,
+        }
+    }
+
+    /// Creates an OPEN workspace from the request body, with an optional user-chosen
+    /// id and an optional request id that makes retries safe (AIP-133, AIP-155).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
+    /// another request; NOT_FOUND for an entity that does not exist;
+    /// FAILED_PRECONDITION for a deleted entity; ALREADY_EXISTS when the id is taken.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        workspace_id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Workspace> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = workspace_id {
+            validate_user_id("workspaceId", id)?;
+        }
+        let body = crate::fields::input(&fields::TABLE, body, "workspace")?;
+        let mut workspace: Workspace = parse_body(body.clone(), "workspace")?;
+        validate(&workspace)?;
+        self.check_entities(principal, &workspace.entities, &[])
+            .await?;
+        let now = self.clock.now();
+        let id = workspace_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
+        workspace.name = Workspace::name_of(&id);
+        workspace.uid = self.ids.uid();
+        workspace.revision = 1;
+        workspace.etag = resource::etag(&workspace.uid, workspace.revision);
+        workspace.state = WorkspaceState::Open;
+        workspace.create_time = Some(now);
+        workspace.update_time = Some(now);
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method: CREATE_METHOD,
+            fingerprint: fingerprint(
+                CREATE_METHOD,
+                &[("workspaceId", &json!(workspace_id)), ("workspace", &body)],
+            ),
+            resource_name: workspace.name.clone(),
+        });
+        let events = [self
+            .event("workspace.created", &workspace.name, principal, now)
+            .with_changes(None, Some(&to_json(&workspace)?))];
+        let replayed = lifecycle::create_once(&workspace.name, key.as_ref(), || {
+            self.repository
+                .create(&principal.tenant, &workspace, key.as_ref(), &events)
+        })
+        .await?;
+        match replayed {
+            None => Ok(workspace),
+            Some(name) => {
+                let id = name.strip_prefix("workspaces/").unwrap_or(&name);
+                self.get(principal, id).await
+            }
+        }
+    }
+
+    /// The workspace with `id`, deleted or not.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Workspace> {
+        let name = Workspace::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid workspace name"),
+            ));
+        }
+        self.repository
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
+    /// One page of workspaces (AIP-132, AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Workspace>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::LIST, &principal.tenant, None, request)?;
+        let page = self
+            .repository
+            .list(&principal.tenant, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Updates a workspace from a partial body and an optional update mask (AIP-134).
+    /// Entities already in the workspace may have been deleted since; entities added
+    /// must exist and be live.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body or mask or a name that is not the path's;
+    /// NOT_FOUND; FAILED_PRECONDITION when the workspace is deleted or closed, or an
+    /// added entity is deleted; ABORTED for a stale etag or a concurrent change.
+    pub async fn update(
+        &self,
+        principal: &Principal,
+        id: &str,
+        body: Value,
+        update_mask: Option<&str>,
+    ) -> Result<Workspace> {
+        let name = Workspace::name_of(id);
+        require_object(&body, "workspace")?;
+        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
+        if !body_name.is_empty() && body_name != name {
+            return Err(Error::invalid_field(
+                "workspace.name",
+                "NAME_MISMATCH",
+                format!("'{body_name}' is not the workspace in the path ('{name}')"),
+            ));
+        }
+        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
+        let mask = crate::fields::update_mask(&fields::TABLE, update_mask)?;
+        let patch = crate::fields::input(&fields::TABLE, body, "workspace")?;
+        let _typed: Workspace = parse_body(patch.clone(), "workspace")?;
+        let current = self.get(principal, id).await?;
+        writable(&current)?;
+        check_etag(&name, &current.etag, etag.as_deref())?;
+        let current_json = to_json(&current)?;
+        let merged =
+            crate::fields::apply_mask(&fields::TABLE, &mask, &current_json, &patch, "workspace")?;
+        let mut updated: Workspace = parse_body(
+            crate::fields::input(&fields::TABLE, merged, "workspace")?,
+            "workspace",
+        )?;
+        validate(&updated)?;
+        self.check_entities(principal, &updated.entities, &current.entities)
+            .await?;
+        carry_output_only(&current, &mut updated);
+        if to_json(&updated)? == current_json {
+            return Ok(current);
+        }
+        self.save(principal, &current, updated, "workspace.updated")
+            .await
+    }
+
+    /// Soft-deletes a workspace (AIP-164); its notes become unreachable until it is
+    /// restored. With `allow_missing`, deleting a workspace that is missing or already
+    /// deleted succeeds (returning `None` when missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
+    /// stale etag.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Workspace>> {
+        let current = match self.get(principal, id).await {
+            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
+            other => other?,
+        };
+        if current.is_deleted() {
+            return if allow_missing {
+                Ok(Some(current))
+            } else {
+                Err(Error::not_found(&current.name))
+            };
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        let now = self.clock.now();
+        let mut removed = current.clone();
+        removed.delete_time = Some(now);
+        removed.purge_time = Some(now.plus(self.retention));
+        self.save(principal, &current, removed, "workspace.deleted")
+            .await
+            .map(Some)
+    }
+
+    /// Restores a soft-deleted workspace.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when the workspace is not deleted; ABORTED for a stale
+    /// etag.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Workspace> {
+        let current = self.get(principal, id).await?;
+        if !current.is_deleted() {
+            return Err(lifecycle::not_deleted(&current.name));
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        let mut restored = current.clone();
+        restored.delete_time = None;
+        restored.purge_time = None;
+        self.save(principal, &current, restored, "workspace.undeleted")
+            .await
+    }
+
+    /// Closes an OPEN workspace: it and its notes are frozen until it is reopened.
+    ///
+    /// # Errors
+    /// NOT_FOUND; FAILED_PRECONDITION when it is deleted or already closed; ABORTED
+    /// for a stale etag.
+    pub async fn close(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Workspace> {
+        self.transition(principal, id, etag, WorkspaceState::Closed)
+            .await
+    }
+
+    /// Reopens a CLOSED workspace.
+    ///
+    /// # Errors
+    /// NOT_FOUND; FAILED_PRECONDITION when it is deleted or already open; ABORTED for
+    /// a stale etag.
+    pub async fn reopen(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Workspace> {
+        self.transition(principal, id, etag, WorkspaceState::Open)
+            .await
+    }
+
+    /// Purges soft-deleted workspaces whose purge time has passed (at most `limit`),
+    /// each with its notes and a tenant-level `workspace.purged` event; returns how
+    /// many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .repository
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = self.event("workspace.purged", &Workspace::name_of(&id), system, now);
+            match self.repository.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+
+    async fn transition(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        target: WorkspaceState,
+    ) -> Result<Workspace> {
+        let current = self.get(principal, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&current.name));
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        if current.state == target {
+            let (reason, verb) = match target {
+                WorkspaceState::Closed => ("WORKSPACE_ALREADY_CLOSED", "closed"),
+                _ => ("WORKSPACE_ALREADY_OPEN", "open"),
+            };
+            return Err(Error::failed_precondition(
+                reason,
+                format!("'{}' is already {verb}.", current.name),
+            )
+            .with_metadata("resource", current.name.clone()));
+        }
+        let mut changed = current.clone();
+        changed.state = target;
+        let event_type = match target {
+            WorkspaceState::Closed => "workspace.closed",
+            _ => "workspace.reopened",
+        };
+        self.save(principal, &current, changed, event_type).await
+    }
+
+    /// Checks `entities`: well-formed, no duplicates, at most [`MAX_ENTITIES`]; those
+    /// not in `kept` must exist in the caller's tenant and be live.
+    async fn check_entities(
+        &self,
+        principal: &Principal,
+        entities: &[String],
+        kept: &[String],
+    ) -> Result<()> {
+        let mut v = Violations::new();
+        v.max_items("workspace.entities", entities, MAX_ENTITIES);
+        let mut seen = BTreeSet::new();
+        let mut added = Vec::new();
+        for (i, name) in entities.iter().enumerate() {
+            let field = format!("workspace.entities[{i}]");
+            match name
+                .strip_prefix("entities/")
+                .filter(|id| is_well_formed_id(id))
+            {
+                None => v.add(
+                    field,
+                    "INVALID_NAME",
+                    format!("'{name}' is not an entity name (entities/{{entity}})"),
+                ),
+                Some(_) if !seen.insert(name.as_str()) => {
+                    v.add(
+                        field,
+                        "DUPLICATE_ENTITY",
+                        format!("'{name}' is listed twice"),
+                    );
+                }
+                Some(id) if !kept.contains(name) => added.push((i, id.to_owned())),
+                Some(_) => {}
+            }
+        }
+        if !v.is_empty() {
+            return Err(Error::invalid_fields(v.into_vec()));
+        }
+        if added.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<String> = added.iter().map(|(_, id)| id.clone()).collect();
+        let found = self
+            .entities
+            .get_many(&principal.tenant, &ids)
+            .await
+            .map_err(Error::from)?;
+        for (i, id) in &added {
+            let name = format!("entities/{id}");
+            match found.iter().find(|e| e.id() == id) {
+                None => {
+                    return Err(Error::invalid_field(
+                        format!("workspace.entities[{i}]"),
+                        "ENTITY_NOT_FOUND",
+                        format!("'{name}' does not exist"),
+                    )
+                    .with_code(Code::NotFound));
+                }
+                Some(entity) if entity.is_deleted() => {
+                    return Err(Error::failed_precondition(
+                        "ENTITY_DELETED",
+                        format!("'{name}' is deleted; undelete it first."),
+                    )
+                    .with_metadata("entity", name));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `updated` as the next version of `current`, with its event.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &Workspace,
+        mut updated: Workspace,
+        event_type: &str,
+    ) -> Result<Workspace> {
+        let now = self.clock.now();
+        updated.revision = current.revision + 1;
+        updated.update_time = Some(now);
+        updated.etag = resource::etag(&updated.uid, updated.revision);
+        let event = self
+            .event(event_type, &current.name, principal, now)
+            .with_changes(Some(&to_json(current)?), Some(&to_json(&updated)?));
+        self.repository
+            .update(&principal.tenant, &updated, current.revision, &[event])
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(updated)
+    }
+
+    fn event(
+        &self,
+        event_type: &str,
+        resource: &str,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> NewEvent {
+        NewEvent::new(self.ids.resource_id(), event_type, resource, principal, now)
+    }
+}
+
+/// Refuses changes to a deleted or closed workspace.
+///
+/// # Errors
+/// FAILED_PRECONDITION (`RESOURCE_DELETED` or `WORKSPACE_CLOSED`).
+pub fn writable(workspace: &Workspace) -> Result<()> {
+    if workspace.is_deleted() {
+        return Err(deleted(&workspace.name));
+    }
+    if workspace.state == WorkspaceState::Closed {
+        return Err(Error::failed_precondition(
+            "WORKSPACE_CLOSED",
+            format!("'{}' is closed; reopen it first.", workspace.name),
+        )
+        .with_metadata("resource", workspace.name.clone()));
+    }
+    Ok(())
+}
+
+fn validate(workspace: &Workspace) -> Result<()> {
+    let mut v = Violations::new();
+    v.required_text(
+        "workspace.displayName",
+        &workspace.display_name,
+        MAX_DISPLAY_NAME,
+    );
+    v.multiline_text(
+        "workspace.description",
+        &workspace.description,
+        MAX_DESCRIPTION,
+    );
+    if v.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid_fields(v.into_vec()))
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// Copies the fields only the service sets from `current`.
+fn carry_output_only(current: &Workspace, updated: &mut Workspace) {
+    updated.name = current.name.clone();
+    updated.uid = current.uid.clone();
+    updated.revision = current.revision;
+    updated.etag = current.etag.clone();
+    updated.state = current.state;
+    updated.create_time = current.create_time;
+    updated.update_time = current.update_time;
+    updated.delete_time = current.delete_time;
+    updated.purge_time = current.purge_time;
+}

@@ -1,0 +1,3 @@
+DROP TABLE notes;
+DROP TABLE workspace_entities;
+DROP TABLE workspaces;
