@@ -20,6 +20,8 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{tenant}", "current")
         .replace("{operation}", "nothing")
         .replace("{event}", "nothing")
+        .replace("{workspace}", "nothing")
+        .replace("{note}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

@@ -25,6 +25,25 @@ fn call(server: &Server, token: Option<&str>, route: &Route, path: &str, body: &
     server.send(request)
 }
 
+/// `path` with a value for every variable: the caller's tenant, the entity
+/// `jane-doe`, and `nothing` for the rest (the gate answers before any lookup).
+fn placeholders(path: &str) -> String {
+    let mut filled = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let close = open + rest[open..].find('}').unwrap();
+        filled.push_str(&rest[..open]);
+        filled.push_str(match &rest[open + 1..close] {
+            "tenant" => "current",
+            "entity" => "jane-doe",
+            _ => "nothing",
+        });
+        rest = &rest[close + 1..];
+    }
+    filled.push_str(rest);
+    filled
+}
+
 /// The id of a `tenants/{id}` name.
 fn tenant_id(name: &str) -> &str {
     name.strip_prefix("tenants/").unwrap()
@@ -37,7 +56,7 @@ on_both_backends! {
         server.create_person("jane-doe", "Jane Doe");
         let before = server.snapshot();
         for route in gated() {
-            let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x").replace("{event}", "x");
+            let path = placeholders(route.path);
             let reply = call(&server, None, route, &path, &json!({"displayName": "Changed"}));
             reply.error(401, "UNAUTHENTICATED", "MISSING_TOKEN");
             assert!(reply.header("www-authenticate").unwrap().starts_with("Bearer"), "{} {path}", route.method);
@@ -65,7 +84,7 @@ on_both_backends! {
                 if needed == scope {
                     continue;
                 }
-                let path = route.path.replace("{entity}", "jane-doe").replace("{tenant}", "current").replace("{operation}", "x").replace("{event}", "x");
+                let path = placeholders(route.path);
                 let reply = call(&server, Some(&token), route, &path, &json!({"displayName": "Changed"}));
                 reply.error(403, "PERMISSION_DENIED", "INSUFFICIENT_SCOPE");
                 assert_eq!(reply.metadata("requiredScope"), Some(needed.as_str()), "{} {path}", route.method);
@@ -219,6 +238,14 @@ on_both_backends! {
             );
             // Something of the caller's own to name in bodies that need one.
             as_owner(Method::POST, &format!("{ENTITIES}?entityId=mine-{i}"), Some(person("Own Person")));
+            // A case with the secret entity, and notes on both.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/workspaces?workspaceId=case-{i}"),
+                Some(json!({"displayName": "Secret case", "entities": [format!("entities/secret-{i}")]})),
+            );
+            as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
+            as_owner(Method::POST, &format!("/v1alpha/workspaces/case-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
         }
         let snapshot = |token: &str| {
             let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
@@ -227,7 +254,14 @@ on_both_backends! {
                 let id = id_of(entity);
                 let relationships = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}:EntityRelationships"))).ok();
                 let events = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/events?pageSize=100"))).ok();
-                all.push((entity.clone(), relationships, events));
+                let notes = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/notes?pageSize=1000"))).ok();
+                all.push((entity.clone(), relationships, events, notes));
+            }
+            let workspaces = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/workspaces?pageSize=1000")).ok();
+            for workspace in array(&workspaces["workspaces"]) {
+                let name = workspace["name"].as_str().unwrap();
+                let notes = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/{name}/notes?pageSize=1000"))).ok();
+                all.push((workspace.clone(), notes, Value::Null, Value::Null));
             }
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
@@ -260,6 +294,8 @@ on_both_backends! {
                     .replace("{entity}", &secret)
                     .replace("{tenant}", tenant_id(victim_tenant))
                     .replace("{operation}", &operation_id)
+                    .replace("{workspace}", &format!("case-{victim}"))
+                    .replace("{note}", &format!("note-{victim}"))
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
                 assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
@@ -269,6 +305,7 @@ on_both_backends! {
                         json!({"relatedEntity": format!("entities/mine-{attacker}"), "relationshipType": "DIRECTOR"})
                     }
                     _ if route.path.contains(':') => json!({}),
+                    _ if route.path.contains("/notes") => json!({"content": "Taken over"}),
                     _ => json!({"displayName": "Taken over"}),
                 };
                 let reply = call(&server, Some(token), route, &path, &body);
@@ -297,6 +334,20 @@ on_both_backends! {
                             let created = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}?entityId={secret}")).json(&person("Own Copy"))).ok();
                             assert_eq!(created["displayName"], "Own Copy");
                             server.send(server.request_as(Some(token), Method::DELETE, &format!("{ENTITIES}/{secret}:hardDelete"))).ok();
+                        }
+                        ("GET", "/v1alpha/workspaces") => {
+                            let found = names(&reply.ok()["workspaces"]);
+                            assert!(!found.contains(&format!("workspaces/case-{victim}")), "{context}: {found:?}");
+                            let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/workspaces{}", query(&[("filter", &format!("entities:\"entities/{secret}\"")), ("showDeleted", "true")])))).ok();
+                            assert!(names(&filtered["workspaces"]).is_empty(), "{context}: {filtered}");
+                        }
+                        ("POST", "/v1alpha/workspaces") => {
+                            // The body made a workspace of the attacker's own; naming the
+                            // victim's entity in one is NOT_FOUND.
+                            let created = reply.ok();
+                            server.send(server.request_as(Some(token), Method::DELETE, &format!("/v1alpha/{}", created["name"].as_str().unwrap()))).ok();
+                            let with_secret = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/workspaces").json(&json!({"displayName": "Case", "entities": [format!("entities/{secret}")]})));
+                            with_secret.error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                         }
                         ("POST", "/v1alpha/tenants") => {
                             // A partner may create children (of its own); a standard tenant

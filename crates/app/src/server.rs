@@ -19,18 +19,20 @@ use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::list::Paging;
+use rics_domain::note::NoteService;
 use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::tenant::TenantService;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
-    DieselKeyRepository, DieselOperationRepository, DieselTenantRepository, PoolOptions,
-    migrations, secrets,
+    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
+    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -144,6 +146,10 @@ pub struct Services {
     pub tenants: Arc<TenantService>,
     /// Reading the event log.
     pub events: Arc<EventService>,
+    /// Workspace use cases.
+    pub workspaces: Arc<WorkspaceService>,
+    /// Note use cases.
+    pub notes: Arc<NoteService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -220,6 +226,24 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         entity_repository.clone(),
         paging.clone(),
     ));
+    let workspace_repository: Arc<dyn WorkspaceRepository> =
+        Arc::new(DieselWorkspaceRepository::new(db.clone()));
+    let workspaces = Arc::new(WorkspaceService::new(
+        workspace_repository.clone(),
+        entity_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
+    let notes = Arc::new(NoteService::new(
+        Arc::new(DieselNoteRepository::new(db.clone())),
+        entity_repository.clone(),
+        workspace_repository,
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+    ));
     let entities = Arc::new(EntityService::new(
         entity_repository,
         clock.clone(),
@@ -232,6 +256,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         entities,
         tenants,
         events,
+        workspaces,
+        notes,
         authorization,
         registrar,
         identity,
@@ -289,6 +315,8 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         entities: services.entities.clone(),
         tenants: services.tenants.clone(),
         events: services.events.clone(),
+        workspaces: services.workspaces.clone(),
+        notes: services.notes.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -337,11 +365,12 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities, forgets old idempotency keys and
+/// Periodically purges expired soft-deleted entities and workspaces, forgets old idempotency keys and
 /// expired grants, removes one-time secrets from operations, and drops idle rate-limit
 /// buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
+    let workspaces = services.workspaces.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -355,6 +384,11 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired entities"),
                 Err(e) => tracing::warn!(error = %e, "purge failed"),
+            }
+            match workspaces.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired workspaces"),
+                Err(e) => tracing::warn!(error = %e, "workspace purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, events, health, oauth, tenants};
+use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -34,6 +34,24 @@ use crate::routes::{entities, events, health, oauth, tenants};
         events::get,
         events::get_for_entity,
         events::list,
+        notes::list_for_entity,
+        notes::create_for_entity,
+        notes::get_for_entity,
+        notes::update_for_entity,
+        notes::delete_for_entity,
+        workspaces::list,
+        workspaces::create,
+        workspaces::get,
+        workspaces::update,
+        workspaces::delete,
+        workspaces::undelete,
+        workspaces::close,
+        workspaces::reopen,
+        notes::list_for_workspace,
+        notes::create_for_workspace,
+        notes::get_for_workspace,
+        notes::update_for_workspace,
+        notes::delete_for_workspace,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -48,6 +66,8 @@ use crate::routes::{entities, events, health, oauth, tenants};
     tags(
         (name = "entities", description = "People and organisations under assessment"),
         (name = "events", description = "The append-only record of every change"),
+        (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
+        (name = "workspaces", description = "Cases: entities under review together"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

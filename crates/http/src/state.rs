@@ -7,8 +7,10 @@ use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
+use rics_domain::note::NoteService;
 use rics_domain::principal::Authenticator;
 use rics_domain::tenant::TenantService;
+use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
 
 use crate::guard::Limiter;
@@ -42,6 +44,10 @@ pub struct ApiState {
     pub tenants: Arc<TenantService>,
     /// Reading the event log.
     pub events: Arc<EventService>,
+    /// Workspace use cases.
+    pub workspaces: Arc<WorkspaceService>,
+    /// Note use cases.
+    pub notes: Arc<NoteService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

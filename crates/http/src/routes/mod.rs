@@ -5,8 +5,10 @@
 pub mod entities;
 pub mod events;
 pub mod health;
+pub mod notes;
 pub mod oauth;
 pub mod tenants;
+pub mod workspaces;
 
 use actix_web::body::BoxBody;
 use actix_web::dev::ServiceRequest;
@@ -47,6 +49,16 @@ fn check_name_param(query: &mut QueryParams, accepted: &[&str]) -> Result<(), Ap
         )));
     }
     Ok(())
+}
+
+/// The body of custom methods that change a resource's state (`:undelete`,
+/// `:close`, ...): only an optional etag.
+#[derive(Debug, Default, serde::Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EtagRequest {
+    /// When given, must be the resource's current etag.
+    #[serde(default)]
+    pub etag: Option<String>,
 }
 
 /// One route.
@@ -125,6 +137,24 @@ routes! {
     GET "/v1alpha/events/{event}" => events::get, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events" => events::list, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events/{event}" => events::get_for_entity, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/notes" => notes::list_for_entity, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/notes" => notes::create_for_entity, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/notes/{note}" => notes::get_for_entity, Some(Scope::Read);
+    PATCH "/v1alpha/entities/{entity}/notes/{note}" => notes::update_for_entity, Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}/notes/{note}" => notes::delete_for_entity, Some(Scope::Write);
+    GET "/v1alpha/workspaces" => workspaces::list, Some(Scope::Read);
+    POST "/v1alpha/workspaces" => workspaces::create, Some(Scope::Write);
+    GET "/v1alpha/workspaces/{workspace}" => workspaces::get, Some(Scope::Read);
+    PATCH "/v1alpha/workspaces/{workspace}" => workspaces::update, Some(Scope::Write);
+    DELETE "/v1alpha/workspaces/{workspace}" => workspaces::delete, Some(Scope::Write);
+    POST "/v1alpha/workspaces/{workspace}:undelete" => workspaces::undelete, Some(Scope::Write);
+    POST "/v1alpha/workspaces/{workspace}:close" => workspaces::close, Some(Scope::Write);
+    POST "/v1alpha/workspaces/{workspace}:reopen" => workspaces::reopen, Some(Scope::Write);
+    GET "/v1alpha/workspaces/{workspace}/notes" => notes::list_for_workspace, Some(Scope::Read);
+    POST "/v1alpha/workspaces/{workspace}/notes" => notes::create_for_workspace, Some(Scope::Write);
+    GET "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::get_for_workspace, Some(Scope::Read);
+    PATCH "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::update_for_workspace, Some(Scope::Write);
+    DELETE "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::delete_for_workspace, Some(Scope::Write);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);
