@@ -621,6 +621,10 @@ fn erase(
         crate::notes::erase_entity_notes(conn, tenant, id)?,
     );
     counts.insert(
+        "jobs".into(),
+        crate::jobs::erase_entity_jobs(conn, tenant, id)?,
+    );
+    counts.insert(
         "workspaceMemberships".into(),
         crate::workspaces::remove_erased_entity(conn, tenant, id)?,
     );

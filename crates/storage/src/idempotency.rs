@@ -21,18 +21,7 @@ pub fn claim(
     key: &IdempotencyKey,
     now: Timestamp,
 ) -> Result<Option<CreateOutcome>, RepositoryError> {
-    let existing = idempotency_keys::table
-        .filter(idempotency_keys::tenant_id.eq(tenant))
-        .filter(idempotency_keys::request_id.eq(&key.request_id))
-        .select((
-            idempotency_keys::method,
-            idempotency_keys::fingerprint,
-            idempotency_keys::resource_name,
-        ))
-        .first::<(String, String, String)>(conn)
-        .optional()
-        .map_err(repository_error)?;
-    if let Some((method, fingerprint, resource_name)) = existing {
+    if let Some((method, fingerprint, resource_name)) = find(conn, tenant, &key.request_id)? {
         return Ok(Some(CreateOutcome::Replayed {
             method,
             fingerprint,
@@ -54,6 +43,28 @@ pub fn claim(
             other => other,
         })?;
     Ok(None)
+}
+
+/// The method, fingerprint and resource name stored for `request_id`, if it was used.
+///
+/// # Errors
+/// Database failures.
+pub fn find(
+    conn: &mut DbConnection,
+    tenant: &str,
+    request_id: &str,
+) -> Result<Option<(String, String, String)>, RepositoryError> {
+    idempotency_keys::table
+        .filter(idempotency_keys::tenant_id.eq(tenant))
+        .filter(idempotency_keys::request_id.eq(request_id))
+        .select((
+            idempotency_keys::method,
+            idempotency_keys::fingerprint,
+            idempotency_keys::resource_name,
+        ))
+        .first::<(String, String, String)>(conn)
+        .optional()
+        .map_err(repository_error)
 }
 
 /// Forgets keys created before `before`, across tenants; returns how many.

@@ -386,6 +386,66 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Jobs of every family, with their inputs and latest result as JSON.
+    jobs (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Job id.
+        id -> Text,
+        /// The family's collection id, such as `pepSanctionIndividualEntityJobs`.
+        family -> Text,
+        /// The entity the job is about.
+        entity_id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `state`.
+        state -> Text,
+        /// The family's inputs, JSON.
+        input -> Text,
+        /// The latest run's result, JSON; NULL before a run succeeded.
+        result -> Nullable<Text>,
+        /// `latestOperation`: the name of the latest run's operation.
+        latest_operation -> Nullable<Text>,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The job queue: one row per run, owned by the operation that reports it.
+    job_tasks (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The id of the run's operation.
+        id -> Text,
+        /// The job run.
+        job_id -> Text,
+        /// The job's family.
+        family -> Text,
+        /// The operation's name, `{job}/operations/{id}`.
+        operation_name -> Text,
+        /// How many times a worker claimed it.
+        attempts -> BigInt,
+        /// When it may be claimed: creation, end of a lease or of a backoff.
+        run_after -> BigInt,
+        /// The current claim's token; NULL when not claimed.
+        claim -> Nullable<Text>,
+        /// Whether the run finished (succeeded or failed for good).
+        done -> Bool,
+        /// The last attempt's error, for operators.
+        last_error -> Nullable<Text>,
+        /// When it was queued.
+        create_time -> BigInt,
+        /// When it last changed.
+        update_time -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
@@ -398,4 +458,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     workspaces,
     workspace_entities,
     notes,
+    jobs,
+    job_tasks,
 );

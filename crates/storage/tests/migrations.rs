@@ -415,14 +415,16 @@ fn both_backends_end_with_the_same_tables_columns_and_indexes() {
 
 /// Keys looked up before the caller's tenant is known (by the authorization server)
 /// or swept across tenants, as (table, first key column): the documented exceptions
-/// of the identity migration. Every other index of these tables leads with tenant_id.
-const GLOBAL_KEYS: [(&str, &str); 6] = [
+/// of the identity migration, and the job queue's ready index, which workers scan
+/// across tenants. Every other index of these tables leads with tenant_id.
+const GLOBAL_KEYS: [(&str, &str); 7] = [
     ("oauth_clients", "client_id"),
     ("users", "username"),
     ("authorization_codes", "code_hash"),
     ("authorization_codes", "expire_time"),
     ("refresh_tokens", "token_hash"),
     ("refresh_tokens", "expire_time"),
+    ("job_tasks", "run_after"),
 ];
 
 fn tenant_id_leads_every_key_and_index(backend: Backend) {
@@ -519,6 +521,8 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         workspaces: (S, S, S, i64, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
         workspace_entities: (S, S, S, i64),
         notes: (S, S, S, S, i64, S, S, S, bool, i64, i64),
+        jobs: (S, S, S, S, S, i64, S, S, Maybe<S>, Maybe<S>, i64, i64),
+        job_tasks: (S, S, S, S, S, i64, i64, Maybe<S>, bool, Maybe<S>, i64, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -127,6 +127,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("relationships", 2),
             ("events", 2),
             ("idempotencyKeys", 1),
+            ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
         ])
@@ -175,6 +176,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("relationships", 1),
             ("events", 0),
             ("idempotencyKeys", 0),
+            ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
         ]))

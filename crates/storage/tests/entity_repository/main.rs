@@ -29,6 +29,7 @@ mod erase;
 mod events;
 mod filters;
 mod idempotency;
+mod jobs;
 mod notes;
 mod pagination;
 mod relationships;

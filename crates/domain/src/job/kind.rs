@@ -1,0 +1,37 @@
+//! What makes one job family: its names, the inputs it accepts and the work a run
+//! does.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::model::{ClaimedTask, JobRecord};
+use crate::error::Result;
+
+/// A job family, such as PEP and sanctions screening.
+#[async_trait]
+pub trait JobKind: Send + Sync {
+    /// The collection id under an entity: `pepSanctionIndividualEntityJobs`.
+    fn collection(&self) -> &'static str;
+
+    /// The prefix of its event types: `pep_sanction_job`.
+    fn event_prefix(&self) -> &'static str;
+
+    /// `metadata.type` of its runs' operations.
+    fn operation_type(&self) -> &'static str;
+
+    /// Checks the family's inputs (the create body without the standard fields) and
+    /// returns them with their defaults filled in.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT naming the bad field under `job.`; UNAVAILABLE when what the
+    /// inputs are checked against (the loaded lists) is.
+    async fn check_input(&self, input: Value) -> Result<Value>;
+
+    /// Runs one attempt of a run of `job` and returns the result. An attempt may be
+    /// repeated after a crash or a lost lease, so every side effect must be idempotent
+    /// for `task` (for example: records whose ids derive from `task.id`).
+    ///
+    /// # Errors
+    /// UNAVAILABLE, INTERNAL or ABORTED are retried; any other error fails the run.
+    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value>;
+}

@@ -1,0 +1,23 @@
+//! Jobs: work about an entity that is created, then run with `:run`, which returns a
+//! long-running operation clients poll. One machinery serves every job family: the
+//! [`JobService`] stores jobs and queues their runs, the [`JobRunner`] claims queued
+//! runs with a lease, executes them outside any transaction with the family's
+//! [`JobKind`], retries failures with exponential backoff, and completes each run once.
+
+pub mod kind;
+pub mod model;
+pub mod pep_sanction;
+pub mod ports;
+pub mod runner;
+pub mod service;
+
+pub use kind::JobKind;
+pub use model::{ClaimedTask, JobRecord, JobState};
+pub use ports::JobRepository;
+pub use runner::{JobRunner, RunReport, RunnerSettings};
+pub use service::JobService;
+
+#[cfg(test)]
+mod runner_tests;
+#[cfg(test)]
+mod service_tests;

@@ -1,0 +1,158 @@
+//! The stored form of jobs and of their queued runs.
+
+use serde_json::{Map, Value, json};
+
+use crate::event::NewEvent;
+use crate::operation::{OperationError, OperationMetadata};
+use crate::proto_enum;
+use crate::time::Timestamp;
+
+proto_enum! {
+    /// Where a job is in its life.
+    pub enum JobState("STATE_UNSPECIFIED") {
+        /// Created, never run.
+        Pending = "PENDING",
+        /// A run is queued or executing.
+        Running = "RUNNING",
+        /// The latest run succeeded.
+        Succeeded = "SUCCEEDED",
+        /// The latest run failed for good.
+        Failed = "FAILED",
+        /// The latest run was cancelled.
+        Cancelled = "CANCELLED",
+    }
+}
+
+/// A job of any family, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRecord {
+    /// The job id (last segment of its name).
+    pub id: String,
+    /// The family's collection id, such as `pepSanctionIndividualEntityJobs`.
+    pub family: String,
+    /// The entity the job is about.
+    pub entity_id: String,
+    /// `uid` (AIP-148).
+    pub uid: String,
+    /// Version counter behind the etag.
+    pub revision: i64,
+    /// The state.
+    pub state: JobState,
+    /// The family's checked inputs.
+    pub input: Value,
+    /// The latest successful run's result.
+    pub result: Option<Value>,
+    /// The name of the latest run's operation.
+    pub latest_operation: Option<String>,
+    /// Creation time.
+    pub create_time: Timestamp,
+    /// Last change time.
+    pub update_time: Timestamp,
+}
+
+impl JobRecord {
+    /// `entities/{entity}/{family}/{id}`.
+    pub fn name(&self) -> String {
+        format!("entities/{}/{}/{}", self.entity_id, self.family, self.id)
+    }
+
+    /// The job's JSON: `name`, `uid`, `entity`, the family's inputs, `state`,
+    /// `result`, `latestOperation` and the standard times and etag.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("name".into(), json!(self.name()));
+        map.insert("uid".into(), json!(self.uid));
+        map.insert(
+            "entity".into(),
+            json!(format!("entities/{}", self.entity_id)),
+        );
+        if let Some(input) = self.input.as_object() {
+            map.extend(input.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        map.insert("state".into(), json!(self.state.as_str()));
+        if let Some(result) = &self.result {
+            map.insert("result".into(), result.clone());
+        }
+        if let Some(operation) = &self.latest_operation {
+            map.insert("latestOperation".into(), json!(operation));
+        }
+        map.insert("createTime".into(), json!(self.create_time));
+        map.insert("updateTime".into(), json!(self.update_time));
+        map.insert(
+            "etag".into(),
+            json!(crate::resource::etag(&self.uid, self.revision)),
+        );
+        Value::Object(map)
+    }
+}
+
+/// A run to queue with the change that starts it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    /// The id of the run's operation, which is also the task's id.
+    pub id: String,
+    /// The operation's name.
+    pub operation_name: String,
+    /// When it was queued (and may first be claimed).
+    pub queue_time: Timestamp,
+}
+
+/// The start of a run: the job as it becomes (RUNNING, pointing at the operation), the
+/// revision it must still have, the operation clients poll and the task workers claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStart {
+    /// The job, RUNNING.
+    pub job: JobRecord,
+    /// The revision the stored job must still have.
+    pub expected_revision: i64,
+    /// The run's operation.
+    pub operation: crate::operation::Operation,
+    /// The run's task.
+    pub task: NewTask,
+}
+
+/// A queued run a worker claimed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedTask {
+    /// The tenant of the job.
+    pub tenant: crate::principal::TenantId,
+    /// The task's id (its operation's id).
+    pub id: String,
+    /// The job.
+    pub job_id: String,
+    /// The job's family.
+    pub family: String,
+    /// The run's operation.
+    pub operation_name: String,
+    /// Which attempt this is (1 for the first claim).
+    pub attempt: u32,
+    /// The claim's token: finishing requires it, so a worker whose lease ran out and
+    /// was taken over cannot finish the run a second time.
+    pub claim: String,
+}
+
+/// How a claimed run ends.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskFinish {
+    /// The attempt failed in a way worth retrying: release the task until `at`.
+    Retry {
+        /// What went wrong, for operators.
+        error: String,
+        /// When it may be claimed again.
+        at: Timestamp,
+    },
+    /// The run is over: store the job, the operation's outcome and the events.
+    Complete {
+        /// The job as the run leaves it (state, result, revision, update time).
+        job: JobRecord,
+        /// The operation's metadata at the end.
+        metadata: OperationMetadata,
+        /// The operation's response on success.
+        response: Option<Value>,
+        /// The operation's error on failure.
+        error: Option<OperationError>,
+        /// The events recording the outcome.
+        events: Vec<NewEvent>,
+    },
+}

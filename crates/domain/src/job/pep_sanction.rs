@@ -1,0 +1,270 @@
+//! PEP and sanctions screening jobs (`entities/{entity}/pepSanctionIndividualEntityJobs`):
+//! a run screens the entity's names, date of birth and nationalities against the
+//! loaded lists, stores the matches with their explanations and the list versions
+//! used, and sets the entity's `screeningStatus`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::kind::JobKind;
+use super::model::{ClaimedTask, JobRecord};
+use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
+use crate::entity::repository::EntityRepository;
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::IdGenerator;
+use crate::principal::{Principal, TenantId};
+use crate::repository::RepositoryError;
+use crate::resource::{self, parse_body};
+use crate::screen::{ScreenRequest, Screener};
+use crate::time::Clock;
+
+/// The default score a match needs.
+pub const DEFAULT_THRESHOLD: f64 = 0.7;
+/// How often the entity's status update is retried when the entity changes meanwhile.
+const STATUS_RETRIES: usize = 5;
+
+/// The inputs of a screening job.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PepSanctionInput {
+    /// The datasets to screen against (`ofac_sdn`, `un_consolidated`, ...); empty or
+    /// absent: every loaded one.
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
+    pub datasets: Vec<String>,
+    /// The score a match needs, more than 0 and at most 1; default 0.7.
+    #[serde(default)]
+    pub threshold: Option<f64>,
+}
+
+/// PEP and sanctions screening of individuals (and of organisations, against
+/// organisation entries).
+pub struct PepSanctionJobs {
+    screener: Arc<dyn Screener>,
+    entities: Arc<dyn EntityRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+}
+
+impl PepSanctionJobs {
+    /// The family over its ports.
+    pub fn new(
+        screener: Arc<dyn Screener>,
+        entities: Arc<dyn EntityRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> PepSanctionJobs {
+        PepSanctionJobs {
+            screener,
+            entities,
+            clock,
+            ids,
+        }
+    }
+
+    /// Sets the entity's screening status (idempotent), retrying when the entity
+    /// changed between the read and the write.
+    async fn set_status(
+        &self,
+        job: &JobRecord,
+        tenant: &TenantId,
+        status: ScreeningStatus,
+    ) -> Result<()> {
+        let name = format!("entities/{}", job.entity_id);
+        for _ in 0..STATUS_RETRIES {
+            let entity = self
+                .entities
+                .get(tenant, &job.entity_id)
+                .await?
+                .ok_or_else(|| Error::not_found(&name))?;
+            if entity.screening_status == status {
+                return Ok(());
+            }
+            let now = self.clock.now();
+            let mut screened = entity.clone();
+            screened.screening_status = status;
+            screened.revision = entity.revision + 1;
+            screened.update_time = Some(now);
+            screened.etag = resource::etag(&screened.uid, screened.revision);
+            let worker = Principal {
+                tenant: tenant.clone(),
+                subject: "rics-worker".into(),
+                display_name: "rics".into(),
+                scopes: Default::default(),
+            };
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "entity.updated",
+                &name,
+                &worker,
+                now,
+            )
+            .for_entity(&job.entity_id)
+            .with_field("job", json!(job.name()))
+            .with_changes(
+                Some(&json!({"screeningStatus": entity.screening_status})),
+                Some(&json!({"screeningStatus": status})),
+            );
+            match self
+                .entities
+                .update(tenant, &screened, entity.revision, &[event])
+                .await
+            {
+                Ok(()) => return Ok(()),
+                Err(RepositoryError::Conflict) => continue,
+                Err(e) => return Err(e.for_resource(&name)),
+            }
+        }
+        Err(Error::concurrent_modification(&name))
+    }
+}
+
+#[async_trait]
+impl JobKind for PepSanctionJobs {
+    fn collection(&self) -> &'static str {
+        "pepSanctionIndividualEntityJobs"
+    }
+
+    fn event_prefix(&self) -> &'static str {
+        "pep_sanction_job"
+    }
+
+    fn operation_type(&self) -> &'static str {
+        "rics.v1alpha.PepSanctionIndividualEntityJob"
+    }
+
+    async fn check_input(&self, input: Value) -> Result<Value> {
+        let mut parsed: PepSanctionInput = parse_body(input, "job")?;
+        let threshold = parsed.threshold.unwrap_or(DEFAULT_THRESHOLD);
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(Error::invalid_field(
+                "job.threshold",
+                "OUT_OF_RANGE",
+                "must be more than 0 and at most 1",
+            ));
+        }
+        parsed.threshold = Some(threshold);
+        if !parsed.datasets.is_empty() {
+            let loaded: BTreeSet<String> = self
+                .screener
+                .lists()
+                .await?
+                .into_iter()
+                .map(|list| list.dataset)
+                .collect();
+            let mut seen = BTreeSet::new();
+            for (i, dataset) in parsed.datasets.iter().enumerate() {
+                if !loaded.contains(dataset) {
+                    return Err(Error::invalid_field(
+                        format!("job.datasets[{i}]"),
+                        "UNKNOWN_DATASET",
+                        format!(
+                            "'{dataset}' is not a loaded list (loaded: {})",
+                            loaded.iter().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    ));
+                }
+                if !seen.insert(dataset) {
+                    return Err(Error::invalid_field(
+                        format!("job.datasets[{i}]"),
+                        "DUPLICATE_DATASET",
+                        format!("'{dataset}' is listed twice"),
+                    ));
+                }
+            }
+        }
+        serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))
+    }
+
+    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
+        let input: PepSanctionInput = serde_json::from_value(job.input.clone())
+            .map_err(|e| Error::internal(format!("stored screening input: {e}")))?;
+        let name = format!("entities/{}", job.entity_id);
+        let entity = self
+            .entities
+            .get(&task.tenant, &job.entity_id)
+            .await?
+            .ok_or_else(|| Error::not_found(&name))?;
+        if entity.is_deleted() {
+            return Err(crate::lifecycle::deleted(&name));
+        }
+        let request = screen_request(&entity, &input);
+        let outcome = self.screener.screen(&request).await?;
+        let status = if outcome.matches.is_empty() {
+            ScreeningStatus::Clear
+        } else {
+            ScreeningStatus::PotentialMatch
+        };
+        self.set_status(job, &task.tenant, status)
+            .await
+            .map_err(|e| {
+                // A vanished entity fails the run; anything else is worth a retry.
+                if e.code == Code::NotFound {
+                    e
+                } else {
+                    e.with_code(Code::Unavailable)
+                }
+            })?;
+        Ok(json!({
+            "status": status,
+            "screenedNames": request.names,
+            "threshold": request.threshold,
+            "matches": outcome.matches,
+            "listVersions": outcome.list_versions,
+            "screenTime": self.clock.now(),
+        }))
+    }
+}
+
+/// What the entity gives the screen: every name, and for individuals the date of
+/// birth, nationalities and gender.
+fn screen_request(entity: &Entity, input: &PepSanctionInput) -> ScreenRequest {
+    let mut names = vec![entity.display_name.clone()];
+    let mut request = ScreenRequest {
+        organisation: !matches!(
+            entity.entity_type,
+            EntityType::Individual | EntityType::Unspecified
+        ),
+        datasets: input.datasets.clone(),
+        threshold: input.threshold.unwrap_or(DEFAULT_THRESHOLD),
+        ..ScreenRequest::default()
+    };
+    if let Some(individual) = &entity.individual {
+        for person in individual.legal_name.iter().chain(&individual.other_names) {
+            let full = [
+                person.given_name.as_str(),
+                person.middle_names.as_str(),
+                person.family_name.as_str(),
+            ]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+            names.push(full);
+        }
+        request.date_of_birth = individual.date_of_birth.map(|d| d.to_string());
+        request.nationalities = individual
+            .nationalities
+            .iter()
+            .map(|c| c.as_str().to_owned())
+            .collect();
+        request.gender = match individual.gender {
+            Gender::Male => Some("MALE".into()),
+            Gender::Female => Some("FEMALE".into()),
+            _ => None,
+        };
+    }
+    for party in [&entity.company].into_iter().flatten() {
+        names.push(party.legal_name.clone());
+    }
+    let mut seen = BTreeSet::new();
+    names.retain(|n| !n.trim().is_empty() && seen.insert(n.to_lowercase()));
+    request.names = names;
+    request
+}

@@ -1,0 +1,123 @@
+//! The job repository port: jobs, their runs' operations and the queue, so that a
+//! run's start and its end are each one transaction.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::model::{ClaimedTask, JobRecord, RunStart, TaskFinish};
+use crate::event::NewEvent;
+use crate::list::{ListQuery, Page};
+use crate::principal::TenantId;
+use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::time::Timestamp;
+
+/// Stores jobs, queues their runs and hands them to workers.
+///
+/// The methods taking a tenant never see another tenant's rows; the queue methods
+/// work across tenants (any worker may run any tenant's job). Any method may fail with
+/// [`RepositoryError::Unavailable`] (retry later) or [`RepositoryError::Internal`];
+/// the other errors are listed per method.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait JobRepository: Send + Sync {
+    /// Stores a new job with its events; with an idempotency key, a used key replays.
+    ///
+    /// # Errors
+    /// [`RepositoryError::AlreadyExists`] when the id is taken;
+    /// [`RepositoryError::Conflict`] when a concurrent request stored the same key.
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError>;
+
+    /// The job `id` of `family`; `None` when there is none.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn get(
+        &self,
+        tenant: &TenantId,
+        family: &str,
+        id: &str,
+    ) -> Result<Option<JobRecord>, RepositoryError>;
+
+    /// One page of the jobs of `family`, of one entity or (with `None`) of all.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn list<'a>(
+        &self,
+        tenant: &TenantId,
+        family: &str,
+        entity_id: Option<&'a str>,
+        query: &ListQuery,
+    ) -> Result<Page<JobRecord>, RepositoryError>;
+
+    /// Starts a run in one transaction: stores the start's job if its stored revision
+    /// is still the expected one, the operation, its queued task and the events. With an idempotency key, a used key replays
+    /// and nothing is written.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when the job is gone; [`RepositoryError::Conflict`]
+    /// when it changed, or a concurrent request stored the same key.
+    async fn start_run<'a>(
+        &self,
+        tenant: &TenantId,
+        start: &RunStart,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError>;
+
+    /// The method, fingerprint and resource of the idempotency key `request_id`, when
+    /// it was used.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn find_request(
+        &self,
+        tenant: &TenantId,
+        request_id: &str,
+    ) -> Result<Option<(String, String, String)>, RepositoryError>;
+
+    /// Claims up to `limit` ready tasks of any tenant, oldest first, for `lease`, under
+    /// the token `claim` (unique per call): each counts an attempt and becomes ready
+    /// again when the lease ends unless finished.
+    /// Concurrent claimers never get the same task (`FOR UPDATE SKIP LOCKED` on
+    /// PostgreSQL, the write lock on SQLite).
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn claim(
+        &self,
+        claim: &str,
+        now: Timestamp,
+        lease: Duration,
+        limit: u32,
+    ) -> Result<Vec<ClaimedTask>, RepositoryError>;
+
+    /// Finishes a claimed task in one transaction, if its claim still holds: releases
+    /// it for a retry, or completes it (the job, the operation, the events). Returns
+    /// `false`, writing nothing, when the claim was lost (the lease ran out and
+    /// another worker took the task) or the task is already done.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn finish(
+        &self,
+        task: &ClaimedTask,
+        finish: &TaskFinish,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError>;
+}
+
+/// Tells this process's workers that a run was queued, so they claim it at once
+/// instead of at their next poll (workers of other processes find it by polling).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait RunQueued: Send + Sync {
+    /// A run was queued.
+    fn queued(&self);
+}

@@ -1,0 +1,242 @@
+//! The worker side of jobs: claim queued runs with a lease, execute them outside any
+//! transaction, retry failures with exponential backoff, and complete each run once.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use futures_util::future::join_all;
+use serde_json::json;
+
+use super::kind::JobKind;
+use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
+use super::ports::JobRepository;
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::IdGenerator;
+use crate::operation::{OperationError, OperationMetadata};
+use crate::principal::Principal;
+use crate::time::Clock;
+
+/// How workers treat queued runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunnerSettings {
+    /// How long a claim lasts: a run not finished by then is claimed again (its worker
+    /// is presumed dead).
+    pub lease: Duration,
+    /// Attempts before a run fails for good.
+    pub max_attempts: u32,
+    /// The wait before the first retry; each further retry waits twice as long.
+    pub backoff_base: Duration,
+    /// The longest wait between attempts.
+    pub backoff_max: Duration,
+    /// Most runs claimed, and executed concurrently, at once.
+    pub batch: u32,
+}
+
+impl Default for RunnerSettings {
+    fn default() -> RunnerSettings {
+        RunnerSettings {
+            lease: Duration::from_secs(60),
+            max_attempts: 5,
+            backoff_base: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(300),
+            batch: 16,
+        }
+    }
+}
+
+/// Runs queued jobs of the families it knows.
+pub struct JobRunner {
+    jobs: Arc<dyn JobRepository>,
+    kinds: HashMap<&'static str, Arc<dyn JobKind>>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    settings: RunnerSettings,
+}
+
+impl JobRunner {
+    /// A runner of the families `kinds`.
+    pub fn new(
+        jobs: Arc<dyn JobRepository>,
+        kinds: Vec<Arc<dyn JobKind>>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        settings: RunnerSettings,
+    ) -> JobRunner {
+        JobRunner {
+            jobs,
+            kinds: kinds.into_iter().map(|k| (k.collection(), k)).collect(),
+            clock,
+            ids,
+            settings,
+        }
+    }
+
+    /// Claims a batch of ready runs and executes them concurrently.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when the queue cannot be read. A run's own failure is
+    /// not an error here: it is retried or recorded on the run; the report lists the
+    /// runs that could not be finished (their claims stay, so they run again when
+    /// their leases end).
+    pub async fn run_once(&self) -> Result<RunReport> {
+        let now = self.clock.now();
+        let tasks = self
+            .jobs
+            .claim(
+                &self.ids.uid(),
+                now,
+                self.settings.lease,
+                self.settings.batch,
+            )
+            .await?;
+        let outcomes = join_all(tasks.iter().map(|task| self.run_task(task))).await;
+        Ok(RunReport {
+            claimed: tasks.len(),
+            unfinished: outcomes
+                .into_iter()
+                .zip(&tasks)
+                .filter_map(|(outcome, task)| {
+                    outcome.err().map(|e| (task.operation_name.clone(), e))
+                })
+                .collect(),
+        })
+    }
+
+    /// The wait before the retry that follows attempt `attempt` (1-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let doublings = attempt.saturating_sub(1).min(30);
+        self.settings
+            .backoff_base
+            .saturating_mul(1_u32 << doublings)
+            .min(self.settings.backoff_max)
+    }
+
+    async fn run_task(&self, task: &ClaimedTask) -> Result<()> {
+        let Some(job) = self
+            .jobs
+            .get(&task.tenant, &task.family, &task.job_id)
+            .await?
+        else {
+            // The job was erased with its entity, and its task with it.
+            return Ok(());
+        };
+        let outcome = match self.kinds.get(task.family.as_str()) {
+            Some(kind) => match AssertUnwindSafe(kind.execute(&job, task))
+                .catch_unwind()
+                .await
+            {
+                Ok(result) => result.map_err(Attempt::Failed),
+                Err(_) => Err(Attempt::Panicked),
+            },
+            None => Err(Attempt::Failed(Error::unavailable(
+                "UNKNOWN_JOB_FAMILY",
+                format!("this worker cannot run '{}' jobs", task.family),
+            ))),
+        };
+        let now = self.clock.now();
+        let finish = match outcome {
+            Ok(result) => self.complete(task, &job, Ok(result)),
+            Err(Attempt::Failed(error))
+                if is_retryable(error.code) && task.attempt < self.settings.max_attempts =>
+            {
+                TaskFinish::Retry {
+                    error: error.message,
+                    at: now.plus(self.backoff(task.attempt)),
+                }
+            }
+            Err(Attempt::Failed(error)) => self.complete(task, &job, Err(error)),
+            Err(Attempt::Panicked) => self.complete(
+                task,
+                &job,
+                Err(Error::internal(format!(
+                    "the '{}' job handler panicked",
+                    task.family
+                ))),
+            ),
+        };
+        self.jobs.finish(task, &finish, now).await?;
+        Ok(())
+    }
+
+    /// The end of a run: the job's new state and result, the operation's outcome and
+    /// the event.
+    fn complete(
+        &self,
+        task: &ClaimedTask,
+        job: &JobRecord,
+        outcome: std::result::Result<serde_json::Value, Error>,
+    ) -> TaskFinish {
+        let now = self.clock.now();
+        let mut ended = job.clone();
+        ended.revision = job.revision + 1;
+        ended.update_time = now;
+        let (state, error) = match outcome {
+            Ok(result) => {
+                ended.result = Some(result);
+                (JobState::Succeeded, None)
+            }
+            Err(error) => (JobState::Failed, Some(OperationError::from(&error))),
+        };
+        ended.state = state;
+        let response = error.is_none().then(|| ended.to_json());
+        let kind = self.kinds.get(task.family.as_str());
+        let prefix = kind.map_or("job", |k| k.event_prefix());
+        let worker = Principal {
+            tenant: task.tenant.clone(),
+            subject: "rics-worker".into(),
+            display_name: "rics".into(),
+            scopes: Default::default(),
+        };
+        let verb = if error.is_none() {
+            "succeeded"
+        } else {
+            "failed"
+        };
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            &format!("{prefix}.{verb}"),
+            &job.name(),
+            &worker,
+            now,
+        )
+        .for_entity(&job.entity_id)
+        .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
+        TaskFinish::Complete {
+            metadata: OperationMetadata {
+                kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),
+                value: state.as_str().to_owned(),
+                debug: json!({"attempts": task.attempt, "endTime": now}),
+            },
+            job: ended,
+            response,
+            error,
+            events: vec![event],
+        }
+    }
+}
+
+/// What one pass of [`JobRunner::run_once`] did.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// How many runs it claimed (0: nothing was ready).
+    pub claimed: usize,
+    /// The runs it could not finish, by operation name, with the storage error.
+    pub unfinished: Vec<(String, Error)>,
+}
+
+/// How an attempt went wrong.
+enum Attempt {
+    /// The handler returned an error.
+    Failed(Error),
+    /// The handler panicked.
+    Panicked,
+}
+
+/// Whether a failure may pass on a later attempt.
+fn is_retryable(code: Code) -> bool {
+    matches!(code, Code::Unavailable | Code::Internal | Code::Aborted)
+}

@@ -1,0 +1,181 @@
+//! Unit tests of the job runner with a mocked repository and scripted job kinds.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::kind::JobKind;
+use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
+use super::ports::MockJobRepository;
+use super::runner::{JobRunner, RunnerSettings};
+use crate::error::{Error, Result};
+use crate::id::MockIdGenerator;
+use crate::principal::TenantId;
+use crate::time::{MockClock, Timestamp};
+
+fn now() -> Timestamp {
+    Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
+}
+
+/// A family whose runs do what the test says.
+struct Scripted(fn(u32) -> Result<Value>);
+
+#[async_trait]
+impl JobKind for Scripted {
+    fn collection(&self) -> &'static str {
+        "testJobs"
+    }
+    fn event_prefix(&self) -> &'static str {
+        "test_job"
+    }
+    fn operation_type(&self) -> &'static str {
+        "rics.v1alpha.TestJob"
+    }
+    async fn check_input(&self, input: Value) -> Result<Value> {
+        Ok(input)
+    }
+    async fn execute(&self, _job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
+        (self.0)(task.attempt)
+    }
+}
+
+fn task(attempt: u32) -> ClaimedTask {
+    ClaimedTask {
+        tenant: TenantId::new("t1"),
+        id: "op-1".into(),
+        job_id: "job-1".into(),
+        family: "testJobs".into(),
+        operation_name: "entities/e/testJobs/job-1/operations/op-1".into(),
+        attempt,
+        claim: "claim".into(),
+    }
+}
+
+fn job() -> JobRecord {
+    JobRecord {
+        id: "job-1".into(),
+        family: "testJobs".into(),
+        entity_id: "e".into(),
+        uid: "u".into(),
+        revision: 2,
+        state: JobState::Running,
+        input: json!({}),
+        result: None,
+        latest_operation: Some("entities/e/testJobs/job-1/operations/op-1".into()),
+        create_time: now(),
+        update_time: now(),
+    }
+}
+
+/// Runs one claimed attempt through `kind` and returns how it was finished.
+async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_claim()
+        .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
+    jobs.expect_get().returning(|_, _, _| Ok(Some(job())));
+    let (sender, receiver) = std::sync::mpsc::channel();
+    jobs.expect_finish().returning(move |_, finish, _| {
+        sender.send(finish.clone()).unwrap();
+        Ok(true)
+    });
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_resource_id().returning(|| "id".into());
+    ids.expect_uid().returning(|| "claim".into());
+    let runner = JobRunner::new(
+        Arc::new(jobs),
+        vec![Arc::new(kind)],
+        Arc::new(clock),
+        Arc::new(ids),
+        RunnerSettings {
+            max_attempts: 3,
+            backoff_base: Duration::from_secs(2),
+            backoff_max: Duration::from_secs(5),
+            ..RunnerSettings::default()
+        },
+    );
+    let report = runner.run_once().await.unwrap();
+    assert_eq!(report.claimed, 1);
+    assert!(report.unfinished.is_empty());
+    receiver.recv().unwrap()
+}
+
+#[tokio::test]
+async fn a_success_completes_the_job_with_its_result() {
+    let finish = finish_of(Scripted(|_| Ok(json!({"status": "CLEAR"}))), 1).await;
+    let TaskFinish::Complete {
+        job,
+        response,
+        error,
+        events,
+        metadata,
+    } = finish
+    else {
+        panic!("not completed: {finish:?}");
+    };
+    assert_eq!(job.state, JobState::Succeeded);
+    assert_eq!(job.revision, 3);
+    assert_eq!(job.result, Some(json!({"status": "CLEAR"})));
+    assert_eq!(response.unwrap()["state"], "SUCCEEDED");
+    assert!(error.is_none());
+    assert_eq!(metadata.kind, "rics.v1alpha.TestJob");
+    assert_eq!(events[0].event_type, "test_job.succeeded");
+    assert_eq!(events[0].entity_id.as_deref(), Some("e"));
+}
+
+#[tokio::test]
+async fn transient_failures_retry_with_backoff_until_the_last_attempt() {
+    let busy = |_| Err(Error::unavailable("BUSY", "try later"));
+    let first = finish_of(Scripted(busy), 1).await;
+    assert_eq!(
+        first,
+        TaskFinish::Retry {
+            error: "try later".into(),
+            at: now().plus(Duration::from_secs(2))
+        }
+    );
+    let second = finish_of(Scripted(busy), 2).await;
+    assert!(
+        matches!(second, TaskFinish::Retry { at, .. } if at == now().plus(Duration::from_secs(4)))
+    );
+    let TaskFinish::Complete { job, error, .. } = finish_of(Scripted(busy), 3).await else {
+        panic!("the last attempt completes the run");
+    };
+    assert_eq!(job.state, JobState::Failed);
+    assert_eq!(error.unwrap().code, 14, "UNAVAILABLE's number");
+}
+
+#[tokio::test]
+async fn permanent_failures_and_panics_fail_at_once() {
+    let TaskFinish::Complete { job, error, .. } =
+        finish_of(Scripted(|_| Err(Error::not_found("entities/e"))), 1).await
+    else {
+        panic!("a NOT_FOUND is not retried");
+    };
+    assert_eq!((job.state, error.unwrap().code), (JobState::Failed, 5));
+    let TaskFinish::Complete {
+        job, error, events, ..
+    } = finish_of(Scripted(|_| panic!("handler bug")), 1).await
+    else {
+        panic!("a panic fails the run");
+    };
+    assert_eq!(job.state, JobState::Failed);
+    assert_eq!(error.unwrap().code, 13, "INTERNAL's number");
+    assert_eq!(events[0].event_type, "test_job.failed");
+}
+
+#[test]
+fn backoff_doubles_up_to_its_ceiling() {
+    let runner = JobRunner::new(
+        Arc::new(MockJobRepository::new()),
+        vec![],
+        Arc::new(MockClock::new()),
+        Arc::new(MockIdGenerator::new()),
+        RunnerSettings::default(),
+    );
+    let waits: Vec<u64> = (1..=11).map(|a| runner.backoff(a).as_secs()).collect();
+    assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+}

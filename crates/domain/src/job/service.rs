@@ -1,0 +1,427 @@
+//! The job use cases of one family: create, get, list, `:run` and its operations.
+
+use std::sync::{Arc, LazyLock};
+
+use rics_aip::filter::{FieldType, FilterSchema};
+use serde_json::{Value, json};
+
+use super::kind::JobKind;
+use super::model::{JobRecord, JobState, NewTask, RunStart};
+use super::ports::{JobRepository, RunQueued};
+use crate::entity::repository::EntityRepository;
+use crate::error::{Error, Result};
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id};
+use crate::lifecycle::{self, deleted};
+use crate::list::{ListRequest, ListResponse, ListSpec, Page, Paging, SortBy, SortKey};
+use crate::operation::{Operation, OperationMetadata, OperationRepository};
+use crate::principal::Principal;
+use crate::repository::IdempotencyKey;
+use crate::resource::{fingerprint, require_object};
+use crate::time::{Clock, Timestamp};
+
+/// The fields of a job that the service sets; the rest of a create body is the
+/// family's inputs.
+const STANDARD_FIELDS: [&str; 9] = [
+    "name",
+    "uid",
+    "entity",
+    "state",
+    "result",
+    "latestOperation",
+    "createTime",
+    "updateTime",
+    "etag",
+];
+
+/// The methods bound into idempotency keys (the fingerprints hold the job's name, so
+/// a request id reused with another family's job is told apart).
+const CREATE_METHOD: &str = "jobs.create";
+/// See [`CREATE_METHOD`].
+const RUN_METHOD: &str = "jobs.run";
+
+/// What job list filters may refer to.
+static JOB_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .field("state", FieldType::Enum(JobState::VALUES))
+        .field("createTime", FieldType::Timestamp)
+        .field("updateTime", FieldType::Timestamp)
+});
+
+/// How jobs are listed: 10 per page by default, at most 100 (larger sizes coerced),
+/// newest first. The family and the entity are bound into page tokens as the parent.
+pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "jobs.list",
+    default_page_size: 10,
+    max_page_size: 100,
+    filter: &JOB_FILTER,
+    sortable: &["createTime", "updateTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: true,
+    }],
+    soft_delete: false,
+});
+
+/// The job use cases of one family.
+pub struct JobService {
+    kind: Arc<dyn JobKind>,
+    jobs: Arc<dyn JobRepository>,
+    operations: Arc<dyn OperationRepository>,
+    entities: Arc<dyn EntityRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    queued: Arc<dyn RunQueued>,
+}
+
+impl JobService {
+    /// The service of the family `kind` over its ports; `queued` hears of every run
+    /// it queues.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        kind: Arc<dyn JobKind>,
+        jobs: Arc<dyn JobRepository>,
+        operations: Arc<dyn OperationRepository>,
+        entities: Arc<dyn EntityRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        queued: Arc<dyn RunQueued>,
+    ) -> JobService {
+        JobService {
+            kind,
+            jobs,
+            operations,
+            entities,
+            clock,
+            ids,
+            paging,
+            queued,
+        }
+    }
+
+    /// The family's collection id.
+    pub fn collection(&self) -> &'static str {
+        self.kind.collection()
+    }
+
+    /// Creates a PENDING job about the entity from the request body (the family's
+    /// inputs), with an optional request id that makes retries safe.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body or request id, or an `entity` that is not the
+    /// path's; NOT_FOUND for an unknown entity; FAILED_PRECONDITION for a deleted one.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        body: Value,
+        request_id: Option<&str>,
+    ) -> Result<Value> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        require_object(&body, "job")?;
+        let entity_name = format!("entities/{entity_id}");
+        if let Some(given) = body.get("entity").and_then(Value::as_str)
+            && !given.is_empty()
+            && given != entity_name
+        {
+            return Err(Error::invalid_field(
+                "job.entity",
+                "ENTITY_MISMATCH",
+                format!("'{given}' is not the entity in the path ('{entity_name}')"),
+            ));
+        }
+        let mut input = body.clone();
+        if let Some(map) = input.as_object_mut() {
+            map.retain(|key, _| !STANDARD_FIELDS.contains(&key.as_str()));
+        }
+        let input = self.kind.check_input(input).await?;
+        self.live_entity(principal, entity_id).await?;
+        let now = self.clock.now();
+        let job = JobRecord {
+            id: self.ids.resource_id(),
+            family: self.kind.collection().to_owned(),
+            entity_id: entity_id.to_owned(),
+            uid: self.ids.uid(),
+            revision: 1,
+            state: JobState::Pending,
+            input,
+            result: None,
+            latest_operation: None,
+            create_time: now,
+            update_time: now,
+        };
+        let method = CREATE_METHOD;
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method,
+            fingerprint: fingerprint(method, &[("entity", &json!(entity_name)), ("job", &body)]),
+            resource_name: job.name(),
+        });
+        let rendered = self.render(&job);
+        let events = [self
+            .event("created", &job, principal, now)
+            .with_changes(None, Some(&rendered))];
+        let replayed = lifecycle::create_once(&job.name(), key.as_ref(), || {
+            self.jobs
+                .create(&principal.tenant, &job, key.as_ref(), &events)
+        })
+        .await?;
+        match replayed {
+            None => Ok(rendered),
+            Some(name) => {
+                let id = name.rsplit('/').next().unwrap_or(&name);
+                self.get(principal, entity_id, id).await
+            }
+        }
+    }
+
+    /// The job `id` of the entity, as JSON.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed name; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, entity_id: &str, id: &str) -> Result<Value> {
+        Ok(self.render(&self.load(principal, entity_id, id).await?))
+    }
+
+    /// One page of the family's jobs of the entity, or of every entity with `-`.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters; NOT_FOUND for an unknown entity.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Value>> {
+        let across = entity_id == "-";
+        if !across
+            && self
+                .entities
+                .get(&principal.tenant, entity_id)
+                .await?
+                .is_none()
+        {
+            return Err(Error::not_found(&format!("entities/{entity_id}")));
+        }
+        let parent = format!("entities/{entity_id}/{}", self.kind.collection());
+        let (query, context) =
+            self.paging
+                .prepare(&JOB_LIST, &principal.tenant, Some(&parent), request)?;
+        let page = self
+            .jobs
+            .list(
+                &principal.tenant,
+                self.kind.collection(),
+                (!across).then_some(entity_id),
+                &query,
+            )
+            .await?;
+        let page = Page {
+            items: page.items.iter().map(|job| self.render(job)).collect(),
+            next: page.next,
+            total_size: page.total_size,
+        };
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Starts a run of the job and returns its operation, to poll until `done`. With a
+    /// request id, a retry returns the first call's operation.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad request id or one reused with another job; NOT_FOUND;
+    /// FAILED_PRECONDITION when the job is RUNNING or its entity is deleted; ABORTED
+    /// when a concurrent run started first.
+    pub async fn run(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        request_id: Option<&str>,
+    ) -> Result<Operation> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        let current = self.load(principal, entity_id, id).await?;
+        let name = current.name();
+        let method = RUN_METHOD;
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method,
+            fingerprint: fingerprint(method, &[("job", &json!(name))]),
+            resource_name: String::new(),
+        });
+        if let Some(key) = &key {
+            // A retry after the run started (even after it ended) replays it.
+            if let Some(operation) = self.replayed_run(principal, key).await? {
+                return Ok(operation);
+            }
+        }
+        if current.state == JobState::Running {
+            return Err(Error::failed_precondition(
+                "JOB_RUNNING",
+                format!("'{name}' is running; wait for its operation to finish."),
+            )
+            .with_metadata("resource", name.clone()));
+        }
+        self.live_entity(principal, entity_id).await?;
+        let now = self.clock.now();
+        let operation_id = self.ids.resource_id();
+        let operation = Operation {
+            name: format!("{name}/operations/{operation_id}"),
+            metadata: OperationMetadata {
+                kind: self.kind.operation_type().to_owned(),
+                value: "QUEUED".into(),
+                debug: json!({"queueTime": now}),
+            },
+            done: false,
+            error: None,
+            response: None,
+            create_time: Some(now),
+            redact_after: None,
+        };
+        let mut running = current.clone();
+        running.state = JobState::Running;
+        running.latest_operation = Some(operation.name.clone());
+        running.revision = current.revision + 1;
+        running.update_time = now;
+        let task = NewTask {
+            id: operation_id,
+            operation_name: operation.name.clone(),
+            queue_time: now,
+        };
+        let key = key.map(|mut key| {
+            key.resource_name = operation.name.clone();
+            key
+        });
+        let events = [self
+            .event("started", &running, principal, now)
+            .with_changes(Some(&self.render(&current)), Some(&self.render(&running)))];
+        let start = RunStart {
+            job: running,
+            expected_revision: current.revision,
+            operation,
+            task,
+        };
+        let replayed = lifecycle::create_once(&name, key.as_ref(), || {
+            self.jobs
+                .start_run(&principal.tenant, &start, key.as_ref(), &events)
+        })
+        .await?;
+        match replayed {
+            None => {
+                self.queued.queued();
+                Ok(start.operation)
+            }
+            Some(operation_name) => self.operation_named(principal, &operation_name).await,
+        }
+    }
+
+    /// The operation `operation_id` of a run of the job.
+    ///
+    /// # Errors
+    /// NOT_FOUND when the job has no such operation (an operation of another job
+    /// included).
+    pub async fn get_operation(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        operation_id: &str,
+    ) -> Result<Operation> {
+        let job = self.load(principal, entity_id, id).await?;
+        let name = format!("{}/operations/{operation_id}", job.name());
+        if !is_well_formed_id(operation_id) {
+            return Err(Error::not_found(&name));
+        }
+        self.operation_named(principal, &name).await
+    }
+
+    /// The JSON of a job (see [`JobRecord::to_json`]).
+    pub fn render(&self, job: &JobRecord) -> Value {
+        job.to_json()
+    }
+
+    async fn load(&self, principal: &Principal, entity_id: &str, id: &str) -> Result<JobRecord> {
+        let name = format!("entities/{entity_id}/{}/{id}", self.kind.collection());
+        if !is_well_formed_id(entity_id) || !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid job name"),
+            ));
+        }
+        match self
+            .jobs
+            .get(&principal.tenant, self.kind.collection(), id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+        {
+            Some(job) if job.entity_id == entity_id => Ok(job),
+            _ => Err(Error::not_found(&name)),
+        }
+    }
+
+    async fn live_entity(&self, principal: &Principal, entity_id: &str) -> Result<()> {
+        let name = format!("entities/{entity_id}");
+        match self
+            .entities
+            .get(&principal.tenant, entity_id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+        {
+            None => Err(Error::not_found(&name)),
+            Some(entity) if entity.is_deleted() => Err(deleted(&name)),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The operation a previous `:run` with the same request id started, if any.
+    async fn replayed_run(
+        &self,
+        principal: &Principal,
+        key: &IdempotencyKey,
+    ) -> Result<Option<Operation>> {
+        let Some((method, fingerprint, operation_name)) = self
+            .jobs
+            .find_request(&principal.tenant, &key.request_id)
+            .await?
+        else {
+            return Ok(None);
+        };
+        if method != key.method || fingerprint != key.fingerprint {
+            return Err(Error::invalid_field(
+                "requestId",
+                "REQUEST_ID_REUSED",
+                "was already used with a different request",
+            ));
+        }
+        self.operation_named(principal, &operation_name)
+            .await
+            .map(Some)
+    }
+
+    async fn operation_named(&self, principal: &Principal, name: &str) -> Result<Operation> {
+        self.operations
+            .get(&principal.tenant, name)
+            .await
+            .map_err(|e| e.for_resource(name))?
+            .ok_or_else(|| Error::not_found(name))
+    }
+
+    fn event(
+        &self,
+        verb: &str,
+        job: &JobRecord,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> NewEvent {
+        NewEvent::new(
+            self.ids.resource_id(),
+            &format!("{}.{verb}", self.kind.event_prefix()),
+            &job.name(),
+            principal,
+            now,
+        )
+        .for_entity(&job.entity_id)
+    }
+}

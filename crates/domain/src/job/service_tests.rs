@@ -1,0 +1,160 @@
+//! Unit tests of the job service with mocked ports.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::kind::JobKind;
+use super::model::{ClaimedTask, JobRecord, JobState};
+use super::ports::{MockJobRepository, MockRunQueued};
+use super::service::JobService;
+use crate::entity::model::Entity;
+use crate::entity::repository::MockEntityRepository;
+use crate::error::{Code, Result};
+use crate::id::MockIdGenerator;
+use crate::list::Paging;
+use crate::operation::MockOperationRepository;
+use crate::principal::{Principal, TenantId};
+use crate::repository::CreateOutcome;
+use crate::time::{MockClock, Timestamp};
+
+struct Inputs;
+
+#[async_trait]
+impl JobKind for Inputs {
+    fn collection(&self) -> &'static str {
+        "testJobs"
+    }
+    fn event_prefix(&self) -> &'static str {
+        "test_job"
+    }
+    fn operation_type(&self) -> &'static str {
+        "rics.v1alpha.TestJob"
+    }
+    async fn check_input(&self, input: Value) -> Result<Value> {
+        Ok(input)
+    }
+    async fn execute(&self, _job: &JobRecord, _task: &ClaimedTask) -> Result<Value> {
+        Ok(json!({}))
+    }
+}
+
+fn now() -> Timestamp {
+    Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
+}
+
+fn principal() -> Principal {
+    Principal {
+        tenant: TenantId::new("t1"),
+        subject: "alice".into(),
+        display_name: "Alice".into(),
+        scopes: Default::default(),
+    }
+}
+
+fn stored(state: JobState) -> JobRecord {
+    JobRecord {
+        id: "job-1".into(),
+        family: "testJobs".into(),
+        entity_id: "amy-lee".into(),
+        uid: "u".into(),
+        revision: 1,
+        state,
+        input: json!({"threshold": 0.5}),
+        result: None,
+        latest_operation: None,
+        create_time: now(),
+        update_time: now(),
+    }
+}
+
+fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let clock = Arc::new(clock);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_resource_id().returning(|| "gen-id".into());
+    ids.expect_uid().returning(|| "uid".into());
+    let mut entities = MockEntityRepository::new();
+    entities.expect_get().returning(|_, id| {
+        Ok(Some(Entity {
+            name: Entity::name_of(id),
+            ..Entity::default()
+        }))
+    });
+    JobService::new(
+        Arc::new(Inputs),
+        Arc::new(jobs),
+        Arc::new(MockOperationRepository::new()),
+        Arc::new(entities),
+        clock.clone(),
+        Arc::new(ids),
+        Arc::new(Paging::new(&[7; 32], clock).unwrap()),
+        Arc::new(queued),
+    )
+}
+
+#[tokio::test]
+async fn a_run_queues_an_operation_under_the_job_and_wakes_the_workers() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(stored(JobState::Succeeded))));
+    jobs.expect_start_run()
+        .withf(|_, start, key, events| {
+            let (job, operation, task) = (&start.job, &start.operation, &start.task);
+            job.state == JobState::Running
+                && job.revision == 2
+                && start.expected_revision == 1
+                && job.latest_operation.as_deref() == Some(operation.name.as_str())
+                && operation.name == "entities/amy-lee/testJobs/job-1/operations/gen-id"
+                && !operation.done
+                && task.id == "gen-id"
+                && key.is_none()
+                && events[0].event_type == "test_job.started"
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let mut queued = MockRunQueued::new();
+    queued.expect_queued().times(1).return_const(());
+    let operation = service(jobs, queued)
+        .run(&principal(), "amy-lee", "job-1", None)
+        .await
+        .unwrap();
+    assert_eq!(operation.metadata.kind, "rics.v1alpha.TestJob");
+}
+
+#[tokio::test]
+async fn a_running_job_cannot_run_again_and_others_jobs_are_not_found() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(stored(JobState::Running))));
+    let service = service(jobs, MockRunQueued::new());
+    let error = service
+        .run(&principal(), "amy-lee", "job-1", None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.code, error.reason),
+        (Code::FailedPrecondition, "JOB_RUNNING")
+    );
+    // The job exists, but under another entity.
+    let error = service
+        .get(&principal(), "bob-smith", "job-1")
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::NotFound);
+}
+
+#[test]
+fn the_json_holds_the_inputs_beside_the_standard_fields() {
+    let mut job = stored(JobState::Succeeded);
+    job.result = Some(json!({"status": "CLEAR"}));
+    let rendered = job.to_json();
+    assert_eq!(rendered["name"], "entities/amy-lee/testJobs/job-1");
+    assert_eq!(rendered["entity"], "entities/amy-lee");
+    assert_eq!(rendered["threshold"], 0.5);
+    assert_eq!(rendered["state"], "SUCCEEDED");
+    assert_eq!(rendered["result"]["status"], "CLEAR");
+    assert!(rendered["etag"].as_str().unwrap().starts_with('"'));
+}

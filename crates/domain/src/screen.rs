@@ -1,0 +1,88 @@
+//! The screening port: how a job asks the loaded sanctions and PEP lists about a
+//! party. The adapter runs the matcher of the screening engine on one snapshot of the
+//! lists, so a result names exactly the list versions it was computed from.
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Result;
+
+/// Who to screen, and against what.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScreenRequest {
+    /// Every name of the party (display name, legal name, other names).
+    pub names: Vec<String>,
+    /// Whether the party is an organisation (compared with organisations only).
+    pub organisation: bool,
+    /// Date of birth, `YYYY`, `YYYY-MM` or `YYYY-MM-DD`.
+    pub date_of_birth: Option<String>,
+    /// Nationalities, ISO 3166-1 alpha-2.
+    pub nationalities: Vec<String>,
+    /// `MALE` or `FEMALE`, when known.
+    pub gender: Option<String>,
+    /// The datasets to screen against; empty for every loaded one.
+    pub datasets: Vec<String>,
+    /// Matches scoring below this (0 to 1) are left out.
+    pub threshold: f64,
+}
+
+/// One list entry that matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenMatch {
+    /// The entry's id in its list.
+    pub list_entry: String,
+    /// Its dataset.
+    pub dataset: String,
+    /// The listed name that matched best.
+    pub matched_name: String,
+    /// The party's name it matched.
+    pub screened_name: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Why it matched: the per-feature contributions (name, date of birth,
+    /// nationality) as the engine explains them.
+    pub explanation: Value,
+}
+
+/// A dataset as it was when screened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListVersionInfo {
+    /// The dataset name, such as `ofac_sdn`.
+    pub dataset: String,
+    /// SHA-256 of the files it was loaded from.
+    pub content_hash: String,
+    /// The date of the list, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_date: Option<String>,
+    /// How many records it holds.
+    pub records: u64,
+}
+
+/// What a screen found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScreenOutcome {
+    /// The matches at or above the threshold, best first, one per list entry.
+    pub matches: Vec<ScreenMatch>,
+    /// The versions of the datasets screened against.
+    pub list_versions: Vec<ListVersionInfo>,
+}
+
+/// Screens parties against the loaded lists.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Screener: Send + Sync {
+    /// The loaded datasets, with their versions.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when the lists cannot be loaded.
+    async fn lists(&self) -> Result<Vec<ListVersionInfo>>;
+
+    /// Screens one party.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when the lists cannot be loaded.
+    async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome>;
+}

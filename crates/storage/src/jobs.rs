@@ -1,0 +1,522 @@
+//! The job repository over Diesel: jobs of every family, their runs' operations, and
+//! the queue workers claim runs from.
+//!
+//! A task is ready when it is not done and its `run_after` has passed. A claim moves
+//! `run_after` to the end of the lease and records a fresh claim token, so the task of
+//! a worker that died becomes ready again when the lease runs out, and the dead
+//! worker's late `finish` (which must present the token) changes nothing.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use rics_aip::page_token::CursorValue;
+use rics_domain::event::NewEvent;
+use rics_domain::job::model::{ClaimedTask, JobRecord, JobState, RunStart, TaskFinish};
+use rics_domain::job::ports::JobRepository;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::time::Timestamp;
+use serde_json::Value;
+
+use crate::connection::DbConnection;
+use crate::database::Database;
+use crate::entities::{internal, timestamp};
+use crate::error::repository_error;
+use crate::events::insert_events;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::idempotency;
+use crate::operations::insert_operation;
+use crate::paging::load_page;
+use crate::schema::{job_tasks, jobs, operations};
+use crate::sql::Sql;
+
+/// Where the job filter fields live.
+const JOB_FIELDS: FieldMap = FieldMap {
+    alias: "j",
+    tenant_column: "j.tenant_id",
+    id_column: "j.id",
+    fields: &[
+        (
+            "state",
+            Column::Scalar {
+                column: "j.state",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "j.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "updateTime",
+            Column::Scalar {
+                column: "j.update_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+    ],
+    fuzzy: &[],
+};
+
+/// One row of `jobs`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = jobs, primary_key(tenant_id, id), treat_none_as_null = true)]
+struct JobRow {
+    tenant_id: String,
+    id: String,
+    family: String,
+    entity_id: String,
+    uid: String,
+    revision: i64,
+    state: String,
+    input: String,
+    result: Option<String>,
+    latest_operation: Option<String>,
+    create_time: i64,
+    update_time: i64,
+}
+
+impl JobRow {
+    fn from_record(tenant: &TenantId, job: &JobRecord) -> JobRow {
+        JobRow {
+            tenant_id: tenant.as_str().to_owned(),
+            id: job.id.clone(),
+            family: job.family.clone(),
+            entity_id: job.entity_id.clone(),
+            uid: job.uid.clone(),
+            revision: job.revision,
+            state: job.state.as_str().to_owned(),
+            input: job.input.to_string(),
+            result: job.result.as_ref().map(Value::to_string),
+            latest_operation: job.latest_operation.clone(),
+            create_time: job.create_time.unix_micros(),
+            update_time: job.update_time.unix_micros(),
+        }
+    }
+
+    fn into_record(self) -> Result<JobRecord, RepositoryError> {
+        let json = |what: &str, text: &str| -> Result<Value, RepositoryError> {
+            serde_json::from_str(text).map_err(|e| internal(what, e))
+        };
+        Ok(JobRecord {
+            state: JobState::parse(&self.state)
+                .ok_or_else(|| internal("stored job state", &self.state))?,
+            input: json("stored job input", &self.input)?,
+            result: self
+                .result
+                .as_deref()
+                .map(|text| json("stored job result", text))
+                .transpose()?,
+            create_time: timestamp(self.create_time)?,
+            update_time: timestamp(self.update_time)?,
+            id: self.id,
+            family: self.family,
+            entity_id: self.entity_id,
+            uid: self.uid,
+            revision: self.revision,
+            latest_operation: self.latest_operation,
+        })
+    }
+
+    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "j.id" => CursorValue::Text(self.id.clone()),
+            "j.create_time" => CursorValue::Integer(self.create_time),
+            "j.update_time" => CursorValue::Integer(self.update_time),
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+/// A task a claim returned.
+#[derive(Debug, QueryableByName)]
+struct ClaimedRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    job_id: String,
+    #[diesel(sql_type = Text)]
+    family: String,
+    #[diesel(sql_type = Text)]
+    operation_name: String,
+    #[diesel(sql_type = BigInt)]
+    attempts: i64,
+}
+
+/// Removes the jobs of the erased entity `entity_id`, their queued runs and their
+/// operations; returns how many jobs. Part of an entity's erasure.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn erase_entity_jobs(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+) -> Result<i64, RepositoryError> {
+    let ids: Vec<String> = jobs::table
+        .filter(jobs::tenant_id.eq(tenant))
+        .filter(jobs::entity_id.eq(entity_id))
+        .select(jobs::id)
+        .load(conn)
+        .map_err(repository_error)?;
+    for chunk in ids.chunks(500) {
+        diesel::delete(
+            job_tasks::table
+                .filter(job_tasks::tenant_id.eq(tenant))
+                .filter(job_tasks::job_id.eq_any(chunk)),
+        )
+        .execute(conn)
+        .map_err(repository_error)?;
+    }
+    // Every operation of the entity's jobs is named under the entity.
+    diesel::delete(
+        operations::table
+            .filter(operations::tenant_id.eq(tenant))
+            .filter(operations::name.like(format!("entities/{entity_id}/%"))),
+    )
+    .execute(conn)
+    .map_err(repository_error)?;
+    diesel::delete(
+        jobs::table
+            .filter(jobs::tenant_id.eq(tenant))
+            .filter(jobs::entity_id.eq(entity_id)),
+    )
+    .execute(conn)
+    .map(|n| n as i64)
+    .map_err(repository_error)
+}
+
+fn load_job(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<Option<JobRow>, RepositoryError> {
+    jobs::table
+        .filter(jobs::tenant_id.eq(tenant))
+        .filter(jobs::id.eq(id))
+        .select(JobRow::as_select())
+        .first(conn)
+        .optional()
+        .map_err(repository_error)
+}
+
+/// Claims ready tasks: one statement that locks the chosen rows, skipping those
+/// another claimer holds, on PostgreSQL; the same under SQLite's write lock, which the
+/// surrounding `BEGIN IMMEDIATE` transaction already holds.
+fn claim_ready(
+    conn: &mut DbConnection,
+    claim: &str,
+    now: Timestamp,
+    lease_end: Timestamp,
+    limit: u32,
+) -> Result<Vec<ClaimedRow>, RepositoryError> {
+    let skip_locked = matches!(conn, DbConnection::Postgresql(_));
+    let mut sql = Sql::from("UPDATE job_tasks SET claim = ");
+    sql.bind(claim)
+        .push(", attempts = attempts + 1, run_after = ")
+        .bind(lease_end.unix_micros())
+        .push(", update_time = ")
+        .bind(now.unix_micros())
+        .push(
+            " WHERE (tenant_id, id) IN (SELECT r.tenant_id, r.id FROM job_tasks r \
+             WHERE NOT r.done AND r.run_after <= ",
+        )
+        .bind(now.unix_micros())
+        .push(" ORDER BY r.run_after LIMIT ")
+        .bind(i64::from(limit));
+    if skip_locked {
+        sql.push(" FOR UPDATE SKIP LOCKED");
+    }
+    sql.push(") RETURNING tenant_id, id, job_id, family, operation_name, attempts");
+    sql.load::<ClaimedRow>(conn).map_err(repository_error)
+}
+
+/// The Diesel job repository.
+#[derive(Debug, Clone)]
+pub struct DieselJobRepository {
+    db: Database,
+}
+
+impl DieselJobRepository {
+    /// A repository over `db`.
+    pub fn new(db: Database) -> DieselJobRepository {
+        DieselJobRepository { db }
+    }
+}
+
+#[async_trait]
+impl JobRepository for DieselJobRepository {
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = JobRow::from_record(tenant, job);
+        let (tenant, key, new_events, now) = (
+            tenant.as_str().to_owned(),
+            key.cloned(),
+            new_events.to_vec(),
+            job.create_time,
+        );
+        self.db
+            .write(move |conn| {
+                if let Some(key) = &key
+                    && let Some(replay) = idempotency::claim(conn, &tenant, key, now)?
+                {
+                    return Ok(replay);
+                }
+                diesel::insert_into(jobs::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn get(
+        &self,
+        tenant: &TenantId,
+        family: &str,
+        id: &str,
+    ) -> Result<Option<JobRecord>, RepositoryError> {
+        let (tenant, family, id) = (tenant.as_str().to_owned(), family.to_owned(), id.to_owned());
+        self.db
+            .run(move |conn| {
+                load_job(conn, &tenant, &id)?
+                    .filter(|row| row.family == family)
+                    .map(JobRow::into_record)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn list<'a>(
+        &self,
+        tenant: &TenantId,
+        family: &str,
+        entity_id: Option<&'a str>,
+        query: &ListQuery,
+    ) -> Result<Page<JobRecord>, RepositoryError> {
+        let mut compiled = compile_list(query, &JOB_FIELDS, tenant.as_str(), None)?;
+        compiled.filter.push(" AND j.family = ").bind(family);
+        if let Some(entity_id) = entity_id {
+            compiled.filter.push(" AND j.entity_id = ").bind(entity_id);
+        }
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                load_page(conn, "jobs j", "j.*", compiled, &query, |row: JobRow| {
+                    let position = sort_columns
+                        .iter()
+                        .map(|c| row.sort_value(c))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok((row.into_record()?, position))
+                })
+            })
+            .await
+    }
+
+    async fn start_run<'a>(
+        &self,
+        tenant: &TenantId,
+        start: &RunStart,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = JobRow::from_record(tenant, &start.job);
+        let owner = tenant.clone();
+        let expected_revision = start.expected_revision;
+        let (tenant, operation, task, key, new_events) = (
+            tenant.as_str().to_owned(),
+            start.operation.clone(),
+            start.task.clone(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                if let Some(key) = &key
+                    && let Some(replay) = idempotency::claim(conn, &tenant, key, task.queue_time)?
+                {
+                    return Ok(replay);
+                }
+                let updated = diesel::update(
+                    jobs::table
+                        .filter(jobs::tenant_id.eq(&tenant))
+                        .filter(jobs::id.eq(&row.id))
+                        .filter(jobs::revision.eq(expected_revision)),
+                )
+                .set(&row)
+                .execute(conn)
+                .map_err(repository_error)?;
+                if updated == 0 {
+                    return match load_job(conn, &tenant, &row.id)? {
+                        None => Err(RepositoryError::NotFound),
+                        Some(_) => Err(RepositoryError::Conflict),
+                    };
+                }
+                insert_operation(conn, &owner, &operation)?;
+                let queued = task.queue_time.unix_micros();
+                diesel::insert_into(job_tasks::table)
+                    .values((
+                        job_tasks::tenant_id.eq(&tenant),
+                        job_tasks::id.eq(&task.id),
+                        job_tasks::job_id.eq(&row.id),
+                        job_tasks::family.eq(&row.family),
+                        job_tasks::operation_name.eq(&task.operation_name),
+                        job_tasks::attempts.eq(0_i64),
+                        job_tasks::run_after.eq(queued),
+                        job_tasks::claim.eq(None::<String>),
+                        job_tasks::done.eq(false),
+                        job_tasks::last_error.eq(None::<String>),
+                        job_tasks::create_time.eq(queued),
+                        job_tasks::update_time.eq(queued),
+                    ))
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn find_request(
+        &self,
+        tenant: &TenantId,
+        request_id: &str,
+    ) -> Result<Option<(String, String, String)>, RepositoryError> {
+        let (tenant, request_id) = (tenant.as_str().to_owned(), request_id.to_owned());
+        self.db
+            .run(move |conn| idempotency::find(conn, &tenant, &request_id))
+            .await
+    }
+
+    async fn claim(
+        &self,
+        claim: &str,
+        now: Timestamp,
+        lease: Duration,
+        limit: u32,
+    ) -> Result<Vec<ClaimedTask>, RepositoryError> {
+        let claim = claim.to_owned();
+        let rows = self
+            .db
+            .write({
+                let claim = claim.clone();
+                move |conn| claim_ready(conn, &claim, now, now.plus(lease), limit)
+            })
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| ClaimedTask {
+                tenant: TenantId::new(row.tenant_id),
+                id: row.id,
+                job_id: row.job_id,
+                family: row.family,
+                operation_name: row.operation_name,
+                attempt: u32::try_from(row.attempts).unwrap_or(u32::MAX),
+                claim: claim.clone(),
+            })
+            .collect())
+    }
+
+    async fn finish(
+        &self,
+        task: &ClaimedTask,
+        finish: &TaskFinish,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError> {
+        let (task, finish) = (task.clone(), finish.clone());
+        self.db
+            .write(move |conn| {
+                let tenant = task.tenant.as_str();
+                let held = job_tasks::table
+                    .filter(job_tasks::tenant_id.eq(tenant))
+                    .filter(job_tasks::id.eq(&task.id))
+                    .filter(job_tasks::claim.eq(&task.claim))
+                    .filter(job_tasks::done.eq(false));
+                match &finish {
+                    TaskFinish::Retry { error, at } => {
+                        let released = diesel::update(held)
+                            .set((
+                                job_tasks::claim.eq(None::<String>),
+                                job_tasks::run_after.eq(at.unix_micros()),
+                                job_tasks::last_error.eq(error),
+                                job_tasks::update_time.eq(now.unix_micros()),
+                            ))
+                            .execute(conn)
+                            .map_err(repository_error)?;
+                        Ok(released == 1)
+                    }
+                    TaskFinish::Complete {
+                        job,
+                        metadata,
+                        response,
+                        error,
+                        events,
+                    } => {
+                        let completed = diesel::update(held)
+                            .set((
+                                job_tasks::claim.eq(None::<String>),
+                                job_tasks::done.eq(true),
+                                job_tasks::last_error.eq(error.as_ref().map(|e| e.message.clone())),
+                                job_tasks::update_time.eq(now.unix_micros()),
+                            ))
+                            .execute(conn)
+                            .map_err(repository_error)?;
+                        if completed == 0 {
+                            return Ok(false);
+                        }
+                        let row = JobRow::from_record(&task.tenant, job);
+                        diesel::update(
+                            jobs::table
+                                .filter(jobs::tenant_id.eq(tenant))
+                                .filter(jobs::id.eq(&row.id)),
+                        )
+                        .set(&row)
+                        .execute(conn)
+                        .map_err(repository_error)?;
+                        let to_text = |value: &Value| value.to_string();
+                        diesel::update(
+                            operations::table
+                                .filter(operations::tenant_id.eq(tenant))
+                                .filter(operations::id.eq(&task.id)),
+                        )
+                        .set((
+                            operations::done.eq(true),
+                            operations::response.eq(response.as_ref().map(to_text)),
+                            operations::error.eq(error
+                                .as_ref()
+                                .map(serde_json::to_string)
+                                .transpose()
+                                .map_err(|e| internal("operation error to JSON", e))?),
+                            operations::metadata.eq(serde_json::to_string(metadata)
+                                .map_err(|e| internal("operation metadata to JSON", e))?),
+                            operations::update_time.eq(now.unix_micros()),
+                        ))
+                        .execute(conn)
+                        .map_err(repository_error)?;
+                        insert_events(conn, tenant, events).map_err(repository_error)?;
+                        Ok(true)
+                    }
+                }
+            })
+            .await
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE job_tasks;
+DROP TABLE jobs;
