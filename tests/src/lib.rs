@@ -138,6 +138,10 @@ pub fn test_config(database_url: &str) -> Config {
         oidc_issuers: Vec::new(),
         oidc_tenant_claim: "tenant".to_owned(),
         rate_limit_per_minute: 1_000_000,
+        screening_lists: Vec::new(),
+        job_concurrency: 4,
+        job_lease: Duration::from_secs(60),
+        job_max_attempts: 5,
         bootstrap: Bootstrap {
             client_id: Some(ADMIN_CLIENT_ID.to_owned()),
             client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),

@@ -22,6 +22,7 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{event}", "nothing")
         .replace("{workspace}", "nothing")
         .replace("{note}", "nothing")
+        .replace("{job}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

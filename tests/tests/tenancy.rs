@@ -247,6 +247,12 @@ on_both_backends! {
             as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
             as_owner(Method::POST, &format!("/v1alpha/workspaces/case-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
         }
+        // A screening job of each tenant's secret entity, to name in the job routes.
+        let mut secret_jobs = Vec::new();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let job = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}/pepSanctionIndividualEntityJobs")).json(&json!({}))).ok();
+            secret_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+        }
         let snapshot = |token: &str| {
             let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
             let mut all = Vec::new();
@@ -296,6 +302,7 @@ on_both_backends! {
                     .replace("{operation}", &operation_id)
                     .replace("{workspace}", &format!("case-{victim}"))
                     .replace("{note}", &format!("note-{victim}"))
+                    .replace("{job}", &secret_jobs[victim])
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
                 assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
@@ -306,6 +313,7 @@ on_both_backends! {
                     }
                     _ if route.path.contains(':') => json!({}),
                     _ if route.path.contains("/notes") => json!({"content": "Taken over"}),
+                    _ if route.path.ends_with("Jobs") => json!({}),
                     _ => json!({"displayName": "Taken over"}),
                 };
                 let reply = call(&server, Some(token), route, &path, &body);

@@ -87,6 +87,26 @@ pub struct Settings {
     /// Requests per minute each caller may make (bursts up to the same) [default: 600].
     #[arg(long, env = "RICS_RATE_LIMIT_PER_MINUTE", value_name = "N")]
     pub rate_limit_per_minute: Option<u32>,
+    /// Sanctions and PEP list files or folders to screen against, comma separated
+    /// [default: the dated lists bundled in the repository's data/ folder].
+    #[arg(
+        long,
+        env = "RICS_SCREENING_LISTS",
+        value_name = "PATH,...",
+        value_delimiter = ','
+    )]
+    pub screening_lists: Option<Vec<PathBuf>>,
+    /// Job runs one worker executes at once; 0 runs no worker in this process (another
+    /// `rics serve` on the same database runs the jobs) [default: 8].
+    #[arg(long, env = "RICS_JOB_CONCURRENCY", value_name = "N")]
+    pub job_concurrency: Option<u32>,
+    /// Seconds a worker's claim on a job run lasts; a run not finished by then (its
+    /// worker died) runs again [default: 60].
+    #[arg(long, env = "RICS_JOB_LEASE_SECONDS", value_name = "SECONDS")]
+    pub job_lease_seconds: Option<u64>,
+    /// Attempts of a failing job run before it fails for good [default: 5].
+    #[arg(long, env = "RICS_JOB_MAX_ATTEMPTS", value_name = "N")]
+    pub job_max_attempts: Option<u32>,
     /// On the first start of an empty database: the admin client's id [default:
     /// generated].
     #[arg(long, env = "RICS_BOOTSTRAP_CLIENT_ID", value_name = "ID")]
@@ -134,6 +154,10 @@ struct FileSettings {
     oidc_issuers: Option<Vec<String>>,
     oidc_tenant_claim: Option<String>,
     rate_limit_per_minute: Option<u32>,
+    screening_lists: Option<Vec<PathBuf>>,
+    job_concurrency: Option<u32>,
+    job_lease_seconds: Option<u64>,
+    job_max_attempts: Option<u32>,
 }
 
 /// The resolved configuration.
@@ -173,6 +197,14 @@ pub struct Config {
     pub oidc_tenant_claim: String,
     /// Requests per minute per caller.
     pub rate_limit_per_minute: u32,
+    /// The list files or folders to screen against; empty for the bundled lists.
+    pub screening_lists: Vec<PathBuf>,
+    /// Job runs this process's worker executes at once (0: no worker).
+    pub job_concurrency: u32,
+    /// How long a worker's claim on a run lasts.
+    pub job_lease: Duration,
+    /// Attempts of a failing run.
+    pub job_max_attempts: u32,
     /// First-start credentials (environment or flags only, never the file).
     pub bootstrap: Bootstrap,
 }
@@ -300,6 +332,18 @@ impl Settings {
                 .rate_limit_per_minute
                 .or(file.rate_limit_per_minute)
                 .unwrap_or(600),
+            screening_lists: self
+                .screening_lists
+                .clone()
+                .or(file.screening_lists)
+                .unwrap_or_default(),
+            job_concurrency: self.job_concurrency.or(file.job_concurrency).unwrap_or(8),
+            job_lease: Duration::from_secs(
+                self.job_lease_seconds
+                    .or(file.job_lease_seconds)
+                    .unwrap_or(60),
+            ),
+            job_max_attempts: self.job_max_attempts.or(file.job_max_attempts).unwrap_or(5),
             bootstrap: Bootstrap {
                 client_id: self.bootstrap_client_id.clone(),
                 client_secret: self.bootstrap_client_secret.clone(),
@@ -342,6 +386,12 @@ impl Config {
         }
         if self.access_token_lifetime.is_zero() {
             bail!("access_token_minutes must be at least 1");
+        }
+        if self.job_lease.is_zero() {
+            bail!("job_lease_seconds must be at least 1");
+        }
+        if self.job_max_attempts == 0 {
+            bail!("job_max_attempts must be at least 1");
         }
         if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
             bail!(

@@ -18,6 +18,9 @@ use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
+use rics_domain::job::pep_sanction::PepSanctionJobs;
+use rics_domain::job::ports::RunQueued;
+use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
 use rics_domain::operation::OperationRepository;
@@ -31,12 +34,13 @@ use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
-    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselJobRepository, DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::screener::ListScreener;
 
 /// How long idempotency keys are honoured (AIP-155 asks for at least an hour).
 pub const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
@@ -63,6 +67,19 @@ impl Readiness for DatabaseReadiness {
             .map_err(|e| e.to_string())
     }
 }
+
+/// Wakes this process's job workers when a run is queued.
+struct WakeWorkers(Arc<tokio::sync::Notify>);
+
+impl RunQueued for WakeWorkers {
+    fn queued(&self) {
+        self.0.notify_waiters();
+    }
+}
+
+/// How long an idle worker waits before looking at the queue again (runs queued by
+/// other processes are found this way; this process's own wake the workers at once).
+const WORKER_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
 /// The embedded authorization server's issuer and keys, for the discovery documents.
 struct EmbeddedIssuer {
@@ -150,6 +167,12 @@ pub struct Services {
     pub workspaces: Arc<WorkspaceService>,
     /// Note use cases.
     pub notes: Arc<NoteService>,
+    /// PEP and sanctions screening jobs.
+    pub pep_sanction_jobs: Arc<JobService>,
+    /// Runs queued jobs.
+    pub job_runner: Arc<JobRunner>,
+    /// Wakes the job workers.
+    pub job_wake: Arc<tokio::sync::Notify>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -244,6 +267,36 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         ids.clone(),
         paging.clone(),
     ));
+    let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
+    let job_wake = Arc::new(tokio::sync::Notify::new());
+    let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
+        Arc::new(ListScreener::new(config.screening_lists.clone())),
+        entity_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+    ));
+    let pep_sanction_jobs = Arc::new(JobService::new(
+        screening.clone(),
+        job_repository.clone(),
+        Arc::new(DieselOperationRepository::new(db.clone())),
+        entity_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        Arc::new(WakeWorkers(job_wake.clone())),
+    ));
+    let job_runner = Arc::new(JobRunner::new(
+        job_repository,
+        vec![screening],
+        clock.clone(),
+        ids.clone(),
+        RunnerSettings {
+            lease: config.job_lease,
+            max_attempts: config.job_max_attempts,
+            batch: 1,
+            ..RunnerSettings::default()
+        },
+    ));
     let entities = Arc::new(EntityService::new(
         entity_repository,
         clock.clone(),
@@ -252,6 +305,9 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         config.soft_delete_retention,
     ));
     Ok(Services {
+        pep_sanction_jobs,
+        job_runner,
+        job_wake,
         db,
         entities,
         tenants,
@@ -317,6 +373,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         events: services.events.clone(),
         workspaces: services.workspaces.clone(),
         notes: services.notes.clone(),
+        pep_sanction_jobs: services.pep_sanction_jobs.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -330,6 +387,9 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     });
     spawn_database_maintenance(services.db.clone());
     spawn_maintenance(&services, state.clone(), config.purge_interval);
+    for _ in 0..config.job_concurrency {
+        spawn_job_worker(services.job_runner.clone(), services.job_wake.clone());
+    }
     let authenticator = services.auth.authenticator.clone();
     actix_web::rt::spawn(async move { authenticator.discover().await });
 
@@ -350,6 +410,32 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         server,
         bootstrap,
     })
+}
+
+/// One job worker: claims a queued run, executes it, and again; when the queue is
+/// empty it sleeps until a run is queued here or the poll interval passes.
+fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
+    actix_web::rt::spawn(async move {
+        loop {
+            // Listen before looking, so a run queued meanwhile is not missed.
+            let queued = wake.notified();
+            match runner.run_once().await {
+                Ok(report) => {
+                    for (operation, error) in &report.unfinished {
+                        tracing::warn!(operation, error = %error, "a job run could not be finished; it runs again when its lease ends");
+                    }
+                    if report.claimed > 0 {
+                        continue;
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "claiming job runs failed"),
+            }
+            tokio::select! {
+                () = queued => {}
+                () = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
+            }
+        }
+    });
 }
 
 /// Keeps planner statistics fresh and SQLite's write-ahead log small, from the start.

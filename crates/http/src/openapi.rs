@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces};
+use crate::routes::{entities, events, health, jobs, notes, oauth, tenants, workspaces};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -34,6 +34,11 @@ use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces}
         events::get,
         events::get_for_entity,
         events::list,
+        jobs::list_pep_sanction,
+        jobs::create_pep_sanction,
+        jobs::get_pep_sanction,
+        jobs::run_pep_sanction,
+        jobs::operation_pep_sanction,
         notes::list_for_entity,
         notes::create_for_entity,
         notes::get_for_entity,
@@ -66,6 +71,7 @@ use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces}
     tags(
         (name = "entities", description = "People and organisations under assessment"),
         (name = "events", description = "The append-only record of every change"),
+        (name = "jobs", description = "Jobs about an entity: created, then run; each run is a long-running operation"),
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),
         (name = "tenants", description = "Tenants; partners create child tenants"),

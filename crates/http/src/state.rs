@@ -7,6 +7,7 @@ use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
+use rics_domain::job::JobService;
 use rics_domain::note::NoteService;
 use rics_domain::principal::Authenticator;
 use rics_domain::tenant::TenantService;
@@ -48,6 +49,8 @@ pub struct ApiState {
     pub workspaces: Arc<WorkspaceService>,
     /// Note use cases.
     pub notes: Arc<NoteService>,
+    /// PEP and sanctions screening jobs.
+    pub pep_sanction_jobs: Arc<JobService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

@@ -5,6 +5,7 @@
 pub mod entities;
 pub mod events;
 pub mod health;
+pub mod jobs;
 pub mod notes;
 pub mod oauth;
 pub mod tenants;
@@ -137,6 +138,11 @@ routes! {
     GET "/v1alpha/events/{event}" => events::get, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events" => events::list, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events/{event}" => events::get_for_entity, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => jobs::list_pep_sanction, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => jobs::create_pep_sanction, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}" => jobs::get_pep_sanction, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run" => jobs::run_pep_sanction, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}" => jobs::operation_pep_sanction, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/notes" => notes::list_for_entity, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}/notes" => notes::create_for_entity, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/notes/{note}" => notes::get_for_entity, Some(Scope::Read);

@@ -1,0 +1,155 @@
+//! The screening port over the screening engine: the configured lists (or the bundled
+//! ones) are loaded on first use, off the async runtime, and every screen of one party
+//! runs on one snapshot of the index, so its result names exactly the list versions it
+//! was computed from.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rics_domain::error::{Error, Result};
+use rics_domain::screen::{ListVersionInfo, ScreenMatch, ScreenOutcome, ScreenRequest, Screener};
+use rics_screening::model::{EntityKind, Gender};
+use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, load_path};
+use tokio::sync::OnceCell;
+
+/// Most matches kept per screened name.
+const MATCHES_PER_NAME: usize = 10;
+
+/// Screens against lists loaded from files.
+pub struct ListScreener {
+    paths: Vec<PathBuf>,
+    index: OnceCell<Arc<Index>>,
+}
+
+impl ListScreener {
+    /// A screener of the lists at `paths`; with none, of the lists bundled in the
+    /// repository's `data/lists` (dated fixtures, for first runs and tests).
+    pub fn new(paths: Vec<PathBuf>) -> ListScreener {
+        ListScreener {
+            paths,
+            index: OnceCell::new(),
+        }
+    }
+
+    async fn index(&self) -> Result<Arc<Index>> {
+        self.index
+            .get_or_try_init(|| {
+                let paths = self.paths.clone();
+                async move {
+                    tokio::task::spawn_blocking(move || load(&paths))
+                        .await
+                        .map_err(|e| Error::internal(format!("list loading stopped: {e}")))?
+                }
+            })
+            .await
+            .cloned()
+    }
+}
+
+/// Loads the lists and builds the index.
+fn load(paths: &[PathBuf]) -> Result<Arc<Index>> {
+    let unavailable = |e: rics_screening::LoadError| {
+        Error::unavailable(
+            "SCREENING_LISTS_UNAVAILABLE",
+            format!("cannot load the lists: {e}"),
+        )
+    };
+    let lists = if paths.is_empty() {
+        rics_screening::bundled::load_bundled(&rics_screening::bundled::data_dir())
+            .map_err(unavailable)?
+    } else {
+        paths
+            .iter()
+            .map(|path| load_path(path, None))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(unavailable)?
+    };
+    Ok(Arc::new(Index::build(lists)))
+}
+
+fn version_info(version: &ListVersion) -> ListVersionInfo {
+    ListVersionInfo {
+        dataset: version.dataset.clone(),
+        content_hash: version.content_hash.clone(),
+        list_date: version.list_date.clone(),
+        records: version.records as u64,
+    }
+}
+
+#[async_trait]
+impl Screener for ListScreener {
+    async fn lists(&self) -> Result<Vec<ListVersionInfo>> {
+        Ok(self
+            .index()
+            .await?
+            .versions()
+            .iter()
+            .map(version_info)
+            .collect())
+    }
+
+    async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome> {
+        let index = self.index().await?;
+        let evidence = Evidence {
+            birth_date: request
+                .date_of_birth
+                .as_deref()
+                .and_then(|d| BirthDate::parse(d).ok()),
+            nationalities: request.nationalities.clone(),
+            gender: request.gender.as_deref().and_then(Gender::parse),
+        };
+        let options = ScreenOptions {
+            threshold: request.threshold as f32,
+            limit: MATCHES_PER_NAME,
+            datasets: (!request.datasets.is_empty()).then(|| request.datasets.clone()),
+        };
+        let kind = if request.organisation {
+            EntityKind::Organisation
+        } else {
+            EntityKind::Person
+        };
+        let mut best: Vec<ScreenMatch> = Vec::new();
+        for name in &request.names {
+            let query = Query {
+                name: name.clone(),
+                kind,
+                evidence: evidence.clone(),
+            };
+            for found in index.screen(&query, &options).matches {
+                let score = f64::from(found.score);
+                let candidate = ScreenMatch {
+                    list_entry: found.list_entry,
+                    dataset: found.dataset,
+                    matched_name: found.explanation.matched_name.clone(),
+                    screened_name: name.clone(),
+                    score,
+                    explanation: serde_json::to_value(&found.explanation)
+                        .map_err(|e| Error::internal(e.to_string()))?,
+                };
+                match best.iter_mut().find(|m| {
+                    m.dataset == candidate.dataset && m.list_entry == candidate.list_entry
+                }) {
+                    Some(existing) if existing.score >= score => {}
+                    Some(existing) => *existing = candidate,
+                    None => best.push(candidate),
+                }
+            }
+        }
+        best.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.list_entry.cmp(&b.list_entry))
+        });
+        let list_versions = index
+            .versions()
+            .iter()
+            .filter(|v| request.datasets.is_empty() || request.datasets.contains(&v.dataset))
+            .map(version_info)
+            .collect();
+        Ok(ScreenOutcome {
+            matches: best,
+            list_versions,
+        })
+    }
+}

@@ -1,0 +1,227 @@
+//! The job routes: for each family, list (`entities/-` across entities), create, get,
+//! `:run` and the runs' operations. The handlers of every family share one
+//! implementation over the family's [`JobService`].
+
+use actix_web::HttpRequest;
+use actix_web::web::{Data, Path};
+use rics_domain::job::JobService;
+use rics_domain::job::pep_sanction::PepSanctionInput;
+use rics_domain::operation::Operation;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::{Response, check_name_param, ok, total_size};
+use crate::error::ErrorEnvelope;
+use crate::extract::{Caller, JsonBody, QueryParams};
+use crate::state::ApiState;
+
+/// A page of screening jobs. (A documentation schema: responses are built from the
+/// family's JSON.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ListPepSanctionIndividualEntityJobsResponse {
+    /// The jobs, newest first unless `orderBy` says otherwise.
+    pep_sanction_individual_entity_jobs: Vec<PepSanctionIndividualEntityJob>,
+    /// Token of the next page; absent on the last page.
+    next_page_token: Option<String>,
+    /// How many jobs match.
+    total_size: i32,
+}
+
+/// A PEP and sanctions screening job, as the API shows it. (A documentation schema:
+/// jobs are rendered by the family's service.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct PepSanctionIndividualEntityJob {
+    /// `entities/{entity}/pepSanctionIndividualEntityJobs/{job}`. Output only.
+    name: String,
+    /// Random identifier. Output only.
+    uid: String,
+    /// The screened entity. Output only (the path gives it).
+    entity: String,
+    /// The inputs.
+    #[serde(flatten)]
+    input: PepSanctionInput,
+    /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    state: String,
+    /// The latest successful run's result: `status` (CLEAR or POTENTIAL_MATCH),
+    /// `matches[]` {`listEntry`, `dataset`, `matchedName`, `screenedName`, `score`,
+    /// `explanation`}, `listVersions[]`, `screenedNames`, `threshold`, `screenTime`.
+    /// Output only.
+    #[schema(value_type = Object)]
+    result: Option<Value>,
+    /// The latest run's operation. Output only.
+    latest_operation: Option<String>,
+    /// Creation time. Output only.
+    create_time: String,
+    /// Last change time. Output only.
+    update_time: String,
+    /// Strong etag.
+    etag: String,
+}
+
+async fn list(service: &JobService, caller: Caller, req: HttpRequest, entity: &str) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let request = query.take_list(false)?;
+    query.finish()?;
+    let page = service.list(&caller.0, entity, &request).await?;
+    let mut body = serde_json::Map::new();
+    body.insert(service.collection().into(), Value::Array(page.items));
+    if let Some(token) = page.next_page_token {
+        body.insert("nextPageToken".into(), Value::String(token));
+    }
+    body.insert("totalSize".into(), total_size(page.total_size).into());
+    ok(&Value::Object(body))
+}
+
+async fn create(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    entity: &str,
+    body: JsonBody,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let request_id = query.take("requestId")?;
+    query.finish()?;
+    ok(&service
+        .create(&caller.0, entity, body.0, request_id.as_deref())
+        .await?)
+}
+
+async fn get(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    entity: &str,
+    job: &str,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let name = format!("entities/{entity}/{}/{job}", service.collection());
+    check_name_param(&mut query, &[&name])?;
+    query.finish()?;
+    ok(&service.get(&caller.0, entity, job).await?)
+}
+
+async fn run(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    entity: &str,
+    job: &str,
+    body: JsonBody,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let mut request_id = query.take("requestId")?;
+    query.finish()?;
+    let run_body: RunRequest = rics_domain::resource::parse_body(body.0, "run")?;
+    if let Some(in_body) = run_body.request_id {
+        request_id = Some(in_body);
+    }
+    ok(&service
+        .run(&caller.0, entity, job, request_id.as_deref())
+        .await?)
+}
+
+async fn operation(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    path: (String, String, String),
+) -> Response {
+    QueryParams::parse(req.query_string())?.finish()?;
+    let (entity, job, operation) = path;
+    ok(&service
+        .get_operation(&caller.0, &entity, &job, &operation)
+        .await?)
+}
+
+/// The body of `:run`.
+#[derive(Debug, Default, serde::Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunRequest {
+    /// A UUID making the call idempotent (also accepted as a query parameter).
+    #[serde(default)]
+    pub request_id: Option<String>,
+}
+
+/// Lists an entity's screening jobs, or every entity's with `entities/-`.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id, or `-` for every entity"),
+        ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
+        ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
+        ("skip" = Option<i32>, Query, description = "Items to skip"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
+    responses((status = 200, body = ListPepSanctionIndividualEntityJobsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn list_pep_sanction(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+) -> Response {
+    list(&state.pep_sanction_jobs, caller, req, &path).await
+}
+
+/// Creates a screening job about the entity.
+#[utoipa::path(post, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = PepSanctionInput,
+    responses((status = 200, body = PepSanctionIndividualEntityJob), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn create_pep_sanction(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    create(&state.pep_sanction_jobs, caller, req, &path, body).await
+}
+
+/// Gets a screening job.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"),
+        ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+    responses((status = 200, body = PepSanctionIndividualEntityJob), (status = 404, body = ErrorEnvelope)))]
+pub async fn get_pep_sanction(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    let (entity, job) = path.into_inner();
+    get(&state.pep_sanction_jobs, caller, req, &entity, &job).await
+}
+
+/// Runs a screening job: returns the run's operation, to poll until `done`.
+#[utoipa::path(post, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"),
+        ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = RunRequest,
+    responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn run_pep_sanction(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let (entity, job) = path.into_inner();
+    run(&state.pep_sanction_jobs, caller, req, &entity, &job, body).await
+}
+
+/// A run's operation.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"), ("operation" = String, Path, description = "Operation id")),
+    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)))]
+pub async fn operation_pep_sanction(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    operation(&state.pep_sanction_jobs, caller, req, path.into_inner()).await
+}
