@@ -286,6 +286,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(WakeWorkers(job_wake.clone())),
     ));
     let job_runner = Arc::new(JobRunner::new(
+        format!("pid-{}-{}", std::process::id(), ids.uid()),
         job_repository,
         vec![screening],
         clock.clone(),

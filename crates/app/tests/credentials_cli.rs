@@ -10,127 +10,15 @@
     reason = "a test: failing loudly is the point"
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use reqwest::blocking::Client;
 use serde_json::Value;
 
-const PUBLIC_URL: &str = "http://rics.local";
+mod support;
 
-/// A `rics` command on the database in `dir`, with no `RICS_*` setting from the
-/// environment that runs the tests.
-fn rics(dir: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rics"));
-    for (name, _) in std::env::vars() {
-        if name.starts_with("RICS_") {
-            command.env_remove(name);
-        }
-    }
-    command
-        .current_dir(dir)
-        .env(
-            "RICS_DATABASE_URL",
-            format!("sqlite://{}", dir.join("rics.db").display()),
-        )
-        .env("RICS_PUBLIC_URL", PUBLIC_URL);
-    command
-}
-
-/// Appends every line read from `stream` to `buffer`, on a thread of its own.
-fn collect_lines(stream: impl Read + Send + 'static, buffer: Arc<Mutex<String>>) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(stream).lines().map_while(Result::ok) {
-            let mut buffer = buffer.lock().unwrap();
-            buffer.push_str(&line);
-            buffer.push('\n');
-        }
-    });
-}
-
-/// A running `rics serve` with its standard output and error captured.
-struct Serving {
-    child: Child,
-    base: String,
-    stdout: Arc<Mutex<String>>,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Serving {
-    /// Starts `rics serve` on port 0 with every log line at `trace`, as JSON, and waits
-    /// for the line that gives its address.
-    fn start(dir: &Path, env: &[(&str, &str)]) -> Serving {
-        let mut command = rics(dir);
-        command
-            .args(["serve", "--bind-address", "127.0.0.1:0"])
-            .env("RICS_LOG", "trace")
-            .env("RICS_LOG_FORMAT", "json")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().expect("rics serve starts");
-        let stdout = Arc::new(Mutex::new(String::new()));
-        let stderr = Arc::new(Mutex::new(String::new()));
-        collect_lines(child.stdout.take().unwrap(), stdout.clone());
-        collect_lines(child.stderr.take().unwrap(), stderr.clone());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let address = loop {
-            let found = stderr.lock().unwrap().lines().find_map(|line| {
-                let event: Value = serde_json::from_str(line).ok()?;
-                (event["message"] == "rics is serving")
-                    .then(|| event["address"].as_str().map(str::to_owned))?
-            });
-            if let Some(address) = found {
-                break address;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "rics serve did not start: {}",
-                stderr.lock().unwrap()
-            );
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!(
-                    "rics serve exited with {status}: {}",
-                    stderr.lock().unwrap()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        Serving {
-            child,
-            base: format!("http://{address}"),
-            stdout,
-            stderr,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    /// Stops the server and returns its standard output and error.
-    fn stop(mut self) -> (String, String) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        std::thread::sleep(Duration::from_millis(200));
-        let out = self.stdout.lock().unwrap().clone();
-        let err = self.stderr.lock().unwrap().clone();
-        (out, err)
-    }
-}
-
-fn http() -> Client {
-    Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
+use support::{Serving, http, rics};
 
 /// A client credentials token request; returns the status and the body.
 fn client_credentials(server: &Serving, id: &str, secret: &str) -> (u16, Value) {

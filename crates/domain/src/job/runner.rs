@@ -50,6 +50,7 @@ impl Default for RunnerSettings {
 
 /// Runs queued jobs of the families it knows.
 pub struct JobRunner {
+    worker: String,
     jobs: Arc<dyn JobRepository>,
     kinds: HashMap<&'static str, Arc<dyn JobKind>>,
     clock: Arc<dyn Clock>,
@@ -58,8 +59,10 @@ pub struct JobRunner {
 }
 
 impl JobRunner {
-    /// A runner of the families `kinds`.
+    /// A runner of the families `kinds`; `worker` names it in the operations it
+    /// finishes (`metadata.debug.worker`), so an operator sees which process ran what.
     pub fn new(
+        worker: String,
         jobs: Arc<dyn JobRepository>,
         kinds: Vec<Arc<dyn JobKind>>,
         clock: Arc<dyn Clock>,
@@ -67,6 +70,7 @@ impl JobRunner {
         settings: RunnerSettings,
     ) -> JobRunner {
         JobRunner {
+            worker,
             jobs,
             kinds: kinds.into_iter().map(|k| (k.collection(), k)).collect(),
             clock,
@@ -209,7 +213,7 @@ impl JobRunner {
             metadata: OperationMetadata {
                 kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),
                 value: state.as_str().to_owned(),
-                debug: json!({"attempts": task.attempt, "endTime": now}),
+                debug: json!({"attempts": task.attempt, "endTime": now, "worker": self.worker}),
             },
             job: ended,
             response,

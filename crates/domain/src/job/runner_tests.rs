@@ -86,6 +86,7 @@ async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
     ids.expect_resource_id().returning(|| "id".into());
     ids.expect_uid().returning(|| "claim".into());
     let runner = JobRunner::new(
+        "worker-1".into(),
         Arc::new(jobs),
         vec![Arc::new(kind)],
         Arc::new(clock),
@@ -122,6 +123,7 @@ async fn a_success_completes_the_job_with_its_result() {
     assert_eq!(response.unwrap()["state"], "SUCCEEDED");
     assert!(error.is_none());
     assert_eq!(metadata.kind, "rics.v1alpha.TestJob");
+    assert_eq!(metadata.debug["worker"], "worker-1");
     assert_eq!(events[0].event_type, "test_job.succeeded");
     assert_eq!(events[0].entity_id.as_deref(), Some("e"));
 }
@@ -170,6 +172,7 @@ async fn permanent_failures_and_panics_fail_at_once() {
 #[test]
 fn backoff_doubles_up_to_its_ceiling() {
     let runner = JobRunner::new(
+        "worker-1".into(),
         Arc::new(MockJobRepository::new()),
         vec![],
         Arc::new(MockClock::new()),
