@@ -67,6 +67,29 @@ impl Violations {
         }
     }
 
+    /// Checks an optional text of several lines (a description): at most `max`
+    /// characters, no control characters but line breaks and tabs.
+    pub fn optional_multiline_text(&mut self, field: &str, value: &str, max: usize) {
+        let length = value.chars().count();
+        if length > max {
+            self.add(
+                field,
+                "TOO_LONG",
+                format!("must be at most {max} characters (got {length})"),
+            );
+        }
+        if value
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        {
+            self.add(
+                field,
+                "CONTROL_CHARACTER",
+                "must not contain control characters other than line breaks and tabs",
+            );
+        }
+    }
+
     /// Checks that a list has at most `max` items.
     pub fn max_items<T>(&mut self, field: &str, items: &[T], max: usize) {
         if items.len() > max {
@@ -90,6 +113,8 @@ mod tests {
         v.optional_text("b", "12345678901", 10);
         v.optional_text("c", "x\u{7}y", 10);
         v.optional_text("d", "ok", 10);
+        v.optional_multiline_text("e", "line one\nline two\tend", 30);
+        v.optional_multiline_text("f", "x\u{7}y", 10);
         let reasons: Vec<_> = v
             .into_vec()
             .into_iter()
@@ -100,7 +125,8 @@ mod tests {
             vec![
                 ("a".to_string(), "REQUIRED"),
                 ("b".to_string(), "TOO_LONG"),
-                ("c".to_string(), "CONTROL_CHARACTER")
+                ("c".to_string(), "CONTROL_CHARACTER"),
+                ("f".to_string(), "CONTROL_CHARACTER")
             ]
         );
     }
