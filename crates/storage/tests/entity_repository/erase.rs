@@ -127,6 +127,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("relationships", 2),
             ("events", 2),
             ("idempotencyKeys", 1),
+            ("activityLogs", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -173,6 +174,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("relationships", 1),
             ("events", 0),
             ("idempotencyKeys", 0),
+            ("activityLogs", 0),
         ]))
     );
 }
