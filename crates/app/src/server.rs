@@ -11,6 +11,8 @@ use anyhow::{Context, bail};
 use async_trait::async_trait;
 use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
+use rics_domain::activity::ports::ActivityLogTypeRepository;
+use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
@@ -28,9 +30,9 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
-    DieselKeyRepository, DieselOperationRepository, DieselTenantRepository, PoolOptions,
-    migrations, secrets,
+    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselEntityRepository,
+    DieselEventRepository, DieselIdentityRepository, DieselKeyRepository,
+    DieselOperationRepository, DieselTenantRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -144,6 +146,10 @@ pub struct Services {
     pub tenants: Arc<TenantService>,
     /// Reading the event log.
     pub events: Arc<EventService>,
+    /// Activity log type use cases.
+    pub activity_log_types: Arc<ActivityLogTypeService>,
+    /// Activity log use cases.
+    pub activity_logs: Arc<ActivityLogService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -220,6 +226,26 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         entity_repository.clone(),
         paging.clone(),
     ));
+    let type_repository: Arc<dyn ActivityLogTypeRepository> =
+        Arc::new(DieselActivityLogTypeRepository::new(db.clone()));
+    let activity_log_types = Arc::new(ActivityLogTypeService::new(
+        type_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
+    let activity_logs = Arc::new(ActivityLogService::new(
+        ActivityLogPorts {
+            logs: Arc::new(DieselActivityLogRepository::new(db.clone())),
+            types: type_repository,
+            entities: entity_repository.clone(),
+        },
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
     let entities = Arc::new(EntityService::new(
         entity_repository,
         clock.clone(),
@@ -232,6 +258,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         entities,
         tenants,
         events,
+        activity_log_types,
+        activity_logs,
         authorization,
         registrar,
         identity,
@@ -289,6 +317,8 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         entities: services.entities.clone(),
         tenants: services.tenants.clone(),
         events: services.events.clone(),
+        activity_log_types: services.activity_log_types.clone(),
+        activity_logs: services.activity_logs.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -337,11 +367,13 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities, forgets old idempotency keys and
-/// expired grants, removes one-time secrets from operations, and drops idle rate-limit
-/// buckets.
+/// Periodically purges expired soft-deleted entities, activity log types and activity
+/// logs, forgets old idempotency keys and expired grants, removes one-time secrets from
+/// operations, and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
+    let activity_log_types = services.activity_log_types.clone();
+    let activity_logs = services.activity_logs.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -355,6 +387,16 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired entities"),
                 Err(e) => tracing::warn!(error = %e, "purge failed"),
+            }
+            match activity_log_types.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired activity log types"),
+                Err(e) => tracing::warn!(error = %e, "activity log type purge failed"),
+            }
+            match activity_logs.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired activity logs"),
+                Err(e) => tracing::warn!(error = %e, "activity log purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

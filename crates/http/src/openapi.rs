@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, events, health, oauth, tenants};
+use crate::routes::{activity_log_types, activity_logs, entities, events, health, oauth, tenants};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -34,6 +34,18 @@ use crate::routes::{entities, events, health, oauth, tenants};
         events::get,
         events::get_for_entity,
         events::list,
+        activity_log_types::list,
+        activity_log_types::create,
+        activity_log_types::get,
+        activity_log_types::update,
+        activity_log_types::delete,
+        activity_log_types::undelete,
+        activity_logs::create,
+        activity_logs::batch_get,
+        activity_logs::get,
+        activity_logs::delete,
+        activity_logs::undelete,
+        activity_logs::list_for_entity,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -48,6 +60,7 @@ use crate::routes::{entities, events, health, oauth, tenants};
     tags(
         (name = "entities", description = "People and organisations under assessment"),
         (name = "events", description = "The append-only record of every change"),
+        (name = "activityLogs", description = "Activity log types and the activity logs recorded about entities"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

@@ -57,11 +57,11 @@ pub struct TagRequest {
     pub tag: String,
 }
 
-/// The body of `:undelete`.
+/// The body of `:undelete` (of every soft-deletable resource).
 #[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UndeleteRequest {
-    /// When given, must be the entity's current etag.
+    /// When given, must be the resource's current etag.
     #[serde(default)]
     pub etag: Option<String>,
 }
