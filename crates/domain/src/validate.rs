@@ -67,9 +67,9 @@ impl Violations {
         }
     }
 
-    /// Checks an optional text of several lines (a description): at most `max`
+    /// Checks free text that may span lines (notes, descriptions): at most `max`
     /// characters, no control characters but line breaks and tabs.
-    pub fn optional_multiline_text(&mut self, field: &str, value: &str, max: usize) {
+    pub fn multiline_text(&mut self, field: &str, value: &str, max: usize) {
         let length = value.chars().count();
         if length > max {
             self.add(
@@ -113,8 +113,8 @@ mod tests {
         v.optional_text("b", "12345678901", 10);
         v.optional_text("c", "x\u{7}y", 10);
         v.optional_text("d", "ok", 10);
-        v.optional_multiline_text("e", "line one\nline two\tend", 30);
-        v.optional_multiline_text("f", "x\u{7}y", 10);
+        v.multiline_text("e", "two\nlines\tok", 20);
+        v.multiline_text("f", "bell\u{7}", 20);
         let reasons: Vec<_> = v
             .into_vec()
             .into_iter()

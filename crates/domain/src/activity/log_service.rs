@@ -494,7 +494,7 @@ fn check_fields(log: &mut ActivityLog) -> Result<()> {
     } else {
         v.required_text("activityLog.source", &log.source, MAX_SOURCE);
     }
-    v.optional_multiline_text("activityLog.description", &log.description, MAX_DESCRIPTION);
+    v.multiline_text("activityLog.description", &log.description, MAX_DESCRIPTION);
     if log.entity_names.is_empty() {
         v.add(
             "activityLog.entityNames",

@@ -357,7 +357,7 @@ fn validate_type(log_type: &mut ActivityLogType) -> Result<()> {
         &log_type.display_name,
         MAX_DISPLAY_NAME,
     );
-    v.optional_multiline_text(
+    v.multiline_text(
         "activityLogType.description",
         &log_type.description,
         MAX_DESCRIPTION,
