@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::entities::UndeleteRequest;
-use super::{Response, check_name_param, ok, total_size};
+use super::{EtagRequest, Response, check_name_param, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -154,7 +153,7 @@ pub async fn delete(
 
 /// Restores a soft-deleted activity log.
 #[utoipa::path(post, path = "/v1alpha/activityLogs/{activityLog}:undelete", tag = "activityLogs",
-    params(("activityLog" = String, Path, description = "Activity log id")), request_body = UndeleteRequest,
+    params(("activityLog" = String, Path, description = "Activity log id")), request_body = EtagRequest,
     responses((status = 200, body = ActivityLog), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 pub async fn undelete(
     caller: Caller,
@@ -163,7 +162,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: UndeleteRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
     ok(&state
         .activity_logs
         .undelete(&caller.0, &path, request.etag.as_deref())

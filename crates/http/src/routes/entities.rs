@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{Response, check_name_param, ok, total_size};
+use super::{EtagRequest, Response, check_name_param, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -55,15 +55,6 @@ pub struct TagRequest {
     /// The tag: 1 to 64 characters, no whitespace.
     #[serde(default, deserialize_with = "rics_domain::serde_util::null_as_default")]
     pub tag: String,
-}
-
-/// The body of `:undelete` (of every soft-deletable resource).
-#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UndeleteRequest {
-    /// When given, must be the resource's current etag.
-    #[serde(default)]
-    pub etag: Option<String>,
 }
 
 /// The list parameters (documentation of the query string).
@@ -233,7 +224,7 @@ pub async fn delete(
 
 /// Restores a soft-deleted entity.
 #[utoipa::path(post, path = "/v1alpha/entities/{entity}:undelete", tag = "entities",
-    params(("entity" = String, Path, description = "Entity id")), request_body = UndeleteRequest,
+    params(("entity" = String, Path, description = "Entity id")), request_body = EtagRequest,
     responses((status = 200, body = Entity), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 pub async fn undelete(
     caller: Caller,
@@ -243,7 +234,7 @@ pub async fn undelete(
     body: JsonBody,
 ) -> Response {
     let id = parse_id(&path);
-    let request: UndeleteRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
     ok(&state
         .entities
         .undelete(&caller.0, &id, request.etag.as_deref())

@@ -51,6 +51,16 @@ fn check_name_param(query: &mut QueryParams, accepted: &[&str]) -> Result<(), Ap
     Ok(())
 }
 
+/// The body of custom methods that change a resource's state (`:undelete`,
+/// `:close`, ...): only an optional etag.
+#[derive(Debug, Default, serde::Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EtagRequest {
+    /// When given, must be the resource's current etag.
+    #[serde(default)]
+    pub etag: Option<String>,
+}
+
 /// One route.
 #[derive(Debug, Clone, Copy)]
 pub struct Route {
