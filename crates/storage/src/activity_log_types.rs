@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::BigInt;
 use rics_aip::page_token::CursorValue;
 use rics_domain::activity::model::ActivityLogType;
 use rics_domain::activity::ports::ActivityLogTypeRepository;
@@ -17,7 +17,7 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
+use crate::entities::{FoundId, internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
@@ -118,15 +118,6 @@ struct RankedTypeRow {
     log_type: TypeRow,
     #[diesel(sql_type = BigInt)]
     fuzzy_score: i64,
-}
-
-/// A type found due for purging.
-#[derive(Debug, QueryableByName)]
-struct FoundId {
-    #[diesel(sql_type = Text)]
-    tenant_id: String,
-    #[diesel(sql_type = Text)]
-    id: String,
 }
 
 impl TypeRow {

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 use rics_aip::page_token::CursorValue;
 use rics_domain::activity::model::ActivityLog;
 use rics_domain::activity::ports::ActivityLogRepository;
@@ -19,7 +18,7 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
+use crate::entities::{FoundId, internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
@@ -107,15 +106,6 @@ struct LogRow {
     create_time: i64,
     delete_time: Option<i64>,
     purge_time: Option<i64>,
-}
-
-/// A tenant and a row id found by a query.
-#[derive(Debug, QueryableByName)]
-struct FoundId {
-    #[diesel(sql_type = Text)]
-    tenant_id: String,
-    #[diesel(sql_type = Text)]
-    id: String,
 }
 
 impl LogRow {

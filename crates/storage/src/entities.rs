@@ -211,11 +211,13 @@ struct RelationshipRow {
 
 /// An id found by a query.
 #[derive(Debug, QueryableByName)]
-struct FoundId {
+pub(crate) struct FoundId {
+    /// The tenant.
     #[diesel(sql_type = Text)]
-    tenant_id: String,
+    pub(crate) tenant_id: String,
+    /// The id.
     #[diesel(sql_type = Text)]
-    id: String,
+    pub(crate) id: String,
 }
 
 /// Fields kept in columns rather than in the body.
