@@ -13,6 +13,7 @@ use super::fields;
 use super::model::{ActivityLog, ActivityLogType, DEFAULT_SOURCE, RESERVED_SOURCE};
 use super::payload_schema::PayloadSchema;
 use super::ports::{ActivityLogRepository, ActivityLogTypeRepository};
+use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
@@ -31,8 +32,12 @@ pub const MAX_ENTITY_NAMES: usize = 100;
 pub const MAX_DESCRIPTION: usize = 2000;
 /// Longest source.
 pub const MAX_SOURCE: usize = 64;
-/// Most names in one `:batchGet` (AIP-231).
-pub const MAX_BATCH_GET: usize = 1000;
+/// Activity log names, for batch gets.
+const ACTIVITY_LOGS: Collection = Collection {
+    id: ActivityLog::COLLECTION,
+    pattern: "activityLogs/{activityLog}",
+    called: "an activity log",
+};
 /// The method name bound into idempotency keys.
 const CREATE_METHOD: &str = "activityLogs.create";
 
@@ -191,56 +196,13 @@ impl ActivityLogService {
         principal: &Principal,
         names: &[String],
     ) -> Result<Vec<ActivityLog>> {
-        if names.is_empty() {
-            return Err(Error::invalid_field(
-                "names",
-                "REQUIRED",
-                "give at least one name",
-            ));
-        }
-        if names.len() > MAX_BATCH_GET {
-            return Err(Error::invalid_field(
-                "names",
-                "TOO_MANY_NAMES",
-                format!("at most {MAX_BATCH_GET} names (got {})", names.len()),
-            ));
-        }
-        let mut ids = Vec::with_capacity(names.len());
-        for (i, name) in names.iter().enumerate() {
-            let id = name
-                .strip_prefix("activityLogs/")
-                .filter(|id| is_well_formed_id(id))
-                .ok_or_else(|| {
-                    Error::invalid_field(
-                        format!("names[{i}]"),
-                        "INVALID_NAME",
-                        format!(
-                            "'{name}' is not an activity log name (activityLogs/{{activityLog}})"
-                        ),
-                    )
-                })?;
-            ids.push(id.to_owned());
-        }
-        let unique: Vec<String> = ids
-            .iter()
-            .cloned()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let ids = batch::requested_ids(names, ACTIVITY_LOGS)?;
         let found = self
             .logs
-            .get_many(&principal.tenant, &unique)
+            .get_many(&principal.tenant, &batch::distinct(&ids))
             .await
             .map_err(Error::from)?;
-        ids.iter()
-            .map(|id| {
-                found
-                    .iter()
-                    .find(|log| log.id() == id)
-                    .cloned()
-                    .ok_or_else(|| Error::not_found(&ActivityLog::name_of(id)))
-            })
-            .collect()
+        batch::in_request_order(&ids, &found, ActivityLog::id, ACTIVITY_LOGS)
     }
 
     /// One page of the logs naming the entity `entity_id` (AIP-132, AIP-158,
