@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -22,7 +21,7 @@ use crate::lifecycle;
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body};
+use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -562,8 +561,4 @@ fn apply_type(log: &mut ActivityLog, log_type: &ActivityLogType) -> Result<()> {
 /// Whether `name` is `{prefix}{id}` with a well-formed id.
 fn is_name_in(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix).is_some_and(is_well_formed_id)
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
 }

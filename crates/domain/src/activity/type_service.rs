@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -18,7 +17,7 @@ use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -383,10 +382,6 @@ fn validate_type(log_type: &mut ActivityLogType) -> Result<()> {
     } else {
         Err(Error::invalid_fields(v.into_vec()))
     }
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
 }
 
 /// Copies the fields only the service sets from `current`.

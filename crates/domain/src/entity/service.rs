@@ -23,7 +23,7 @@ use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
 use crate::time::{Clock, Timestamp};
 
 /// Entity names, for batch gets.
@@ -688,10 +688,6 @@ impl EntityService {
             }
         }
     }
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
 }
 
 fn check_id(id: &str) -> Result<()> {
