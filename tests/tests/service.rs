@@ -14,7 +14,8 @@ const HTTP_METHODS: [&str; 8] = [
 ];
 
 /// The path of `route` with its variables filled: `id` for the entity, the caller's
-/// own tenant, an operation that does not exist.
+/// own tenant, an operation, an event, an activity log type and an activity log that do
+/// not exist.
 fn concrete(path: &str, id: &str) -> String {
     path.replace("{entity}", id)
         .replace("{tenant}", "current")
@@ -23,6 +24,8 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{workspace}", "nothing")
         .replace("{note}", "nothing")
         .replace("{job}", "nothing")
+        .replace("{activityLogType}", "nothing")
+        .replace("{activityLog}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

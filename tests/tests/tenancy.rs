@@ -209,7 +209,8 @@ on_both_backends! {
     }
 
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
-    /// entity with a tag and a relationship. Then, for every gated route of the route
+    /// entity with a tag, a relationship, an activity log type and an activity log
+    /// about the entity. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -238,6 +239,16 @@ on_both_backends! {
             );
             // Something of the caller's own to name in bodies that need one.
             as_owner(Method::POST, &format!("{ENTITIES}?entityId=mine-{i}"), Some(person("Own Person")));
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/activityLogTypes?activityLogTypeId=secret-type-{i}"),
+                Some(json!({"displayName": "Secret Type", "activityType": "CUSTOM"})),
+            );
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/activityLogs?activityLogId=secret-log-{i}"),
+                Some(json!({"activityLogType": format!("activityLogTypes/secret-type-{i}"), "entityNames": [format!("entities/secret-{i}")], "payload": {"note": "Secret note"}})),
+            );
             // A case with the secret entity, and notes on both.
             as_owner(
                 Method::POST,
@@ -261,17 +272,21 @@ on_both_backends! {
                 let relationships = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}:EntityRelationships"))).ok();
                 let events = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/events?pageSize=100"))).ok();
                 let notes = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/notes?pageSize=1000"))).ok();
-                all.push((entity.clone(), relationships, events, notes));
+                let logs = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/activityLogs?showDeleted=true"))).ok();
+                all.push((entity.clone(), relationships, events, notes, logs));
             }
             let workspaces = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/workspaces?pageSize=1000")).ok();
             for workspace in array(&workspaces["workspaces"]) {
                 let name = workspace["name"].as_str().unwrap();
                 let notes = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/{name}/notes?pageSize=1000"))).ok();
-                all.push((workspace.clone(), notes, Value::Null, Value::Null));
+                all.push((workspace.clone(), notes, Value::Null, Value::Null, Value::Null));
             }
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
-            (all, tenant, children)
+            // The tenant's own type (an attacker may create types of its own).
+            let index = tenants.iter().position(|(_, t)| t == token).unwrap();
+            let log_type = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/activityLogTypes/secret-type-{index}"))).ok();
+            (all, tenant, children, log_type)
         };
         // Events of each tenant to name in the event routes: one of its secret entity,
         // and a tenant-level one (the record of an erasure).
@@ -303,6 +318,8 @@ on_both_backends! {
                     .replace("{workspace}", &format!("case-{victim}"))
                     .replace("{note}", &format!("note-{victim}"))
                     .replace("{job}", &secret_jobs[victim])
+                    .replace("{activityLogType}", &format!("secret-type-{victim}"))
+                    .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
                 assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
@@ -357,6 +374,33 @@ on_both_backends! {
                             let with_secret = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/workspaces").json(&json!({"displayName": "Case", "entities": [format!("entities/{secret}")]})));
                             with_secret.error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                         }
+                        ("GET", "/v1alpha/activityLogTypes") => {
+                            let page = reply.ok();
+                            let victims = format!("activityLogTypes/secret-type-{victim}");
+                            assert!(!names(&page["activityLogTypes"]).contains(&victims), "{context}");
+                            let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/activityLogTypes{}", query(&[("filter", "displayName:\"Secret Type\""), ("showDeleted", "true")])))).ok();
+                            assert_eq!(names(&filtered["activityLogTypes"]), vec![format!("activityLogTypes/secret-type-{attacker}")], "{context}");
+                        }
+                        ("POST", "/v1alpha/activityLogTypes") => {
+                            // A type of the attacker's own, which touches nothing of the
+                            // victim's.
+                            let created = reply.ok();
+                            assert_eq!(created["displayName"], "Taken over", "{context}");
+                        }
+                        ("POST", "/v1alpha/activityLogs") => {
+                            reply.invalid("UNKNOWN_FIELD", "activityLog.displayName");
+                            let about_victim = json!({"type": "CUSTOM", "entityNames": [format!("entities/{secret}")]});
+                            let reply = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/activityLogs").json(&about_victim));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                            let victims_type = json!({"activityLogType": format!("activityLogTypes/secret-type-{victim}"), "entityNames": [format!("entities/mine-{attacker}")]});
+                            let reply = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/activityLogs").json(&victims_type));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/activityLogs:batchGet") => {
+                            let path = format!("/v1alpha/activityLogs:batchGet?names=activityLogs/secret-log-{victim}");
+                            let reply = server.send(server.request_as(Some(token), Method::GET, &path));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
                         ("POST", "/v1alpha/tenants") => {
                             // A partner may create children (of its own); a standard tenant
                             // may not. Either way the victim gains no child.
@@ -379,6 +423,7 @@ on_both_backends! {
         assert_eq!(after[1], before[1], "the child's data changed");
         assert_eq!(after[0].0, before[0].0, "the partner's entities changed");
         assert_eq!(after[0].1, before[0].1, "the partner's tenant changed");
+        assert_eq!(after[0].3, before[0].3, "the partner's activity log type changed");
         let partner_children = names(&after[0].2["tenants"]);
         assert!(partner_children.contains(&child));
     }

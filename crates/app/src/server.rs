@@ -11,6 +11,8 @@ use anyhow::{Context, bail};
 use async_trait::async_trait;
 use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
+use rics_domain::activity::ports::ActivityLogTypeRepository;
+use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
@@ -33,9 +35,10 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
-    DieselJobRepository, DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
-    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselEntityRepository,
+    DieselEventRepository, DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
+    DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
+    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -173,6 +176,10 @@ pub struct Services {
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
     pub job_wake: Arc<tokio::sync::Notify>,
+    /// Activity log type use cases.
+    pub activity_log_types: Arc<ActivityLogTypeService>,
+    /// Activity log use cases.
+    pub activity_logs: Arc<ActivityLogService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -262,7 +269,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let notes = Arc::new(NoteService::new(
         Arc::new(DieselNoteRepository::new(db.clone())),
         entity_repository.clone(),
-        workspace_repository,
+        workspace_repository.clone(),
         clock.clone(),
         ids.clone(),
         paging.clone(),
@@ -298,6 +305,27 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..RunnerSettings::default()
         },
     ));
+    let type_repository: Arc<dyn ActivityLogTypeRepository> =
+        Arc::new(DieselActivityLogTypeRepository::new(db.clone()));
+    let activity_log_types = Arc::new(ActivityLogTypeService::new(
+        type_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
+    let activity_logs = Arc::new(ActivityLogService::new(
+        ActivityLogPorts {
+            logs: Arc::new(DieselActivityLogRepository::new(db.clone())),
+            types: type_repository,
+            entities: entity_repository.clone(),
+            workspaces: workspace_repository.clone(),
+        },
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
     let entities = Arc::new(EntityService::new(
         entity_repository,
         clock.clone(),
@@ -315,6 +343,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         events,
         workspaces,
         notes,
+        activity_log_types,
+        activity_logs,
         authorization,
         registrar,
         identity,
@@ -375,6 +405,8 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         workspaces: services.workspaces.clone(),
         notes: services.notes.clone(),
         pep_sanction_jobs: services.pep_sanction_jobs.clone(),
+        activity_log_types: services.activity_log_types.clone(),
+        activity_logs: services.activity_logs.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -452,12 +484,14 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities and workspaces, forgets old idempotency keys and
-/// expired grants, removes one-time secrets from operations, and drops idle rate-limit
-/// buckets.
+/// Periodically purges expired soft-deleted entities, workspaces, activity log types
+/// and activity logs, forgets old idempotency keys and expired grants, removes one-time
+/// secrets from operations, and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
     let workspaces = services.workspaces.clone();
+    let activity_log_types = services.activity_log_types.clone();
+    let activity_logs = services.activity_logs.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -476,6 +510,16 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired workspaces"),
                 Err(e) => tracing::warn!(error = %e, "workspace purge failed"),
+            }
+            match activity_log_types.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired activity log types"),
+                Err(e) => tracing::warn!(error = %e, "activity log type purge failed"),
+            }
+            match activity_logs.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired activity logs"),
+                Err(e) => tracing::warn!(error = %e, "activity log purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

@@ -15,6 +15,14 @@ pub fn etag(uid: &str, revision: i64) -> String {
     format!("\"{}\"", hex(&digest[..10]))
 }
 
+/// A resource (or any part of one) as JSON, for change records and comparisons.
+///
+/// # Errors
+/// INTERNAL when it does not serialise (a bug: resources are plain data).
+pub fn to_json<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
+}
+
 /// Hex SHA-256 of the method and its parameters, for idempotency keys: the same
 /// request gives the same fingerprint whatever the order of object keys.
 pub fn fingerprint(method: &str, parts: &[(&str, &Value)]) -> String {

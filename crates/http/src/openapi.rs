@@ -4,7 +4,10 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, events, health, jobs, notes, oauth, tenants, workspaces};
+use crate::routes::{
+    activity_log_types, activity_logs, entities, events, health, jobs, notes, oauth, tenants,
+    workspaces,
+};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -34,6 +37,18 @@ use crate::routes::{entities, events, health, jobs, notes, oauth, tenants, works
         events::get,
         events::get_for_entity,
         events::list,
+        activity_log_types::list,
+        activity_log_types::create,
+        activity_log_types::get,
+        activity_log_types::update,
+        activity_log_types::delete,
+        activity_log_types::undelete,
+        activity_logs::create,
+        activity_logs::batch_get,
+        activity_logs::get,
+        activity_logs::delete,
+        activity_logs::undelete,
+        activity_logs::list_for_entity,
         jobs::list_pep_sanction,
         jobs::create_pep_sanction,
         jobs::get_pep_sanction,
@@ -71,6 +86,7 @@ use crate::routes::{entities, events, health, jobs, notes, oauth, tenants, works
     tags(
         (name = "entities", description = "People and organisations under assessment"),
         (name = "events", description = "The append-only record of every change"),
+        (name = "activityLogs", description = "Activity log types and the activity logs recorded about entities"),
         (name = "jobs", description = "Jobs about an entity: created, then run; each run is a long-running operation"),
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),

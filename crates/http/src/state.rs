@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use rics_domain::activity::{ActivityLogService, ActivityLogTypeService};
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
@@ -51,6 +52,10 @@ pub struct ApiState {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// Activity log type use cases.
+    pub activity_log_types: Arc<ActivityLogTypeService>,
+    /// Activity log use cases.
+    pub activity_logs: Arc<ActivityLogService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

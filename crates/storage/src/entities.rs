@@ -542,7 +542,8 @@ fn lock_pair(
     Ok(())
 }
 
-/// Removes an entity and what it owns if `guard` holds; returns the counts.
+/// Removes an entity and what it owns if `guard` holds, the activity logs naming it
+/// included; returns the counts.
 fn erase(
     conn: &mut DbConnection,
     tenant: &str,
@@ -573,6 +574,7 @@ fn erase(
         .count()
         .get_result::<i64>(conn)
         .map_err(repository_error)?;
+    let logs = crate::activity_logs::erase_naming_entity(conn, tenant, id)?;
     let removed_events = diesel::delete(
         events::table
             .filter(events::tenant_id.eq(tenant))
@@ -614,8 +616,12 @@ fn erase(
     counts.insert("relationships".into(), relationships);
     counts.insert("tags".into(), tags);
     counts.insert("externalIds".into(), external_ids);
-    counts.insert("events".into(), removed_events as i64);
-    counts.insert("idempotencyKeys".into(), removed_keys as i64);
+    counts.insert("events".into(), removed_events as i64 + logs.events);
+    counts.insert(
+        "idempotencyKeys".into(),
+        removed_keys as i64 + logs.idempotency_keys,
+    );
+    counts.insert("activityLogs".into(), logs.logs);
     counts.insert(
         "notes".into(),
         crate::notes::erase_entity_notes(conn, tenant, id)?,

@@ -2,6 +2,8 @@
 //! `MultiConnection`, embedded migrations, repositories, and AIP-160 filters compiled
 //! to bound SQL.
 
+pub mod activity_log_types;
+pub mod activity_logs;
 pub mod connection;
 pub mod database;
 pub mod entities;
@@ -25,6 +27,8 @@ pub mod tenants;
 pub mod testing;
 pub mod workspaces;
 
+pub use activity_log_types::DieselActivityLogTypeRepository;
+pub use activity_logs::DieselActivityLogRepository;
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use entities::DieselEntityRepository;

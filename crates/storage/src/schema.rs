@@ -461,3 +461,88 @@ diesel::allow_tables_to_appear_in_same_query!(
     jobs,
     job_tasks,
 );
+
+diesel::table! {
+    /// Activity log types: the columns filters, orders and counts use, and the JSON
+    /// body.
+    activity_log_types (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// How many trigrams the display name has (fuzzy ranking).
+        display_name_trigrams -> BigInt,
+        /// `activityType`; NULL when unset.
+        activity_type -> Nullable<Text>,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per trigram of an activity log type's display name (fuzzy search).
+    activity_log_type_name_trigrams (tenant_id, activity_log_type_id, trigram) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The activity log type.
+        activity_log_type_id -> Text,
+        /// The trigram.
+        trigram -> Text,
+    }
+}
+
+diesel::table! {
+    /// Activity logs: the columns filters and orders use, and the JSON body.
+    activity_logs (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `type`.
+        activity_type -> Text,
+        /// `activityLogType` (a resource name); '' when unset.
+        activity_log_type -> Text,
+        /// `source`.
+        source -> Text,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `occurTime`.
+        occur_time -> BigInt,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per entity an activity log names (`entityNames`).
+    activity_log_entities (tenant_id, activity_log_id, entity_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The activity log.
+        activity_log_id -> Text,
+        /// The entity.
+        entity_id -> Text,
+    }
+}

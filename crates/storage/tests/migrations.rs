@@ -523,6 +523,10 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         notes: (S, S, S, S, i64, S, S, S, bool, i64, i64),
         jobs: (S, S, S, S, S, i64, S, S, Maybe<S>, Maybe<S>, i64, i64),
         job_tasks: (S, S, S, S, S, i64, i64, Maybe<S>, bool, Maybe<S>, i64, i64),
+        activity_log_types: (S, S, S, i64, S, i64, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        activity_log_type_name_trigrams: (S, S, S),
+        activity_logs: (S, S, S, i64, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        activity_log_entities: (S, S, S),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -15,6 +15,7 @@ use super::relationship::{
 };
 use super::repository::{EntityRepository, EraseGuard};
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
+use crate::batch::{self, Collection};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
@@ -22,11 +23,15 @@ use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
 use crate::time::{Clock, Timestamp};
 
-/// Most names in one `:batchGet` (AIP-231).
-pub const MAX_BATCH_GET: usize = 1000;
+/// Entity names, for batch gets.
+const ENTITIES: Collection = Collection {
+    id: Entity::COLLECTION,
+    pattern: "entities/{entity}",
+    called: "an entity",
+};
 /// How often a change without an etag is retried when a concurrent change wins.
 const CONCURRENT_RETRIES: usize = 3;
 /// The method name bound into idempotency keys and page tokens.
@@ -154,51 +159,13 @@ impl EntityService {
     /// INVALID_ARGUMENT for no names, too many, or a malformed one; NOT_FOUND naming
     /// the first missing entity.
     pub async fn batch_get(&self, principal: &Principal, names: &[String]) -> Result<Vec<Entity>> {
-        if names.is_empty() {
-            return Err(Error::invalid_field(
-                "names",
-                "REQUIRED",
-                "give at least one name",
-            ));
-        }
-        if names.len() > MAX_BATCH_GET {
-            return Err(Error::invalid_field(
-                "names",
-                "TOO_MANY_NAMES",
-                format!("at most {MAX_BATCH_GET} names (got {})", names.len()),
-            ));
-        }
-        let mut ids = Vec::with_capacity(names.len());
-        for (i, name) in names.iter().enumerate() {
-            let id = name
-                .strip_prefix("entities/")
-                .filter(|id| is_well_formed_id(id))
-                .ok_or_else(|| {
-                    Error::invalid_field(
-                        format!("names[{i}]"),
-                        "INVALID_NAME",
-                        format!("'{name}' is not an entity name (entities/{{entity}})"),
-                    )
-                })?;
-            ids.push(id.to_owned());
-        }
-        let mut unique = ids.clone();
-        unique.sort();
-        unique.dedup();
+        let ids = batch::requested_ids(names, ENTITIES)?;
         let found = self
             .repository
-            .get_many(&principal.tenant, &unique)
+            .get_many(&principal.tenant, &batch::distinct(&ids))
             .await
             .map_err(Error::from)?;
-        ids.iter()
-            .map(|id| {
-                found
-                    .iter()
-                    .find(|e| e.id() == id)
-                    .cloned()
-                    .ok_or_else(|| Error::not_found(&Entity::name_of(id)))
-            })
-            .collect()
+        batch::in_request_order(&ids, &found, Entity::id, ENTITIES)
     }
 
     /// One page of entities (AIP-132, AIP-158, AIP-160).
@@ -721,10 +688,6 @@ impl EntityService {
             }
         }
     }
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
 }
 
 fn check_id(id: &str) -> Result<()> {

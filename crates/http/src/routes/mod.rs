@@ -2,6 +2,8 @@
 //! shows it, the scope it needs and its handler. Registration with actix and the
 //! route-coverage tests both read this table.
 
+pub mod activity_log_types;
+pub mod activity_logs;
 pub mod entities;
 pub mod events;
 pub mod health;
@@ -161,6 +163,18 @@ routes! {
     GET "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::get_for_workspace, Some(Scope::Read);
     PATCH "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::update_for_workspace, Some(Scope::Write);
     DELETE "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::delete_for_workspace, Some(Scope::Write);
+    GET "/v1alpha/activityLogTypes" => activity_log_types::list, Some(Scope::Read);
+    POST "/v1alpha/activityLogTypes" => activity_log_types::create, Some(Scope::Admin);
+    GET "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::get, Some(Scope::Read);
+    PATCH "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::update, Some(Scope::Admin);
+    DELETE "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::delete, Some(Scope::Admin);
+    POST "/v1alpha/activityLogTypes/{activityLogType}:undelete" => activity_log_types::undelete, Some(Scope::Admin);
+    POST "/v1alpha/activityLogs" => activity_logs::create, Some(Scope::Write);
+    GET "/v1alpha/activityLogs:batchGet" => activity_logs::batch_get, Some(Scope::Read);
+    GET "/v1alpha/activityLogs/{activityLog}" => activity_logs::get, Some(Scope::Read);
+    DELETE "/v1alpha/activityLogs/{activityLog}" => activity_logs::delete, Some(Scope::Write);
+    POST "/v1alpha/activityLogs/{activityLog}:undelete" => activity_logs::undelete, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/activityLogs" => activity_logs::list_for_entity, Some(Scope::Read);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);

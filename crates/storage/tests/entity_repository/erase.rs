@@ -130,6 +130,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
+            ("activityLogs", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -179,6 +180,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
+            ("activityLogs", 0),
         ]))
     );
 }

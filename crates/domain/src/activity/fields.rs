@@ -1,0 +1,203 @@
+//! The declarations of activity log types and activity logs for the AIP machinery:
+//! which fields a filter may use, how update masks treat each field, and how lists
+//! page and sort.
+
+use std::sync::LazyLock;
+
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
+use rics_aip::filter::{FieldType, FilterSchema};
+use serde_json::Value;
+
+use super::model::ActivityType;
+use crate::error::Result;
+use crate::list::{ListSpec, SortBy, SortKey};
+
+/// What activity log type list filters may refer to. A bare word searches
+/// `displayName` fuzzily, as `displayName:"kyc reveiw"` does.
+pub static TYPE_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .global_search_field("displayName")
+        .field("activityType", FieldType::Enum(ActivityType::VALUES))
+        .field("createTime", FieldType::Timestamp)
+        .field("updateTime", FieldType::Timestamp)
+        .field("deleteTime", FieldType::Timestamp)
+});
+
+/// How activity log types are listed: 50 per page by default, at most 1000 (larger
+/// sizes coerced), oldest first; a fuzzy search without `orderBy` ranks by similarity.
+pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "activityLogTypes.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &TYPE_FILTER,
+    sortable: &["displayName", "createTime", "updateTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("createTime"),
+        descending: false,
+    }],
+    soft_delete: true,
+});
+
+/// What the list of an entity's activity logs may filter on.
+pub static LOG_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
+    FilterSchema::new()
+        .field("type", FieldType::Enum(ActivityType::VALUES))
+        .field("activityLogType", FieldType::String)
+        .field("source", FieldType::String)
+        .field("occurTime", FieldType::Timestamp)
+        .field("createTime", FieldType::Timestamp)
+});
+
+/// How an entity's activity logs are listed: 50 per page by default, at most 1000
+/// (larger sizes coerced), most recent activity first.
+pub static LOG_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+    method: "entities.activityLogs.list",
+    default_page_size: 50,
+    max_page_size: 1000,
+    filter: &LOG_FILTER,
+    sortable: &["occurTime", "createTime"],
+    default_order: &[SortKey {
+        by: SortBy::Field("occurTime"),
+        descending: true,
+    }],
+    soft_delete: true,
+});
+
+/// Every field of the activity log type JSON with its update behaviour.
+pub static TYPE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{Mutable, OutputOnly, Required};
+    use FieldKind::Scalar;
+    FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("uid", Scalar, OutputOnly)
+        .field("displayName", Scalar, Required)
+        .field("description", Scalar, Mutable)
+        .field("activityType", Scalar, Mutable)
+        .field("payloadSchema", Scalar, Mutable)
+        .field("createTime", Scalar, OutputOnly)
+        .field("updateTime", Scalar, OutputOnly)
+        .field("deleteTime", Scalar, OutputOnly)
+        .field("purgeTime", Scalar, OutputOnly)
+        .field("etag", Scalar, OutputOnly)
+});
+
+/// Every field of the activity log JSON. Logs are never updated, so this only tells
+/// which fields are ignored on input.
+pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{Immutable, OutputOnly};
+    use FieldKind::{Repeated, Scalar};
+    FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("uid", Scalar, OutputOnly)
+        .field("type", Scalar, Immutable)
+        .field("activityLogType", Scalar, Immutable)
+        .field("source", Scalar, Immutable)
+        .field("payload", Scalar, Immutable)
+        .field("entityNames", Repeated, Immutable)
+        .field("workspace", Scalar, Immutable)
+        .field("description", Scalar, Immutable)
+        .field("occurTime", Scalar, Immutable)
+        .field("createTime", Scalar, OutputOnly)
+        .field("deleteTime", Scalar, OutputOnly)
+        .field("purgeTime", Scalar, OutputOnly)
+        .field("etag", Scalar, OutputOnly)
+});
+
+/// An activity log type request body made ready to read (see
+/// [`crate::fields::input`]).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `activityLogType` when the body is not a JSON object.
+pub fn type_input(body: Value) -> Result<Value> {
+    crate::fields::input(&TYPE_TABLE, body, "activityLogType")
+}
+
+/// An activity log request body made ready to read.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `activityLog` when the body is not a JSON object.
+pub fn log_input(body: Value) -> Result<Value> {
+    crate::fields::input(&LOG_TABLE, body, "activityLog")
+}
+
+/// Parses an `updateMask` against the activity log type's fields.
+///
+/// # Errors
+/// INVALID_ARGUMENT on `updateMask` naming the bad path.
+pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
+    crate::fields::update_mask(&TYPE_TABLE, raw)
+}
+
+/// Applies a patch to the current activity log type JSON under `mask`.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field: unknown field, wrong shape, emptied required
+/// field.
+pub fn apply_mask(mask: &UpdateMask, current: &Value, patch: &Value) -> Result<Value> {
+    crate::fields::apply_mask(&TYPE_TABLE, mask, current, patch, "activityLogType")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::model::{ActivityLog, ActivityLogType};
+    use serde_json::json;
+
+    fn assert_declared(table: &FieldTable, value: &Value) {
+        for key in value.as_object().unwrap().keys() {
+            assert!(table.get(key).is_some(), "{key} is not declared");
+        }
+    }
+
+    #[test]
+    fn every_serialised_field_is_declared() {
+        let now = crate::time::Timestamp::from_unix_micros(1).unwrap();
+        let log_type = ActivityLogType {
+            name: "activityLogTypes/a".into(),
+            uid: "u".into(),
+            display_name: "A".into(),
+            description: "d".into(),
+            activity_type: ActivityType::Custom,
+            payload_schema: Some(serde_json::Map::new()),
+            create_time: Some(now),
+            update_time: Some(now),
+            delete_time: Some(now),
+            purge_time: Some(now),
+            etag: "e".into(),
+            revision: 1,
+        };
+        assert_declared(&TYPE_TABLE, &serde_json::to_value(&log_type).unwrap());
+        let log = ActivityLog {
+            name: "activityLogs/a".into(),
+            uid: "u".into(),
+            activity_type: ActivityType::Custom,
+            activity_log_type: "activityLogTypes/a".into(),
+            source: "CUSTOMER".into(),
+            payload: Some(serde_json::Map::new()),
+            entity_names: vec!["entities/e".into()],
+            workspace: "workspaces/w".into(),
+            description: "d".into(),
+            occur_time: Some(now),
+            create_time: Some(now),
+            delete_time: Some(now),
+            purge_time: Some(now),
+            etag: "e".into(),
+            revision: 1,
+        };
+        assert_declared(&LOG_TABLE, &serde_json::to_value(&log).unwrap());
+    }
+
+    #[test]
+    fn output_only_input_is_dropped() {
+        let body = log_input(json!({"type": "CUSTOM", "createTime": "x", "etag": "y"})).unwrap();
+        assert_eq!(body, json!({"type": "CUSTOM"}));
+        let body = type_input(json!({"displayName": "A", "uid": "u"})).unwrap();
+        assert_eq!(body, json!({"displayName": "A"}));
+    }
+
+    #[test]
+    fn unknown_mask_paths_name_update_mask() {
+        let error = update_mask(Some("colour")).unwrap_err();
+        assert_eq!(error.field_violations[0].field, "updateMask");
+    }
+}

@@ -1,0 +1,591 @@
+//! The activity log use cases: write a log about some entities, read one or several,
+//! list an entity's, soft delete, undelete and purge. A log never changes once
+//! written.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::fields;
+use super::model::{ActivityLog, ActivityLogType, DEFAULT_SOURCE, RESERVED_SOURCE};
+use super::payload_schema::PayloadSchema;
+use super::ports::{ActivityLogRepository, ActivityLogTypeRepository};
+use crate::batch::{self, Collection};
+use crate::entity::repository::EntityRepository;
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle;
+use crate::list::{ListRequest, ListResponse, Paging};
+use crate::principal::Principal;
+use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::time::{Clock, Timestamp};
+use crate::validate::Violations;
+use crate::workspace::ports::WorkspaceRepository;
+
+/// Most entities one log names.
+pub const MAX_ENTITY_NAMES: usize = 100;
+/// Longest description.
+pub const MAX_DESCRIPTION: usize = 2000;
+/// Longest source.
+pub const MAX_SOURCE: usize = 64;
+/// Activity log names, for batch gets.
+const ACTIVITY_LOGS: Collection = Collection {
+    id: ActivityLog::COLLECTION,
+    pattern: "activityLogs/{activityLog}",
+    called: "an activity log",
+};
+/// The method name bound into idempotency keys.
+const CREATE_METHOD: &str = "activityLogs.create";
+
+/// Everything the activity log service needs.
+pub struct ActivityLogService {
+    logs: Arc<dyn ActivityLogRepository>,
+    types: Arc<dyn ActivityLogTypeRepository>,
+    entities: Arc<dyn EntityRepository>,
+    workspaces: Arc<dyn WorkspaceRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    retention: Duration,
+}
+
+/// The ports the activity log service reads and writes.
+pub struct ActivityLogPorts {
+    /// The logs.
+    pub logs: Arc<dyn ActivityLogRepository>,
+    /// The types logs may name.
+    pub types: Arc<dyn ActivityLogTypeRepository>,
+    /// The entities logs are about.
+    pub entities: Arc<dyn EntityRepository>,
+    /// The workspaces logs may belong to.
+    pub workspaces: Arc<dyn WorkspaceRepository>,
+}
+
+impl ActivityLogService {
+    /// The service over its ports. `retention` is how long soft-deleted logs are kept
+    /// before they are purged.
+    pub fn new(
+        ports: ActivityLogPorts,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        retention: Duration,
+    ) -> ActivityLogService {
+        ActivityLogService {
+            logs: ports.logs,
+            types: ports.types,
+            entities: ports.entities,
+            workspaces: ports.workspaces,
+            clock,
+            ids,
+            paging,
+            retention,
+        }
+    }
+
+    /// Writes a log from the request body, with an optional user-chosen id and an
+    /// optional request id that makes retries safe (AIP-133, AIP-155).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id (a missing `type`, a `type`
+    /// other than its activity log type's, the reserved source `RICS`, a payload that
+    /// breaks the type's schema), or a request id reused with another request;
+    /// NOT_FOUND naming a missing entity, activity log type or workspace;
+    /// FAILED_PRECONDITION naming a deleted one; ALREADY_EXISTS when the id is taken.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        log_id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<ActivityLog> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = log_id {
+            validate_user_id("activityLogId", id)?;
+        }
+        let body = fields::log_input(body)?;
+        let mut log: ActivityLog = parse_body(body.clone(), "activityLog")?;
+        check_fields(&mut log)?;
+        if let Some(log_type) = self.log_type(principal, &log.activity_log_type).await? {
+            apply_type(&mut log, &log_type)?;
+        }
+        if log.activity_type.is_unspecified() {
+            return Err(Error::invalid_field(
+                "activityLog.type",
+                "REQUIRED",
+                "is required unless the activityLogType gives one",
+            ));
+        }
+        self.check_entities(principal, &log.entity_names).await?;
+        self.check_workspace(principal, &log.workspace).await?;
+        let now = self.clock.now();
+        let id = log_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
+        log.name = ActivityLog::name_of(&id);
+        log.uid = self.ids.uid();
+        log.revision = 1;
+        log.etag = resource::etag(&log.uid, log.revision);
+        log.create_time = Some(now);
+        log.occur_time = log.occur_time.or(Some(now));
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method: CREATE_METHOD,
+            fingerprint: fingerprint(
+                CREATE_METHOD,
+                &[("activityLogId", &json!(log_id)), ("activityLog", &body)],
+            ),
+            resource_name: log.name.clone(),
+        });
+        let events = self.events("activity_log.created", principal, None, &log, now)?;
+        let replayed = lifecycle::create_once(&log.name, key.as_ref(), || {
+            self.logs
+                .create(&principal.tenant, &log, key.as_ref(), &events)
+        })
+        .await
+        .map_err(|e| match e.code {
+            // A named entity was erased between the check and the write.
+            Code::NotFound => Error::new(
+                Code::NotFound,
+                "ENTITY_NOT_FOUND",
+                format!(
+                    "An entity named by '{}' was erased meanwhile: check entityNames and retry.",
+                    log.name
+                ),
+            ),
+            _ => e,
+        })?;
+        match replayed {
+            None => Ok(log),
+            Some(resource_name) => {
+                let id = resource_name
+                    .strip_prefix("activityLogs/")
+                    .unwrap_or(&resource_name);
+                self.get(principal, id).await
+            }
+        }
+    }
+
+    /// The log with `id`, deleted or not.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<ActivityLog> {
+        let name = ActivityLog::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid activity log name"),
+            ));
+        }
+        self.logs
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
+    /// Several logs by name, in the order asked, deleted ones included, all or
+    /// nothing (AIP-231).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for no names, too many, or a malformed one (`names[i]`);
+    /// NOT_FOUND naming the first missing log.
+    pub async fn batch_get(
+        &self,
+        principal: &Principal,
+        names: &[String],
+    ) -> Result<Vec<ActivityLog>> {
+        let ids = batch::requested_ids(names, ACTIVITY_LOGS)?;
+        let found = self
+            .logs
+            .get_many(&principal.tenant, &batch::distinct(&ids))
+            .await
+            .map_err(Error::from)?;
+        batch::in_request_order(&ids, &found, ActivityLog::id, ACTIVITY_LOGS)
+    }
+
+    /// One page of the logs naming the entity `entity_id` (AIP-132, AIP-158,
+    /// AIP-160), most recent activity first unless `orderBy` says otherwise. The entity
+    /// may be soft-deleted: its logs stay readable until it is purged.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed entity id or bad list parameters; NOT_FOUND for
+    /// an unknown entity.
+    pub async fn list_for_entity(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<ActivityLog>> {
+        let entity_name = format!("entities/{entity_id}");
+        if !is_well_formed_id(entity_id) {
+            return Err(Error::invalid_field(
+                "parent",
+                "INVALID_NAME",
+                format!("'{entity_name}' is not a valid entity name"),
+            ));
+        }
+        if self
+            .entities
+            .get(&principal.tenant, entity_id)
+            .await?
+            .is_none()
+        {
+            return Err(Error::not_found(&entity_name));
+        }
+        let (query, context) = self.paging.prepare(
+            &fields::LOG_LIST,
+            &principal.tenant,
+            Some(&entity_name),
+            request,
+        )?;
+        let page = self
+            .logs
+            .list_for_entity(&principal.tenant, entity_id, &query)
+            .await?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Soft-deletes a log (AIP-164) and returns it. With `allow_missing`, deleting a
+    /// log that is missing or already deleted succeeds (returning `None` when
+    /// missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
+    /// stale etag.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<ActivityLog>> {
+        let current = match self.get(principal, id).await {
+            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
+            other => other?,
+        };
+        if current.is_deleted() {
+            return if allow_missing {
+                Ok(Some(current))
+            } else {
+                Err(Error::not_found(&current.name))
+            };
+        }
+        lifecycle::check_etag(&current.name, &current.etag, etag)?;
+        let now = self.clock.now();
+        let mut removed = current.clone();
+        removed.delete_time = Some(now);
+        removed.purge_time = Some(now.plus(self.retention));
+        self.save(principal, &current, removed, "activity_log.deleted", now)
+            .await
+            .map(Some)
+    }
+
+    /// Restores a soft-deleted log.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when the log is not deleted; ABORTED for a stale
+    /// etag.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<ActivityLog> {
+        let current = self.get(principal, id).await?;
+        if !current.is_deleted() {
+            return Err(lifecycle::not_deleted(&current.name));
+        }
+        lifecycle::check_etag(&current.name, &current.etag, etag)?;
+        let mut restored = current.clone();
+        restored.delete_time = None;
+        restored.purge_time = None;
+        self.save(
+            principal,
+            &current,
+            restored,
+            "activity_log.undeleted",
+            self.clock.now(),
+        )
+        .await
+    }
+
+    /// Purges soft-deleted logs whose purge time has passed (at most `limit`), each
+    /// with a tenant-level `activity_log.purged` event; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .logs
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "activity_log.purged",
+                &ActivityLog::name_of(&id),
+                system,
+                now,
+            );
+            match self.logs.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+
+    /// The activity log type `name` names, which must be live; `None` for no name.
+    async fn log_type(&self, principal: &Principal, name: &str) -> Result<Option<ActivityLogType>> {
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let id = name.strip_prefix("activityLogTypes/").unwrap_or(name);
+        let log_type = self
+            .types
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(name))?
+            .ok_or_else(|| {
+                Error::not_found(name).with_metadata("field", "activityLog.activityLogType")
+            })?;
+        if log_type.is_deleted() {
+            return Err(
+                lifecycle::deleted(name).with_metadata("field", "activityLog.activityLogType")
+            );
+        }
+        Ok(Some(log_type))
+    }
+
+    /// Checks that the named workspace, if any, exists in the caller's tenant and is
+    /// not deleted (its name's form was checked with the other fields).
+    async fn check_workspace(&self, principal: &Principal, name: &str) -> Result<()> {
+        let Some(id) = name.strip_prefix("workspaces/") else {
+            return Ok(());
+        };
+        match self
+            .workspaces
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(name))?
+        {
+            None => Err(Error::invalid_field(
+                "activityLog.workspace",
+                "WORKSPACE_NOT_FOUND",
+                format!("'{name}' does not exist"),
+            )
+            .with_code(Code::NotFound)),
+            Some(workspace) if workspace.is_deleted() => Err(lifecycle::deleted(name)),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Checks that every named entity exists in the caller's tenant and is live.
+    async fn check_entities(&self, principal: &Principal, names: &[String]) -> Result<()> {
+        let ids: Vec<String> = names
+            .iter()
+            .map(|name| name.strip_prefix("entities/").unwrap_or(name).to_owned())
+            .collect();
+        let found = self
+            .entities
+            .get_many(&principal.tenant, &ids)
+            .await
+            .map_err(Error::from)?;
+        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
+            let field = format!("activityLog.entityNames[{i}]");
+            match found.iter().find(|entity| entity.id() == id) {
+                None => return Err(Error::not_found(name).with_metadata("field", field)),
+                Some(entity) if entity.is_deleted() => {
+                    return Err(lifecycle::deleted(name).with_metadata("field", field));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `updated` (a new lifecycle state of `current`), with its events.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &ActivityLog,
+        mut updated: ActivityLog,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<ActivityLog> {
+        updated.revision = current.revision + 1;
+        updated.etag = resource::etag(&updated.uid, updated.revision);
+        let events = self.events(event_type, principal, Some(current), &updated, now)?;
+        self.logs
+            .update_lifecycle(&principal.tenant, &updated, current.revision, &events)
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(updated)
+    }
+
+    /// One event per entity the log names, scoped to that entity, recording the
+    /// change from `before` to `after`.
+    fn events(
+        &self,
+        event_type: &str,
+        principal: &Principal,
+        before: Option<&ActivityLog>,
+        after: &ActivityLog,
+        now: Timestamp,
+    ) -> Result<Vec<NewEvent>> {
+        let before = before.map(to_json).transpose()?;
+        let after_json = to_json(after)?;
+        Ok(after
+            .entity_ids()
+            .into_iter()
+            .map(|entity_id| {
+                NewEvent::new(
+                    self.ids.resource_id(),
+                    event_type,
+                    &after.name,
+                    principal,
+                    now,
+                )
+                .for_entity(entity_id)
+                .with_changes(before.as_ref(), Some(&after_json))
+            })
+            .collect())
+    }
+}
+
+/// Checks what a log must satisfy on its own and normalises it: the source defaults
+/// to `CUSTOMER`, a name given twice in `entityNames` is kept once (in its first
+/// place), and an empty payload is no payload.
+///
+/// # Errors
+/// INVALID_ARGUMENT listing every violation, with request paths such as
+/// `activityLog.entityNames[2]`.
+fn check_fields(log: &mut ActivityLog) -> Result<()> {
+    let mut v = Violations::new();
+    if log.source.is_empty() {
+        DEFAULT_SOURCE.clone_into(&mut log.source);
+    } else if log.source.eq_ignore_ascii_case(RESERVED_SOURCE) {
+        v.add(
+            "activityLog.source",
+            "RESERVED_SOURCE",
+            format!("'{RESERVED_SOURCE}' is reserved for the service's own jobs"),
+        );
+    } else {
+        v.required_text("activityLog.source", &log.source, MAX_SOURCE);
+    }
+    v.multiline_text("activityLog.description", &log.description, MAX_DESCRIPTION);
+    if log.entity_names.is_empty() {
+        v.add(
+            "activityLog.entityNames",
+            "REQUIRED",
+            "name at least one entity",
+        );
+    }
+    let mut seen = BTreeSet::new();
+    let mut unique = Vec::with_capacity(log.entity_names.len());
+    for (i, name) in log.entity_names.iter().enumerate() {
+        if !is_name_in(name, "entities/") {
+            v.add(
+                format!("activityLog.entityNames[{i}]"),
+                "INVALID_NAME",
+                format!("'{name}' is not an entity name (entities/{{entity}})"),
+            );
+        } else if seen.insert(name.clone()) {
+            unique.push(name.clone());
+        }
+    }
+    log.entity_names = unique;
+    v.max_items(
+        "activityLog.entityNames",
+        &log.entity_names,
+        MAX_ENTITY_NAMES,
+    );
+    if !log.activity_log_type.is_empty() && !is_name_in(&log.activity_log_type, "activityLogTypes/")
+    {
+        v.add(
+            "activityLog.activityLogType",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not an activity log type name (activityLogTypes/{{activityLogType}})",
+                log.activity_log_type
+            ),
+        );
+    }
+    if !log.workspace.is_empty() && !is_name_in(&log.workspace, "workspaces/") {
+        v.add(
+            "activityLog.workspace",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not a workspace name (workspaces/{{workspace}})",
+                log.workspace
+            ),
+        );
+    }
+    if log.payload.as_ref().is_some_and(|p| p.is_empty()) {
+        log.payload = None;
+    }
+    if v.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid_fields(v.into_vec()))
+    }
+}
+
+/// What the log's activity log type decides: the default and only `type`, and the
+/// schema of the payload.
+///
+/// # Errors
+/// INVALID_ARGUMENT when `type` differs from the type's, or the payload breaks the
+/// type's schema (one violation per fault).
+fn apply_type(log: &mut ActivityLog, log_type: &ActivityLogType) -> Result<()> {
+    let expected = log_type.activity_type;
+    if log.activity_type.is_unspecified() {
+        log.activity_type = expected;
+    } else if !expected.is_unspecified() && log.activity_type != expected {
+        return Err(Error::invalid_field(
+            "activityLog.type",
+            "ACTIVITY_TYPE_MISMATCH",
+            format!(
+                "is {} but '{}' is of type {expected}",
+                log.activity_type, log_type.name
+            ),
+        ));
+    }
+    let Some(schema) = &log_type.payload_schema else {
+        return Ok(());
+    };
+    let compiled = PayloadSchema::compile(schema).map_err(|problem| {
+        Error::internal(format!("the stored schema of {} {problem}", log_type.name))
+    })?;
+    let payload = Value::Object(log.payload.clone().unwrap_or_default());
+    let violations = compiled.violations(&payload, "activityLog.payload");
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let mut error = Error::new(
+        Code::InvalidArgument,
+        "PAYLOAD_SCHEMA_VIOLATION",
+        format!(
+            "The payload does not satisfy the payloadSchema of '{}' ({} problems).",
+            log_type.name,
+            violations.len()
+        ),
+    )
+    .with_metadata("activityLogType", log_type.name.clone());
+    error.field_violations = violations;
+    Err(error)
+}
+
+/// Whether `name` is `{prefix}{id}` with a well-formed id.
+fn is_name_in(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix).is_some_and(is_well_formed_id)
+}
