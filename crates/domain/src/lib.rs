@@ -4,6 +4,7 @@
 //! This crate knows nothing of HTTP or SQL: the HTTP adapter calls the services, the
 //! storage adapter implements the repository ports, and the binary wires them.
 
+pub mod alert;
 pub mod entity;
 pub mod enums;
 pub mod error;
