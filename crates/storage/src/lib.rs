@@ -2,6 +2,7 @@
 //! `MultiConnection`, embedded migrations, repositories, and AIP-160 filters compiled
 //! to bound SQL.
 
+pub mod alerts;
 pub mod connection;
 pub mod database;
 pub mod entities;
@@ -24,6 +25,7 @@ pub mod tenants;
 pub mod testing;
 pub mod workspaces;
 
+pub use alerts::DieselAlertRepository;
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use entities::DieselEntityRepository;

@@ -129,6 +129,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("idempotencyKeys", 1),
             ("notes", 0),
             ("workspaceMemberships", 0),
+            ("alertMemberships", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -177,6 +178,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("idempotencyKeys", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
+            ("alertMemberships", 0),
         ]))
     );
 }
