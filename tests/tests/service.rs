@@ -14,7 +14,7 @@ const HTTP_METHODS: [&str; 8] = [
 ];
 
 /// The path of `route` with its variables filled: `id` for the entity, the caller's
-/// own tenant, an operation that does not exist.
+/// own tenant, `nothing` for the rest.
 fn concrete(path: &str, id: &str) -> String {
     path.replace("{entity}", id)
         .replace("{tenant}", "current")
@@ -22,6 +22,8 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{event}", "nothing")
         .replace("{workspace}", "nothing")
         .replace("{note}", "nothing")
+        .replace("{alert}", "nothing")
+        .replace("{alertType}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

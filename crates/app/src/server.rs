@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 use async_trait::async_trait;
 use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
+use rics_domain::alert::{AlertService, DefaultAlertTypes};
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
@@ -30,9 +31,9 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselEntityRepository, DieselEventRepository, DieselIdentityRepository,
-    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    Database, DieselAlertRepository, DieselEntityRepository, DieselEventRepository,
+    DieselIdentityRepository, DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -150,6 +151,8 @@ pub struct Services {
     pub workspaces: Arc<WorkspaceService>,
     /// Note use cases.
     pub notes: Arc<NoteService>,
+    /// Alert and alert type use cases.
+    pub alerts: Arc<AlertService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -203,7 +206,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         ids.clone(),
         clock.clone(),
     ));
-    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![Arc::new(FirstClient::new(registrar.clone()))];
+    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![
+        Arc::new(FirstClient::new(registrar.clone())),
+        Arc::new(DefaultAlertTypes),
+    ];
     let tenants = Arc::new(TenantService::new(
         Arc::new(DieselTenantRepository::new(db.clone())),
         Arc::new(DieselOperationRepository::new(db.clone())),
@@ -239,10 +245,21 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let notes = Arc::new(NoteService::new(
         Arc::new(DieselNoteRepository::new(db.clone())),
         entity_repository.clone(),
+        workspace_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+    ));
+    let alert_repository = Arc::new(DieselAlertRepository::new(db.clone()));
+    let alerts = Arc::new(AlertService::new(
+        alert_repository.clone(),
+        alert_repository,
+        entity_repository.clone(),
         workspace_repository,
         clock.clone(),
         ids.clone(),
         paging.clone(),
+        config.soft_delete_retention,
     ));
     let entities = Arc::new(EntityService::new(
         entity_repository,
@@ -258,6 +275,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         events,
         workspaces,
         notes,
+        alerts,
         authorization,
         registrar,
         identity,
@@ -317,6 +335,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         events: services.events.clone(),
         workspaces: services.workspaces.clone(),
         notes: services.notes.clone(),
+        alerts: services.alerts.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -365,12 +384,13 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities and workspaces, forgets old idempotency keys and
-/// expired grants, removes one-time secrets from operations, and drops idle rate-limit
-/// buckets.
+/// Periodically purges expired soft-deleted entities, workspaces and alerts, forgets
+/// old idempotency keys and expired grants, removes one-time secrets from operations,
+/// and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
     let workspaces = services.workspaces.clone();
+    let alerts = services.alerts.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -389,6 +409,11 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired workspaces"),
                 Err(e) => tracing::warn!(error = %e, "workspace purge failed"),
+            }
+            match alerts.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired alerts"),
+                Err(e) => tracing::warn!(error = %e, "alert purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces};
+use crate::routes::{alerts, entities, events, health, notes, oauth, tenants, workspaces};
 
 /// The API description.
 #[derive(OpenApi)]
@@ -52,6 +52,14 @@ use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces}
         notes::get_for_workspace,
         notes::update_for_workspace,
         notes::delete_for_workspace,
+        alerts::list_types,
+        alerts::get_type,
+        alerts::list,
+        alerts::create,
+        alerts::get,
+        alerts::delete,
+        alerts::undelete,
+        alerts::acknowledge,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -68,6 +76,7 @@ use crate::routes::{entities, events, health, notes, oauth, tenants, workspaces}
         (name = "events", description = "The append-only record of every change"),
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),
+        (name = "alerts", description = "Alerts for analysts, raised by callers and jobs, and their types"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

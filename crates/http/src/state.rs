@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use rics_domain::alert::AlertService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
@@ -48,6 +49,8 @@ pub struct ApiState {
     pub workspaces: Arc<WorkspaceService>,
     /// Note use cases.
     pub notes: Arc<NoteService>,
+    /// Alert and alert type use cases.
+    pub alerts: Arc<AlertService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

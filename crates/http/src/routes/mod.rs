@@ -2,6 +2,7 @@
 //! shows it, the scope it needs and its handler. Registration with actix and the
 //! route-coverage tests both read this table.
 
+pub mod alerts;
 pub mod entities;
 pub mod events;
 pub mod health;
@@ -155,6 +156,14 @@ routes! {
     GET "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::get_for_workspace, Some(Scope::Read);
     PATCH "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::update_for_workspace, Some(Scope::Write);
     DELETE "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::delete_for_workspace, Some(Scope::Write);
+    GET "/v1alpha/alertTypes" => alerts::list_types, Some(Scope::Read);
+    GET "/v1alpha/alertTypes/{alertType}" => alerts::get_type, Some(Scope::Read);
+    GET "/v1alpha/alerts" => alerts::list, Some(Scope::Read);
+    POST "/v1alpha/alerts" => alerts::create, Some(Scope::Write);
+    GET "/v1alpha/alerts/{alert}" => alerts::get, Some(Scope::Read);
+    DELETE "/v1alpha/alerts/{alert}" => alerts::delete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:undelete" => alerts::undelete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:acknowledge" => alerts::acknowledge, Some(Scope::Write);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);
