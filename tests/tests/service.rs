@@ -14,8 +14,7 @@ const HTTP_METHODS: [&str; 8] = [
 ];
 
 /// The path of `route` with its variables filled: `id` for the entity, the caller's
-/// own tenant, an operation, an event, an activity log type and an activity log that do
-/// not exist.
+/// own tenant, `nothing` for the rest.
 fn concrete(path: &str, id: &str) -> String {
     path.replace("{entity}", id)
         .replace("{tenant}", "current")
@@ -26,6 +25,8 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{job}", "nothing")
         .replace("{activityLogType}", "nothing")
         .replace("{activityLog}", "nothing")
+        .replace("{alert}", "nothing")
+        .replace("{alertType}", "nothing")
 }
 
 /// Routes anyone may call: probes, this document, and the authorization server's own

@@ -44,6 +44,9 @@ fn placeholders(path: &str) -> String {
     filled
 }
 
+/// The alert type the isolation matrix names (every tenant has it).
+const PEP: &str = "pep-and-sanctions-match-found";
+
 /// The id of a `tenants/{id}` name.
 fn tenant_id(name: &str) -> &str {
     name.strip_prefix("tenants/").unwrap()
@@ -210,7 +213,7 @@ on_both_backends! {
 
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
     /// entity with a tag, a relationship, an activity log type and an activity log
-    /// about the entity. Then, for every gated route of the route
+    /// about the entity, a case and an alert about it. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -257,6 +260,17 @@ on_both_backends! {
             );
             as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
             as_owner(Method::POST, &format!("/v1alpha/workspaces/case-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
+            // An alert about the secret entity, in the case.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/alerts?alertId=alert-{i}"),
+                Some(json!({
+                    "alertType": format!("alertTypes/{PEP}"),
+                    "entities": [format!("entities/secret-{i}")],
+                    "workspace": format!("workspaces/case-{i}"),
+                    "title": "Secret alert",
+                })),
+            );
         }
         // A screening job of each tenant's secret entity, to name in the job routes.
         let mut secret_jobs = Vec::new();
@@ -281,6 +295,10 @@ on_both_backends! {
                 let notes = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/{name}/notes?pageSize=1000"))).ok();
                 all.push((workspace.clone(), notes, Value::Null, Value::Null, Value::Null));
             }
+            let alerts = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alerts?pageSize=1000")).ok();
+            all.push((alerts, Value::Null, Value::Null, Value::Null, Value::Null));
+            let alert_types = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok();
+            all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -303,6 +321,11 @@ on_both_backends! {
             tenant_events.push(event.rsplit('/').next().unwrap().to_owned());
         }
         let before: Vec<_> = tenants.iter().map(|(_, token)| snapshot(token)).collect();
+        // Each tenant's alert types, which have the same ids in every tenant.
+        let alert_types: Vec<Value> = tenants
+            .iter()
+            .map(|(_, token)| server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok())
+            .collect();
 
         let mut checked = 0;
         for (attacker, (attacker_tenant, token)) in tenants.iter().enumerate() {
@@ -320,6 +343,8 @@ on_both_backends! {
                     .replace("{job}", &secret_jobs[victim])
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
+                    .replace("{alert}", &format!("alert-{victim}"))
+                    .replace("{alertType}", PEP)
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
                 assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
@@ -334,7 +359,14 @@ on_both_backends! {
                     _ => json!({"displayName": "Taken over"}),
                 };
                 let reply = call(&server, Some(token), route, &path, &body);
-                if route.path.contains('{') {
+                if route.path == "/v1alpha/alertTypes/{alertType}" {
+                    // Every tenant has the default types under the same ids: the id
+                    // names the caller's own type, never the other tenant's.
+                    let found = reply.ok();
+                    let own = array(&alert_types[attacker]["alertTypes"]).iter().find(|t| t["name"] == found["name"]);
+                    assert_eq!(own, Some(&found), "{context}");
+                    assert!(!array(&alert_types[victim]["alertTypes"]).iter().any(|t| t["uid"] == found["uid"]), "{context}: {found}");
+                } else if route.path.contains('{') {
                     assert_eq!(reply.status, 404, "{context}: {}", reply.text);
                     reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
                     assert!(!reply.text.contains("Secret"), "{context} leaks: {}", reply.text);
@@ -400,6 +432,30 @@ on_both_backends! {
                             let path = format!("/v1alpha/activityLogs:batchGet?names=activityLogs/secret-log-{victim}");
                             let reply = server.send(server.request_as(Some(token), Method::GET, &path));
                             reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/alertTypes") => {
+                            assert_eq!(reply.ok(), alert_types[attacker], "{context}");
+                        }
+                        ("GET", "/v1alpha/alerts") => {
+                            let found = names(&reply.ok()["alerts"]);
+                            assert!(!found.contains(&format!("alerts/alert-{victim}")), "{context}: {found:?}");
+                            for filter in [format!("entities:\"entities/{secret}\""), format!("workspace = \"workspaces/case-{victim}\"")] {
+                                let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/alerts{}", query(&[("filter", &filter), ("showDeleted", "true")])))).ok();
+                                assert!(names(&filtered["alerts"]).is_empty(), "{context} with {filter}: {filtered}");
+                            }
+                        }
+                        ("POST", "/v1alpha/alerts") => {
+                            // The body is no alert; one of the attacker's own is created
+                            // (and deleted); naming the victim's entity or case in one is
+                            // NOT_FOUND.
+                            reply.error(400, "INVALID_ARGUMENT", "UNKNOWN_FIELD");
+                            let own = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Own alert"});
+                            let created = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&own)).ok();
+                            server.send(server.request_as(Some(token), Method::DELETE, &format!("/v1alpha/{}", created["name"].as_str().unwrap()))).ok();
+                            let with_secret = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Alert", "entities": [format!("entities/{secret}")]});
+                            server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&with_secret)).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
+                            let in_case = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Alert", "workspace": format!("workspaces/case-{victim}")});
+                            server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&in_case)).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
                         }
                         ("POST", "/v1alpha/tenants") => {
                             // A partner may create children (of its own); a standard tenant

@@ -13,6 +13,7 @@ use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
+use rics_domain::alert::{AlertService, DefaultAlertTypes};
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
@@ -35,9 +36,9 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselEntityRepository,
-    DieselEventRepository, DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
-    DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
+    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
+    DieselEntityRepository, DieselEventRepository, DieselIdentityRepository, DieselJobRepository,
+    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
     DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
@@ -180,6 +181,8 @@ pub struct Services {
     pub activity_log_types: Arc<ActivityLogTypeService>,
     /// Activity log use cases.
     pub activity_logs: Arc<ActivityLogService>,
+    /// Alert and alert type use cases.
+    pub alerts: Arc<AlertService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -233,7 +236,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         ids.clone(),
         clock.clone(),
     ));
-    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![Arc::new(FirstClient::new(registrar.clone()))];
+    let steps: Vec<Arc<dyn ProvisioningStep>> = vec![
+        Arc::new(FirstClient::new(registrar.clone())),
+        Arc::new(DefaultAlertTypes),
+    ];
     let tenants = Arc::new(TenantService::new(
         Arc::new(DieselTenantRepository::new(db.clone())),
         Arc::new(DieselOperationRepository::new(db.clone())),
@@ -273,6 +279,17 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         ids.clone(),
         paging.clone(),
+    ));
+    let alert_repository = Arc::new(DieselAlertRepository::new(db.clone()));
+    let alerts = Arc::new(AlertService::new(
+        alert_repository.clone(),
+        alert_repository,
+        entity_repository.clone(),
+        workspace_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
@@ -345,6 +362,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         notes,
         activity_log_types,
         activity_logs,
+        alerts,
         authorization,
         registrar,
         identity,
@@ -407,6 +425,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         pep_sanction_jobs: services.pep_sanction_jobs.clone(),
         activity_log_types: services.activity_log_types.clone(),
         activity_logs: services.activity_logs.clone(),
+        alerts: services.alerts.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -484,14 +503,15 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities, workspaces, activity log types
-/// and activity logs, forgets old idempotency keys and expired grants, removes one-time
-/// secrets from operations, and drops idle rate-limit buckets.
+/// Periodically purges expired soft-deleted entities, workspaces, activity log types,
+/// activity logs and alerts, forgets old idempotency keys and expired grants, removes
+/// one-time secrets from operations, and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
     let workspaces = services.workspaces.clone();
     let activity_log_types = services.activity_log_types.clone();
     let activity_logs = services.activity_logs.clone();
+    let alerts = services.alerts.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -520,6 +540,11 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired activity logs"),
                 Err(e) => tracing::warn!(error = %e, "activity log purge failed"),
+            }
+            match alerts.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired alerts"),
+                Err(e) => tracing::warn!(error = %e, "alert purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

@@ -5,6 +5,7 @@
 //! storage adapter implements the repository ports, and the binary wires them.
 
 pub mod activity;
+pub mod alert;
 pub mod batch;
 pub mod entity;
 pub mod enums;

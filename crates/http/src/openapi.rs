@@ -5,8 +5,8 @@ use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use crate::routes::{
-    activity_log_types, activity_logs, entities, events, health, jobs, notes, oauth, tenants,
-    workspaces,
+    activity_log_types, activity_logs, alerts, entities, events, health, jobs, notes, oauth,
+    tenants, workspaces,
 };
 
 /// The API description.
@@ -72,6 +72,14 @@ use crate::routes::{
         notes::get_for_workspace,
         notes::update_for_workspace,
         notes::delete_for_workspace,
+        alerts::list_types,
+        alerts::get_type,
+        alerts::list,
+        alerts::create,
+        alerts::get,
+        alerts::delete,
+        alerts::undelete,
+        alerts::acknowledge,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -90,6 +98,7 @@ use crate::routes::{
         (name = "jobs", description = "Jobs about an entity: created, then run; each run is a long-running operation"),
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),
+        (name = "alerts", description = "Alerts for analysts, raised by callers and jobs, and their types"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rics_domain::activity::{ActivityLogService, ActivityLogTypeService};
+use rics_domain::alert::AlertService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
@@ -56,6 +57,8 @@ pub struct ApiState {
     pub activity_log_types: Arc<ActivityLogTypeService>,
     /// Activity log use cases.
     pub activity_logs: Arc<ActivityLogService>,
+    /// Alert and alert type use cases.
+    pub alerts: Arc<AlertService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

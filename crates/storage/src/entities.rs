@@ -634,6 +634,10 @@ fn erase(
         "workspaceMemberships".into(),
         crate::workspaces::remove_erased_entity(conn, tenant, id)?,
     );
+    counts.insert(
+        "alertMemberships".into(),
+        crate::alerts::remove_erased_entity(conn, tenant, id)?,
+    );
     Ok(counts)
 }
 

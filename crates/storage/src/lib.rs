@@ -4,6 +4,7 @@
 
 pub mod activity_log_types;
 pub mod activity_logs;
+pub mod alerts;
 pub mod connection;
 pub mod database;
 pub mod entities;
@@ -29,6 +30,7 @@ pub mod workspaces;
 
 pub use activity_log_types::DieselActivityLogTypeRepository;
 pub use activity_logs::DieselActivityLogRepository;
+pub use alerts::DieselAlertRepository;
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use entities::DieselEntityRepository;

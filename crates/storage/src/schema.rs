@@ -446,6 +446,78 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Alert types: seeded per tenant, read-only through the API.
+    alert_types (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid`: `{tenant}:{id}` for the default types.
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `description`.
+        description -> Text,
+        /// `defaultSeverity`.
+        default_severity -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Alerts: the columns filters, orders and counts use, and the JSON body.
+    alerts (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `alertType`, `alertTypes/{alertType}`.
+        alert_type -> Text,
+        /// `workspace`, `workspaces/{workspace}`; empty when there is none.
+        workspace -> Text,
+        /// `severity`.
+        severity -> Text,
+        /// `state`: ACTIVE, ACKNOWLEDGED or RESOLVED.
+        state -> Text,
+        /// The resource JSON without the fields held in columns and `entities`.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `acknowledgeTime`, once acknowledged.
+        acknowledge_time -> Nullable<BigInt>,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per entity of an alert (`entities` filters, erasure).
+    alert_entities (tenant_id, alert_id, entity) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The alert.
+        alert_id -> Text,
+        /// The entity's name, `entities/{entity}`.
+        entity -> Text,
+        /// Its place in the alert's `entities`.
+        position -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
@@ -460,6 +532,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     notes,
     jobs,
     job_tasks,
+    alert_types,
+    alerts,
+    alert_entities,
 );
 
 diesel::table! {

@@ -12,6 +12,7 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_domain::tenant::{Tenant, TenantState, TenantType};
 
+use crate::alerts::insert_alert_types;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
@@ -114,8 +115,8 @@ impl TenantRow {
     }
 }
 
-/// Writes the tenant of `plan`, then its clients and users, in the current
-/// transaction. They must all belong to the plan's tenant.
+/// Writes the tenant of `plan`, then its clients, users and alert types, in the
+/// current transaction. They must all belong to the plan's tenant.
 fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), RepositoryError> {
     let id = plan.tenant.id();
     let foreign = plan
@@ -140,6 +141,7 @@ fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), Reposito
     for user in &plan.users {
         insert_user(conn, user)?;
     }
+    insert_alert_types(conn, id, &plan.alert_types)?;
     Ok(())
 }
 

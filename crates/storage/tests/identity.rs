@@ -193,6 +193,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
     TenantPlan {
         clients: vec![client(&format!("{id}-admin"), &id)],
         users: Vec::new(),
+        alert_types: Vec::new(),
         tenant,
     }
 }

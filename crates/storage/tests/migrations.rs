@@ -527,6 +527,9 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         activity_log_type_name_trigrams: (S, S, S),
         activity_logs: (S, S, S, i64, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
         activity_log_entities: (S, S, S),
+        alert_types: (S, S, S, i64, S, S, S, i64, i64),
+        alerts: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<i64>),
+        alert_entities: (S, S, S, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 
 use super::model::Tenant;
+use crate::alert::model::AlertType;
 use crate::event::NewEvent;
 use crate::identity::model::{Client, User};
 use crate::list::{ListQuery, Page};
@@ -11,7 +12,7 @@ use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 
 /// Everything a new tenant starts with, written at once: the tenant, its first
-/// client, and what the provisioning steps added.
+/// client, and what the provisioning steps added (its default alert types, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantPlan {
     /// The tenant.
@@ -20,6 +21,8 @@ pub struct TenantPlan {
     pub clients: Vec<Client>,
     /// Its users.
     pub users: Vec<User>,
+    /// Its alert types.
+    pub alert_types: Vec<AlertType>,
 }
 
 /// Stores tenants and the operations that create them.

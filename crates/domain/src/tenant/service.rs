@@ -35,11 +35,20 @@ pub struct Credentials {
 }
 
 /// One step of provisioning a tenant: adds what the tenant starts with to the plan.
-/// Steps run in order; the plan is written in one transaction after the last.
+/// Steps run in order; the plan is written in one transaction after the last. They run
+/// for every child tenant and, unless [`ProvisioningStep::at_bootstrap`] says no, for
+/// the partner tenant of the first start.
 #[async_trait]
 pub trait ProvisioningStep: Send + Sync {
     /// A short name, recorded in the operation's debug metadata.
     fn name(&self) -> &'static str;
+
+    /// Whether the step also runs for the partner tenant a first start provisions.
+    /// That bootstrap has no operation to return credentials in, and makes its admin
+    /// client from the operator's settings, so a step that makes clients says no.
+    fn at_bootstrap(&self) -> bool {
+        true
+    }
 
     /// Adds to `plan`, recording any secret in `credentials`.
     ///
@@ -64,6 +73,10 @@ impl FirstClient {
 impl ProvisioningStep for FirstClient {
     fn name(&self) -> &'static str {
         "first-client"
+    }
+
+    fn at_bootstrap(&self) -> bool {
+        false
     }
 
     async fn apply(&self, plan: &mut TenantPlan, credentials: &mut Credentials) -> Result<()> {
@@ -301,11 +314,13 @@ impl TenantService {
     }
 
     /// On a database without tenants, provisions the partner tenant with an admin client
-    /// (and an admin user when asked); does nothing otherwise. Replicas starting
-    /// together provision once.
+    /// (and an admin user when asked) and what the provisioning steps that run at
+    /// bootstrap add (its default alert types, ...); does nothing otherwise. Replicas
+    /// starting together provision once.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT for a short secret or password; UNAVAILABLE when storage fails.
+    /// INVALID_ARGUMENT for a short secret or password; what a step fails with;
+    /// UNAVAILABLE when storage fails.
     pub async fn bootstrap(
         &self,
         registrar: &Registrar,
@@ -354,11 +369,15 @@ impl TenantService {
             generated_secret: if chosen_secret { None } else { client.secret },
             username: user.as_ref().map(|u| u.username.clone()),
         };
-        let plan = TenantPlan {
+        let mut plan = TenantPlan {
             tenant,
             clients: vec![client.client],
             users: user.into_iter().collect(),
+            alert_types: Vec::new(),
         };
+        for step in self.steps.iter().filter(|step| step.at_bootstrap()) {
+            step.apply(&mut plan, &mut Credentials::default()).await?;
+        }
         let created = self.tenants.bootstrap(&plan).await.map_err(Error::from)?;
         Ok(created.then_some(report))
     }
@@ -369,6 +388,7 @@ impl TenantService {
             tenant,
             clients: Vec::new(),
             users: Vec::new(),
+            alert_types: Vec::new(),
         };
         let mut credentials = Credentials::default();
         let mut names = Vec::with_capacity(self.steps.len());

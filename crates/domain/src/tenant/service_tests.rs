@@ -38,10 +38,12 @@ fn tenant(id: &str, kind: TenantType) -> Tenant {
     }
 }
 
-/// A step recording that it ran, adding a client id and a secret.
+/// A step recording that it ran (with the tenant's type), adding a client id and a
+/// secret.
 struct Recorder {
     name: &'static str,
-    log: Arc<Mutex<Vec<&'static str>>>,
+    at_bootstrap: bool,
+    log: Arc<Mutex<Vec<(&'static str, TenantType)>>>,
 }
 
 #[async_trait]
@@ -50,9 +52,15 @@ impl ProvisioningStep for Recorder {
         self.name
     }
 
+    fn at_bootstrap(&self) -> bool {
+        self.at_bootstrap
+    }
+
     async fn apply(&self, plan: &mut TenantPlan, credentials: &mut Credentials) -> Result<()> {
-        self.log.lock().unwrap().push(self.name);
-        assert_eq!(plan.tenant.tenant_type, TenantType::Standard);
+        self.log
+            .lock()
+            .unwrap()
+            .push((self.name, plan.tenant.tenant_type));
         credentials
             .clients
             .push((format!("{}-client", self.name), "s3cret".into()));
@@ -63,7 +71,7 @@ impl ProvisioningStep for Recorder {
 fn service(
     tenants: MockTenantRepository,
     operations: MockOperationRepository,
-    log: Arc<Mutex<Vec<&'static str>>>,
+    log: Arc<Mutex<Vec<(&'static str, TenantType)>>>,
 ) -> TenantService {
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);
@@ -77,10 +85,12 @@ fn service(
     let steps: Vec<Arc<dyn ProvisioningStep>> = vec![
         Arc::new(Recorder {
             name: "first",
+            at_bootstrap: true,
             log: log.clone(),
         }),
         Arc::new(Recorder {
             name: "second",
+            at_bootstrap: false,
             log,
         }),
     ];
@@ -119,7 +129,13 @@ async fn a_partner_creates_a_child_through_every_step() {
         .create_child(&principal("p1"), json!({"displayName": "Acme Bank"}))
         .await
         .unwrap();
-    assert_eq!(*log.lock().unwrap(), vec!["first", "second"]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![
+            ("first", TenantType::Standard),
+            ("second", TenantType::Standard)
+        ]
+    );
     let response = operation.response.unwrap();
     assert_eq!(response["tenant"]["displayName"], "Acme Bank");
     assert_eq!(response["tenant"]["parent"], "tenants/p1");
@@ -203,7 +219,7 @@ async fn only_the_callers_own_tenant_is_visible() {
 }
 
 #[tokio::test]
-async fn the_first_start_provisions_a_partner_with_the_chosen_credentials() {
+async fn the_first_start_provisions_a_partner_through_the_bootstrap_steps() {
     use super::service::BootstrapSpec;
     use crate::identity::admin::Registrar;
     use crate::identity::ports::MockSecretHasher;
@@ -223,7 +239,8 @@ async fn the_first_start_provisions_a_partner_with_the_chosen_credentials() {
             first = false;
             Ok(created)
         });
-    let service = service(tenants, MockOperationRepository::new(), Arc::default());
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let service = service(tenants, MockOperationRepository::new(), log.clone());
     let mut hasher = MockSecretHasher::new();
     hasher.expect_hash().returning(|_| Ok("hashed".into()));
     let mut ids = MockIdGenerator::new();
@@ -247,6 +264,11 @@ async fn the_first_start_provisions_a_partner_with_the_chosen_credentials() {
         "a chosen secret is not printed"
     );
     assert_eq!(report.username.as_deref(), Some("root"));
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![("first", TenantType::Partner)],
+        "only the steps that run at bootstrap"
+    );
     assert!(
         service.bootstrap(&registrar, spec).await.unwrap().is_none(),
         "a second start does nothing"

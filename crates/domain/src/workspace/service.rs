@@ -1,6 +1,5 @@
 //! The workspace use cases.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use serde_json::{Value, json};
 use super::fields;
 use super::model::{Workspace, WorkspaceState};
 use super::ports::WorkspaceRepository;
+use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
@@ -355,74 +355,23 @@ impl WorkspaceService {
         self.save(principal, &current, changed, event_type).await
     }
 
-    /// Checks `entities`: well-formed, no duplicates, at most [`MAX_ENTITIES`]; those
-    /// not in `kept` must exist in the caller's tenant and be live.
+    /// Checks `entities` (see [`check_named_entities`]); those not in `kept` must exist
+    /// in the caller's tenant and be live.
     async fn check_entities(
         &self,
         principal: &Principal,
         entities: &[String],
         kept: &[String],
     ) -> Result<()> {
-        let mut v = Violations::new();
-        v.max_items("workspace.entities", entities, MAX_ENTITIES);
-        let mut seen = BTreeSet::new();
-        let mut added = Vec::new();
-        for (i, name) in entities.iter().enumerate() {
-            let field = format!("workspace.entities[{i}]");
-            match name
-                .strip_prefix("entities/")
-                .filter(|id| is_well_formed_id(id))
-            {
-                None => v.add(
-                    field,
-                    "INVALID_NAME",
-                    format!("'{name}' is not an entity name (entities/{{entity}})"),
-                ),
-                Some(_) if !seen.insert(name.as_str()) => {
-                    v.add(
-                        field,
-                        "DUPLICATE_ENTITY",
-                        format!("'{name}' is listed twice"),
-                    );
-                }
-                Some(id) if !kept.contains(name) => added.push((i, id.to_owned())),
-                Some(_) => {}
-            }
-        }
-        if !v.is_empty() {
-            return Err(Error::invalid_fields(v.into_vec()));
-        }
-        if added.is_empty() {
-            return Ok(());
-        }
-        let ids: Vec<String> = added.iter().map(|(_, id)| id.clone()).collect();
-        let found = self
-            .entities
-            .get_many(&principal.tenant, &ids)
-            .await
-            .map_err(Error::from)?;
-        for (i, id) in &added {
-            let name = format!("entities/{id}");
-            match found.iter().find(|e| e.id() == id) {
-                None => {
-                    return Err(Error::invalid_field(
-                        format!("workspace.entities[{i}]"),
-                        "ENTITY_NOT_FOUND",
-                        format!("'{name}' does not exist"),
-                    )
-                    .with_code(Code::NotFound));
-                }
-                Some(entity) if entity.is_deleted() => {
-                    return Err(Error::failed_precondition(
-                        "ENTITY_DELETED",
-                        format!("'{name}' is deleted; undelete it first."),
-                    )
-                    .with_metadata("entity", name));
-                }
-                Some(_) => {}
-            }
-        }
-        Ok(())
+        check_named_entities(
+            self.entities.as_ref(),
+            &principal.tenant,
+            "workspace.entities",
+            entities,
+            kept,
+            MAX_ENTITIES,
+        )
+        .await
     }
 
     /// Stores `updated` as the next version of `current`, with its event.

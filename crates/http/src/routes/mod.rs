@@ -4,6 +4,7 @@
 
 pub mod activity_log_types;
 pub mod activity_logs;
+pub mod alerts;
 pub mod entities;
 pub mod events;
 pub mod health;
@@ -175,6 +176,14 @@ routes! {
     DELETE "/v1alpha/activityLogs/{activityLog}" => activity_logs::delete, Some(Scope::Write);
     POST "/v1alpha/activityLogs/{activityLog}:undelete" => activity_logs::undelete, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/activityLogs" => activity_logs::list_for_entity, Some(Scope::Read);
+    GET "/v1alpha/alertTypes" => alerts::list_types, Some(Scope::Read);
+    GET "/v1alpha/alertTypes/{alertType}" => alerts::get_type, Some(Scope::Read);
+    GET "/v1alpha/alerts" => alerts::list, Some(Scope::Read);
+    POST "/v1alpha/alerts" => alerts::create, Some(Scope::Write);
+    GET "/v1alpha/alerts/{alert}" => alerts::get, Some(Scope::Read);
+    DELETE "/v1alpha/alerts/{alert}" => alerts::delete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:undelete" => alerts::undelete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:acknowledge" => alerts::acknowledge, Some(Scope::Write);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);

@@ -131,6 +131,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("notes", 0),
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
+            ("alertMemberships", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -181,6 +182,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("notes", 0),
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
+            ("alertMemberships", 0),
         ]))
     );
 }

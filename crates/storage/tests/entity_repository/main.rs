@@ -1,5 +1,5 @@
 //! The contract suite of the entity repository and the records that hang off
-//! entities (notes, workspaces): every test runs once on SQLite (a temporary
+//! entities (notes, workspaces, alerts): every test runs once on SQLite (a temporary
 //! file) and once on PostgreSQL (a fresh schema), as `<test>::sqlite` and
 //! `<test>::postgres`, in parallel. PostgreSQL comes from `RICS_TEST_DATABASE_URL`.
 
@@ -23,6 +23,7 @@ macro_rules! contract {
     )+};
 }
 
+mod alerts;
 mod bridge;
 mod crud;
 mod erase;

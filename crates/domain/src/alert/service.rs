@@ -1,0 +1,637 @@
+//! The alert use cases: reading alert types, raising alerts (for API callers and for
+//! jobs), acknowledging them, soft delete and purge; and the provisioning step that
+//! gives every new tenant the default alert types.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields;
+use super::model::{Alert, AlertState, AlertType, NewAlert};
+use super::ports::{AlertRepository, AlertTypeRepository};
+use crate::entity::references::check_named_entities;
+use crate::entity::repository::EntityRepository;
+use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::{self, check_etag, deleted};
+use crate::list::{ListRequest, ListResponse, Paging};
+use crate::principal::{Principal, TenantId};
+use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::resource::{self, fingerprint, parse_body};
+use crate::tenant::ports::TenantPlan;
+use crate::tenant::service::{Credentials, ProvisioningStep};
+use crate::time::{Clock, Timestamp};
+use crate::validate::Violations;
+use crate::workspace::ports::WorkspaceRepository;
+
+/// Longest title.
+pub const MAX_TITLE: usize = 200;
+/// Longest description.
+pub const MAX_DESCRIPTION: usize = 2000;
+/// Most entities one alert names.
+pub const MAX_ENTITIES: usize = 100;
+/// Largest `details` object, in bytes of its JSON text (64 KiB).
+pub const MAX_DETAILS_BYTES: usize = 64 * 1024;
+/// The method name bound into idempotency keys.
+const CREATE_METHOD: &str = "alerts.create";
+
+/// Everything the alert service needs.
+pub struct AlertService {
+    alerts: Arc<dyn AlertRepository>,
+    types: Arc<dyn AlertTypeRepository>,
+    entities: Arc<dyn EntityRepository>,
+    workspaces: Arc<dyn WorkspaceRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    retention: Duration,
+}
+
+impl AlertService {
+    /// The service over its ports. `retention` is how long soft-deleted alerts are kept
+    /// before they are purged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        alerts: Arc<dyn AlertRepository>,
+        types: Arc<dyn AlertTypeRepository>,
+        entities: Arc<dyn EntityRepository>,
+        workspaces: Arc<dyn WorkspaceRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        retention: Duration,
+    ) -> AlertService {
+        AlertService {
+            alerts,
+            types,
+            entities,
+            workspaces,
+            clock,
+            ids,
+            paging,
+            retention,
+        }
+    }
+
+    /// The alert type with `id`.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get_type(&self, principal: &Principal, id: &str) -> Result<AlertType> {
+        let name = AlertType::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid alert type name"),
+            ));
+        }
+        self.types
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
+    /// One page of alert types, by display name unless `orderBy` says otherwise.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters.
+    pub async fn list_types(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<AlertType>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::TYPE_LIST, &principal.tenant, None, request)?;
+        let page = self
+            .types
+            .list(&principal.tenant, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Creates an ACTIVE alert from the request body, raised by the caller (`source` is
+    /// `principals/{subject}`), with an optional user-chosen id and an optional request
+    /// id that makes retries safe (AIP-133, AIP-155).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
+    /// another request; NOT_FOUND for an alert type, entity or workspace that does not
+    /// exist in the caller's tenant; FAILED_PRECONDITION for a deleted entity or
+    /// workspace; ALREADY_EXISTS when the id is taken.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        alert_id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Alert> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = alert_id {
+            validate_user_id("alertId", id)?;
+        }
+        let body = crate::fields::input(&fields::TABLE, body, "alert")?;
+        let mut alert: Alert = parse_body(body.clone(), "alert")?;
+        self.admit(principal, &mut alert).await?;
+        let now = self.clock.now();
+        let id = alert_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
+        self.complete(
+            &mut alert,
+            &id,
+            format!("principals/{}", principal.subject),
+            now,
+        );
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method: CREATE_METHOD,
+            fingerprint: fingerprint(
+                CREATE_METHOD,
+                &[("alertId", &json!(alert_id)), ("alert", &body)],
+            ),
+            resource_name: alert.name.clone(),
+        });
+        let events = self.events(
+            "alert.created",
+            &alert,
+            principal,
+            now,
+            None,
+            Some(&to_json(&alert)?),
+        );
+        let replayed = lifecycle::create_once(&alert.name, key.as_ref(), || {
+            self.alerts
+                .create(&principal.tenant, &alert, key.as_ref(), &events)
+        })
+        .await?;
+        match replayed {
+            None => Ok(alert),
+            Some(name) => {
+                let id = name.strip_prefix("alerts/").unwrap_or(&name);
+                self.get(principal, id).await
+            }
+        }
+    }
+
+    /// Raises an alert for an internal caller, such as a job: `source` is the caller's
+    /// resource name (the job) and `id` the alert's id, chosen by the caller from what
+    /// it is raising the alert about (for example the job's id). Raising is idempotent
+    /// on that id: when `id` already names an alert from the same `source`, that alert
+    /// is returned and nothing is written, so a job that is retried after it raised
+    /// its alert raises exactly one. The checks are those of [`AlertService::create`].
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id, an empty source or bad fields; NOT_FOUND
+    /// and FAILED_PRECONDITION as for `create`; ALREADY_EXISTS when `id` names an alert
+    /// of another source.
+    pub async fn raise(
+        &self,
+        principal: &Principal,
+        id: &str,
+        source: &str,
+        new: NewAlert,
+    ) -> Result<Alert> {
+        let name = Alert::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "alertId",
+                "INVALID_RESOURCE_ID",
+                format!("'{id}' is not a valid alert id"),
+            ));
+        }
+        if source.trim().is_empty() {
+            return Err(Error::invalid_field(
+                "alert.source",
+                "REQUIRED",
+                "is required and must not be blank",
+            ));
+        }
+        if let Some(existing) = self
+            .alerts
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+        {
+            return same_source(existing, source);
+        }
+        let mut alert = new.into_alert();
+        self.admit(principal, &mut alert).await?;
+        let now = self.clock.now();
+        self.complete(&mut alert, id, source.to_owned(), now);
+        let events = self.events(
+            "alert.created",
+            &alert,
+            principal,
+            now,
+            None,
+            Some(&to_json(&alert)?),
+        );
+        match self
+            .alerts
+            .create(&principal.tenant, &alert, None, &events)
+            .await
+        {
+            Ok(_) => Ok(alert),
+            // A concurrent retry of the same job stored it first.
+            Err(RepositoryError::AlreadyExists) => {
+                same_source(self.get(principal, id).await?, source)
+            }
+            Err(e) => Err(e.for_resource(&name)),
+        }
+    }
+
+    /// The alert with `id`, deleted or not.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Alert> {
+        let name = Alert::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid alert name"),
+            ));
+        }
+        self.alerts
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
+    /// One page of alerts, newest first unless `orderBy` says otherwise (AIP-132,
+    /// AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Alert>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::LIST, &principal.tenant, None, request)?;
+        let page = self
+            .alerts
+            .list(&principal.tenant, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Soft-deletes an alert (AIP-164). With `allow_missing`, deleting an alert that is
+    /// missing or already deleted succeeds (returning `None` when missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
+    /// stale etag.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Alert>> {
+        let current = match self.get(principal, id).await {
+            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
+            other => other?,
+        };
+        if current.is_deleted() {
+            return if allow_missing {
+                Ok(Some(current))
+            } else {
+                Err(Error::not_found(&current.name))
+            };
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        let now = self.clock.now();
+        let mut removed = current.clone();
+        removed.delete_time = Some(now);
+        removed.purge_time = Some(now.plus(self.retention));
+        self.save(principal, &current, removed, "alert.deleted")
+            .await
+            .map(Some)
+    }
+
+    /// Restores a soft-deleted alert.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when the alert is not deleted; ABORTED for a stale
+    /// etag.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Alert> {
+        let current = self.get(principal, id).await?;
+        if !current.is_deleted() {
+            return Err(lifecycle::not_deleted(&current.name));
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        let mut restored = current.clone();
+        restored.delete_time = None;
+        restored.purge_time = None;
+        self.save(principal, &current, restored, "alert.undeleted")
+            .await
+    }
+
+    /// Acknowledges an ACTIVE alert: it becomes ACKNOWLEDGED, with the caller's subject
+    /// as `acknowledger` and the time as `acknowledgeTime`.
+    ///
+    /// # Errors
+    /// NOT_FOUND; FAILED_PRECONDITION when the alert is deleted (`RESOURCE_DELETED`) or
+    /// not ACTIVE (`ALERT_NOT_ACTIVE`); ABORTED for a stale etag or a concurrent change.
+    pub async fn acknowledge(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Alert> {
+        let current = self.get(principal, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&current.name));
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        if current.state != AlertState::Active {
+            return Err(Error::failed_precondition(
+                "ALERT_NOT_ACTIVE",
+                format!(
+                    "'{}' is '{}'; only an ACTIVE alert can be acknowledged.",
+                    current.name, current.state
+                ),
+            )
+            .with_metadata("resource", current.name.clone())
+            .with_metadata("state", current.state.as_str()));
+        }
+        let mut acknowledged = current.clone();
+        acknowledged.state = AlertState::Acknowledged;
+        acknowledged.acknowledger = principal.subject.clone();
+        acknowledged.acknowledge_time = Some(self.clock.now());
+        self.save(principal, &current, acknowledged, "alert.acknowledged")
+            .await
+    }
+
+    /// Purges soft-deleted alerts whose purge time has passed (at most `limit`), each
+    /// with its `alert.purged` events; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .alerts
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let Some(alert) = self.alerts.get(&tenant, &id).await.map_err(Error::from)? else {
+                continue;
+            };
+            let events = self.events("alert.purged", &alert, system, now, None, None);
+            match self.alerts.purge(&tenant, &id, now, &events).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+
+    /// Checks an alert a caller asks for and fills in the alert type's default
+    /// severity: its fields, then its alert type, entities and workspace, each of the
+    /// caller's tenant.
+    async fn admit(&self, principal: &Principal, alert: &mut Alert) -> Result<()> {
+        validate(alert)?;
+        let type_id = alert
+            .alert_type
+            .strip_prefix("alertTypes/")
+            .unwrap_or_default();
+        let alert_type = self
+            .types
+            .get(&principal.tenant, type_id)
+            .await
+            .map_err(Error::from)?
+            .ok_or_else(|| {
+                Error::invalid_field(
+                    "alert.alertType",
+                    "ALERT_TYPE_NOT_FOUND",
+                    format!("'{}' does not exist", alert.alert_type),
+                )
+                .with_code(Code::NotFound)
+            })?;
+        if alert.severity.is_unspecified() {
+            alert.severity = alert_type.default_severity;
+        }
+        check_named_entities(
+            self.entities.as_ref(),
+            &principal.tenant,
+            "alert.entities",
+            &alert.entities,
+            &[],
+            MAX_ENTITIES,
+        )
+        .await?;
+        if let Some(workspace_id) = alert.workspace.strip_prefix("workspaces/") {
+            match self
+                .workspaces
+                .get(&principal.tenant, workspace_id)
+                .await
+                .map_err(Error::from)?
+            {
+                None => {
+                    return Err(Error::invalid_field(
+                        "alert.workspace",
+                        "WORKSPACE_NOT_FOUND",
+                        format!("'{}' does not exist", alert.workspace),
+                    )
+                    .with_code(Code::NotFound));
+                }
+                Some(workspace) if workspace.is_deleted() => {
+                    return Err(Error::failed_precondition(
+                        "WORKSPACE_DELETED",
+                        format!("'{}' is deleted; undelete it first.", workspace.name),
+                    )
+                    .with_metadata("workspace", workspace.name));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the fields only the service sets on a new alert.
+    fn complete(&self, alert: &mut Alert, id: &str, source: String, now: Timestamp) {
+        alert.name = Alert::name_of(id);
+        alert.uid = self.ids.uid();
+        alert.revision = 1;
+        alert.etag = resource::etag(&alert.uid, alert.revision);
+        alert.state = AlertState::Active;
+        alert.source = source;
+        alert.acknowledger = String::new();
+        alert.acknowledge_time = None;
+        alert.create_time = Some(now);
+        alert.update_time = Some(now);
+        alert.delete_time = None;
+        alert.purge_time = None;
+    }
+
+    /// Stores `updated` as the next version of `current`, with its events.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &Alert,
+        mut updated: Alert,
+        event_type: &str,
+    ) -> Result<Alert> {
+        let now = self.clock.now();
+        updated.revision = current.revision + 1;
+        updated.update_time = Some(now);
+        updated.etag = resource::etag(&updated.uid, updated.revision);
+        let events = self.events(
+            event_type,
+            current,
+            principal,
+            now,
+            Some(&to_json(current)?),
+            Some(&to_json(&updated)?),
+        );
+        self.alerts
+            .update(&principal.tenant, &updated, current.revision, &events)
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(updated)
+    }
+
+    /// The events of a change to `alert`: one per entity it names, each the entity's
+    /// (erased with it), or one tenant-level event when it names none.
+    fn events(
+        &self,
+        event_type: &str,
+        alert: &Alert,
+        principal: &Principal,
+        now: Timestamp,
+        before: Option<&Value>,
+        after: Option<&Value>,
+    ) -> Vec<NewEvent> {
+        let event = || {
+            NewEvent::new(
+                self.ids.resource_id(),
+                event_type,
+                &alert.name,
+                principal,
+                now,
+            )
+            .with_changes(before, after)
+        };
+        if alert.entities.is_empty() {
+            return vec![event()];
+        }
+        alert
+            .entities
+            .iter()
+            .map(|name| event().for_entity(name.strip_prefix("entities/").unwrap_or(name)))
+            .collect()
+    }
+}
+
+/// The stored alert a job raised before, when `source` raised it.
+fn same_source(existing: Alert, source: &str) -> Result<Alert> {
+    if existing.source == source {
+        Ok(existing)
+    } else {
+        Err(Error::already_exists(&existing.name))
+    }
+}
+
+/// Checks the fields of a new alert that need no lookup.
+fn validate(alert: &Alert) -> Result<()> {
+    let mut v = Violations::new();
+    if alert.alert_type.trim().is_empty() {
+        v.add(
+            "alert.alertType",
+            "REQUIRED",
+            "is required (alertTypes/{alertType})",
+        );
+    } else if !alert
+        .alert_type
+        .strip_prefix("alertTypes/")
+        .is_some_and(is_well_formed_id)
+    {
+        v.add(
+            "alert.alertType",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not an alert type name (alertTypes/{{alertType}})",
+                alert.alert_type
+            ),
+        );
+    }
+    v.required_text("alert.title", &alert.title, MAX_TITLE);
+    v.multiline_text("alert.description", &alert.description, MAX_DESCRIPTION);
+    if !alert.workspace.is_empty()
+        && !alert
+            .workspace
+            .strip_prefix("workspaces/")
+            .is_some_and(is_well_formed_id)
+    {
+        v.add(
+            "alert.workspace",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not a workspace name (workspaces/{{workspace}})",
+                alert.workspace
+            ),
+        );
+    }
+    let details = Value::Object(alert.details.clone()).to_string().len();
+    if details > MAX_DETAILS_BYTES {
+        v.add(
+            "alert.details",
+            "TOO_LONG",
+            format!("must be at most {MAX_DETAILS_BYTES} bytes of JSON (got {details})"),
+        );
+    }
+    if v.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid_fields(v.into_vec()))
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// The provisioning step that gives a new tenant the default alert types
+/// ([`crate::alert::model::DEFAULT_ALERT_TYPES`]), created with the tenant. It also
+/// runs on the first start's bootstrap.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefaultAlertTypes;
+
+#[async_trait]
+impl ProvisioningStep for DefaultAlertTypes {
+    fn name(&self) -> &'static str {
+        "default-alert-types"
+    }
+
+    async fn apply(&self, plan: &mut TenantPlan, _credentials: &mut Credentials) -> Result<()> {
+        let created = plan
+            .tenant
+            .create_time
+            .ok_or_else(|| Error::internal("a tenant plan without a creation time"))?;
+        let tenant = TenantId::new(plan.tenant.id());
+        plan.alert_types
+            .extend(AlertType::defaults(&tenant, created));
+        Ok(())
+    }
+}

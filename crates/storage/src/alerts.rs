@@ -1,0 +1,655 @@
+//! The alert type and alert repositories over Diesel, the writing of a new tenant's
+//! alert types, and the part of an entity's erasure that concerns alerts.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use rics_aip::page_token::CursorValue;
+use rics_domain::alert::model::{Alert, AlertState, AlertType, Severity};
+use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
+use rics_domain::event::NewEvent;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::resource;
+use rics_domain::time::Timestamp;
+
+use crate::connection::DbConnection;
+use crate::database::Database;
+use crate::entities::{FoundId, internal, timestamp};
+use crate::error::repository_error;
+use crate::events::insert_events;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::idempotency;
+use crate::paging::load_page;
+use crate::schema::{alert_entities, alert_types, alerts};
+use crate::sql::{Bind, Sql, insert_rows};
+
+/// Where the alert type filter fields live.
+const ALERT_TYPE_FIELDS: FieldMap = FieldMap {
+    alias: "at",
+    tenant_column: "at.tenant_id",
+    id_column: "at.id",
+    fields: &[
+        (
+            "displayName",
+            Column::Scalar {
+                column: "at.display_name",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "defaultSeverity",
+            Column::Scalar {
+                column: "at.default_severity",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "at.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+    ],
+    fuzzy: &[],
+};
+
+/// Where the alert filter fields live.
+const ALERT_FIELDS: FieldMap = FieldMap {
+    alias: "a",
+    tenant_column: "a.tenant_id",
+    id_column: "a.id",
+    fields: &[
+        (
+            "state",
+            Column::Scalar {
+                column: "a.state",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "severity",
+            Column::Scalar {
+                column: "a.severity",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "alertType",
+            Column::Scalar {
+                column: "a.alert_type",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "entities",
+            Column::Repeated {
+                table: "alert_entities",
+                owner: "alert_id",
+                value: "entity",
+            },
+        ),
+        (
+            "workspace",
+            Column::Scalar {
+                column: "a.workspace",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "a.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "updateTime",
+            Column::Scalar {
+                column: "a.update_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "acknowledgeTime",
+            Column::Scalar {
+                column: "a.acknowledge_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
+            "deleteTime",
+            Column::Scalar {
+                column: "a.delete_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::InMessage,
+            },
+        ),
+    ],
+    fuzzy: &[],
+};
+
+/// Fields kept in columns or side rows rather than in the body.
+const COLUMN_FIELDS: [&str; 13] = [
+    "name",
+    "uid",
+    "alertType",
+    "entities",
+    "workspace",
+    "severity",
+    "state",
+    "createTime",
+    "updateTime",
+    "acknowledgeTime",
+    "deleteTime",
+    "purgeTime",
+    "etag",
+];
+
+/// One row of `alert_types`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
+#[diesel(table_name = alert_types)]
+struct AlertTypeRow {
+    tenant_id: String,
+    id: String,
+    uid: String,
+    revision: i64,
+    display_name: String,
+    description: String,
+    default_severity: String,
+    create_time: i64,
+    update_time: i64,
+}
+
+impl AlertTypeRow {
+    fn from_alert_type(
+        tenant: &str,
+        alert_type: &AlertType,
+    ) -> Result<AlertTypeRow, RepositoryError> {
+        let time = |t: Option<Timestamp>| {
+            t.map(Timestamp::unix_micros).ok_or_else(|| {
+                internal("alert type without create or update time", &alert_type.name)
+            })
+        };
+        Ok(AlertTypeRow {
+            tenant_id: tenant.to_owned(),
+            id: alert_type.id().to_owned(),
+            uid: alert_type.uid.clone(),
+            revision: alert_type.revision,
+            display_name: alert_type.display_name.clone(),
+            description: alert_type.description.clone(),
+            default_severity: alert_type.default_severity.as_str().to_owned(),
+            create_time: time(alert_type.create_time)?,
+            update_time: time(alert_type.update_time)?,
+        })
+    }
+
+    fn into_alert_type(self) -> Result<AlertType, RepositoryError> {
+        Ok(AlertType {
+            name: AlertType::name_of(&self.id),
+            etag: resource::etag(&self.uid, self.revision),
+            default_severity: Severity::parse(&self.default_severity)
+                .ok_or_else(|| internal("stored default severity", &self.default_severity))?,
+            uid: self.uid,
+            display_name: self.display_name,
+            description: self.description,
+            create_time: Some(timestamp(self.create_time)?),
+            update_time: Some(timestamp(self.update_time)?),
+            revision: self.revision,
+        })
+    }
+
+    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "at.id" => CursorValue::Text(self.id.clone()),
+            "at.display_name" => CursorValue::Text(self.display_name.clone()),
+            "at.create_time" => CursorValue::Integer(self.create_time),
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+/// Writes the alert types of a new tenant, in the current transaction.
+///
+/// # Errors
+/// [`RepositoryError::AlreadyExists`] when the tenant has one of them; database
+/// failures.
+pub(crate) fn insert_alert_types(
+    conn: &mut DbConnection,
+    tenant: &str,
+    types: &[AlertType],
+) -> Result<(), RepositoryError> {
+    let rows = types
+        .iter()
+        .map(|t| AlertTypeRow::from_alert_type(tenant, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    for row in &rows {
+        diesel::insert_into(alert_types::table)
+            .values(row)
+            .execute(conn)
+            .map_err(repository_error)?;
+    }
+    Ok(())
+}
+
+/// One row of `alerts`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = alerts, primary_key(tenant_id, id), treat_none_as_null = true)]
+struct AlertRow {
+    tenant_id: String,
+    id: String,
+    uid: String,
+    revision: i64,
+    alert_type: String,
+    workspace: String,
+    severity: String,
+    state: String,
+    body: String,
+    create_time: i64,
+    update_time: i64,
+    acknowledge_time: Option<i64>,
+    delete_time: Option<i64>,
+    purge_time: Option<i64>,
+}
+
+impl AlertRow {
+    fn from_alert(tenant: &TenantId, alert: &Alert) -> Result<AlertRow, RepositoryError> {
+        let mut body = serde_json::to_value(alert).map_err(|e| internal("alert to JSON", e))?;
+        if let Some(map) = body.as_object_mut() {
+            for field in COLUMN_FIELDS {
+                map.remove(field);
+            }
+        }
+        Ok(AlertRow {
+            tenant_id: tenant.as_str().to_owned(),
+            id: alert.id().to_owned(),
+            uid: alert.uid.clone(),
+            revision: alert.revision,
+            alert_type: alert.alert_type.clone(),
+            workspace: alert.workspace.clone(),
+            severity: alert.severity.as_str().to_owned(),
+            state: alert.state.as_str().to_owned(),
+            body: body.to_string(),
+            create_time: alert.create_time.map_or(0, Timestamp::unix_micros),
+            update_time: alert.update_time.map_or(0, Timestamp::unix_micros),
+            acknowledge_time: alert.acknowledge_time.map(Timestamp::unix_micros),
+            delete_time: alert.delete_time.map(Timestamp::unix_micros),
+            purge_time: alert.purge_time.map(Timestamp::unix_micros),
+        })
+    }
+
+    /// The alert of this row, with its entities in order.
+    fn into_alert(self, entities: Vec<String>) -> Result<Alert, RepositoryError> {
+        let mut alert: Alert =
+            serde_json::from_str(&self.body).map_err(|e| internal("stored alert JSON", e))?;
+        alert.name = Alert::name_of(&self.id);
+        alert.etag = resource::etag(&self.uid, self.revision);
+        alert.uid = self.uid;
+        alert.revision = self.revision;
+        alert.alert_type = self.alert_type;
+        alert.entities = entities;
+        alert.workspace = self.workspace;
+        alert.severity = Severity::parse(&self.severity)
+            .ok_or_else(|| internal("stored alert severity", &self.severity))?;
+        alert.state = AlertState::parse(&self.state)
+            .ok_or_else(|| internal("stored alert state", &self.state))?;
+        alert.create_time = Some(timestamp(self.create_time)?);
+        alert.update_time = Some(timestamp(self.update_time)?);
+        alert.acknowledge_time = self.acknowledge_time.map(timestamp).transpose()?;
+        alert.delete_time = self.delete_time.map(timestamp).transpose()?;
+        alert.purge_time = self.purge_time.map(timestamp).transpose()?;
+        Ok(alert)
+    }
+
+    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "a.id" => CursorValue::Text(self.id.clone()),
+            "a.create_time" => CursorValue::Integer(self.create_time),
+            "a.update_time" => CursorValue::Integer(self.update_time),
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+/// Writes the entity rows of a new alert (they never change but by erasure).
+fn write_entities(conn: &mut DbConnection, tenant: &str, alert: &Alert) -> QueryResult<()> {
+    let id = alert.id();
+    let rows = alert
+        .entities
+        .iter()
+        .enumerate()
+        .map(|(position, entity)| -> Vec<Bind> {
+            vec![
+                tenant.into(),
+                id.into(),
+                entity.as_str().into(),
+                Bind::BigInt(position as i64),
+            ]
+        })
+        .collect();
+    insert_rows(
+        conn,
+        "alert_entities",
+        &["tenant_id", "alert_id", "entity", "position"],
+        rows,
+    )
+}
+
+/// The alerts of `rows`, in order, with their entities.
+fn with_entities(
+    conn: &mut DbConnection,
+    tenant: &str,
+    rows: Vec<AlertRow>,
+) -> Result<Vec<Alert>, RepositoryError> {
+    let mut members: std::collections::HashMap<String, Vec<String>> =
+        std::collections::HashMap::with_capacity(rows.len());
+    for chunk in rows.chunks(500) {
+        let ids: Vec<&str> = chunk.iter().map(|row| row.id.as_str()).collect();
+        let found = alert_entities::table
+            .filter(alert_entities::tenant_id.eq(tenant))
+            .filter(alert_entities::alert_id.eq_any(ids))
+            .order((alert_entities::alert_id, alert_entities::position))
+            .select((alert_entities::alert_id, alert_entities::entity))
+            .load::<(String, String)>(conn)
+            .map_err(repository_error)?;
+        for (alert, entity) in found {
+            members.entry(alert).or_default().push(entity);
+        }
+    }
+    rows.into_iter()
+        .map(|row| {
+            let entities = members.remove(&row.id).unwrap_or_default();
+            row.into_alert(entities)
+        })
+        .collect()
+}
+
+fn load_row(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<Option<AlertRow>, RepositoryError> {
+    alerts::table
+        .filter(alerts::tenant_id.eq(tenant))
+        .filter(alerts::id.eq(id))
+        .select(AlertRow::as_select())
+        .first(conn)
+        .optional()
+        .map_err(repository_error)
+}
+
+/// Takes the erased entity `entity_id` out of every alert; returns how many
+/// memberships were removed. The alerts stay (they are the firm's compliance record),
+/// each with a new revision, so that its etag changes with its `entities`. Part of an
+/// entity's erasure.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn remove_erased_entity(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+) -> Result<i64, RepositoryError> {
+    let name = format!("entities/{entity_id}");
+    let naming = alert_entities::table
+        .filter(alert_entities::tenant_id.eq(tenant))
+        .filter(alert_entities::entity.eq(&name))
+        .select(alert_entities::alert_id);
+    diesel::update(
+        alerts::table
+            .filter(alerts::tenant_id.eq(tenant))
+            .filter(alerts::id.eq_any(naming)),
+    )
+    .set(alerts::revision.eq(alerts::revision + 1))
+    .execute(conn)
+    .map_err(repository_error)?;
+    diesel::delete(
+        alert_entities::table
+            .filter(alert_entities::tenant_id.eq(tenant))
+            .filter(alert_entities::entity.eq(&name)),
+    )
+    .execute(conn)
+    .map(|n| n as i64)
+    .map_err(repository_error)
+}
+
+/// The Diesel repository of alert types and alerts.
+#[derive(Debug, Clone)]
+pub struct DieselAlertRepository {
+    db: Database,
+}
+
+impl DieselAlertRepository {
+    /// A repository over `db`.
+    pub fn new(db: Database) -> DieselAlertRepository {
+        DieselAlertRepository { db }
+    }
+}
+
+#[async_trait]
+impl AlertTypeRepository for DieselAlertRepository {
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<AlertType>, RepositoryError> {
+        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        self.db
+            .run(move |conn| {
+                alert_types::table
+                    .filter(alert_types::tenant_id.eq(&tenant))
+                    .filter(alert_types::id.eq(&id))
+                    .select(AlertTypeRow::as_select())
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?
+                    .map(AlertTypeRow::into_alert_type)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn list(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+    ) -> Result<Page<AlertType>, RepositoryError> {
+        let compiled = compile_list(query, &ALERT_TYPE_FIELDS, tenant.as_str(), None)?;
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                load_page(
+                    conn,
+                    "alert_types at",
+                    "at.*",
+                    compiled,
+                    &query,
+                    |row: AlertTypeRow| {
+                        let position = sort_columns
+                            .iter()
+                            .map(|c| row.sort_value(c))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((row.into_alert_type()?, position))
+                    },
+                )
+            })
+            .await
+    }
+}
+
+#[async_trait]
+impl AlertRepository for DieselAlertRepository {
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        alert: &Alert,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = AlertRow::from_alert(tenant, alert)?;
+        let (tenant, alert, key, new_events) = (
+            tenant.as_str().to_owned(),
+            alert.clone(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                if let Some(key) = &key {
+                    let now = timestamp(row.create_time)?;
+                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
+                        return Ok(replay);
+                    }
+                }
+                diesel::insert_into(alerts::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                write_entities(conn, &tenant, &alert).map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Alert>, RepositoryError> {
+        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        self.db
+            .read(move |conn| {
+                let Some(row) = load_row(conn, &tenant, &id)? else {
+                    return Ok(None);
+                };
+                Ok(with_entities(conn, &tenant, vec![row])?.pop())
+            })
+            .await
+    }
+
+    async fn list(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+    ) -> Result<Page<Alert>, RepositoryError> {
+        let compiled = compile_list(query, &ALERT_FIELDS, tenant.as_str(), Some("a.delete_time"))?;
+        let query = query.clone();
+        let tenant = tenant.as_str().to_owned();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                let page = load_page(
+                    conn,
+                    "alerts a",
+                    "a.*",
+                    compiled,
+                    &query,
+                    |row: AlertRow| {
+                        let position = sort_columns
+                            .iter()
+                            .map(|c| row.sort_value(c))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((row, position))
+                    },
+                )?;
+                Ok(Page {
+                    items: with_entities(conn, &tenant, page.items)?,
+                    next: page.next,
+                    total_size: page.total_size,
+                })
+            })
+            .await
+    }
+
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        alert: &Alert,
+        expected_revision: i64,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = AlertRow::from_alert(tenant, alert)?;
+        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        self.db
+            .write(move |conn| {
+                let updated = diesel::update(
+                    alerts::table
+                        .filter(alerts::tenant_id.eq(&tenant))
+                        .filter(alerts::id.eq(&row.id))
+                        .filter(alerts::revision.eq(expected_revision)),
+                )
+                .set(&row)
+                .execute(conn)
+                .map_err(repository_error)?;
+                if updated == 0 {
+                    return match load_row(conn, &tenant, &row.id)? {
+                        None => Err(RepositoryError::NotFound),
+                        Some(_) => Err(RepositoryError::Conflict),
+                    };
+                }
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        self.db
+            .read(move |conn| {
+                let mut sql = Sql::from(
+                    "SELECT a.tenant_id AS tenant_id, a.id AS id FROM alerts a \
+                     WHERE a.purge_time IS NOT NULL AND a.purge_time < ",
+                );
+                sql.bind(now.unix_micros())
+                    .push(" ORDER BY a.purge_time LIMIT ")
+                    .bind(i64::from(limit));
+                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
+                Ok(found
+                    .into_iter()
+                    .map(|f| (TenantId::new(f.tenant_id), f.id))
+                    .collect())
+            })
+            .await
+    }
+
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        now: Timestamp,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let (tenant, id, new_events) = (
+            tenant.as_str().to_owned(),
+            id.to_owned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                // Its entity rows go with it (ON DELETE CASCADE).
+                let removed = diesel::delete(
+                    alerts::table
+                        .filter(alerts::tenant_id.eq(&tenant))
+                        .filter(alerts::id.eq(&id))
+                        .filter(alerts::purge_time.lt(now.unix_micros())),
+                )
+                .execute(conn)
+                .map_err(repository_error)?;
+                if removed == 0 {
+                    return Err(RepositoryError::NotFound);
+                }
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+}
