@@ -112,10 +112,47 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
         );
     }
 
+    // The run wrote a PEP_AND_SANCTIONS activity log with the result, and raised one
+    // alert naming the job as its source.
+    let log = server
+        .get(&format!(
+            "/v1alpha/{}",
+            result["activityLog"].as_str().unwrap()
+        ))
+        .ok();
+    assert_eq!(
+        (log["type"].as_str(), log["source"].as_str()),
+        (Some("PEP_AND_SANCTIONS"), Some("RICS"))
+    );
+    assert_eq!(log["entityNames"], json!(["entities/eric-badege"]));
+    assert_eq!(log["payload"]["matches"], result["matches"]);
+    let alert = server
+        .get(&format!("/v1alpha/{}", result["alert"].as_str().unwrap()))
+        .ok();
+    assert_eq!(
+        alert["alertType"],
+        "alertTypes/pep-and-sanctions-match-found"
+    );
+    assert_eq!(alert["severity"], "HIGH", "the type's default");
+    assert_eq!(alert["state"], "ACTIVE");
+    assert_eq!(alert["source"], job["name"]);
+    assert_eq!(
+        alert["details"]["bestMatch"]["listEntry"],
+        best["listEntry"]
+    );
+
     server.create_person("jane-doe", "Jane Quietlife");
     let (clear, _) = screen(&server, "jane-doe", &json!({"threshold": 0.9}));
     assert_eq!(clear["response"]["result"]["status"], "CLEAR");
     assert_eq!(clear["response"]["result"]["matches"], json!([]));
+    assert!(
+        clear["response"]["result"].get("alert").is_none(),
+        "no match, no alert"
+    );
+    assert!(
+        clear["response"]["result"]["activityLog"].is_string(),
+        "every run is logged"
+    );
     assert_eq!(server.entity("jane-doe")["screeningStatus"], "CLEAR");
 }
 

@@ -291,11 +291,34 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         paging.clone(),
         config.soft_delete_retention,
     ));
+    let type_repository: Arc<dyn ActivityLogTypeRepository> =
+        Arc::new(DieselActivityLogTypeRepository::new(db.clone()));
+    let activity_log_types = Arc::new(ActivityLogTypeService::new(
+        type_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
+    let activity_logs = Arc::new(ActivityLogService::new(
+        ActivityLogPorts {
+            logs: Arc::new(DieselActivityLogRepository::new(db.clone())),
+            types: type_repository,
+            entities: entity_repository.clone(),
+            workspaces: workspace_repository.clone(),
+        },
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
         Arc::new(ListScreener::new(config.screening_lists.clone())),
         entity_repository.clone(),
+        activity_logs.clone(),
+        alerts.clone(),
         clock.clone(),
         ids.clone(),
     ));
@@ -321,27 +344,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             batch: 1,
             ..RunnerSettings::default()
         },
-    ));
-    let type_repository: Arc<dyn ActivityLogTypeRepository> =
-        Arc::new(DieselActivityLogTypeRepository::new(db.clone()));
-    let activity_log_types = Arc::new(ActivityLogTypeService::new(
-        type_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
-    ));
-    let activity_logs = Arc::new(ActivityLogService::new(
-        ActivityLogPorts {
-            logs: Arc::new(DieselActivityLogRepository::new(db.clone())),
-            types: type_repository,
-            entities: entity_repository.clone(),
-            workspaces: workspace_repository.clone(),
-        },
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
     ));
     let entities = Arc::new(EntityService::new(
         entity_repository,

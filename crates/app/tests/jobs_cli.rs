@@ -210,6 +210,12 @@ fn a_killed_server_leaves_no_run_behind_and_none_twice(backend: Backend) {
     let ended = api.wait_all(&operations);
     assert_each_ran_once(&api, "eric-badege", &ended);
     assert_eq!(api.count_in("eric-badege", "SUCCEEDED"), 40);
+    // No double side effect: one activity log and one alert per run.
+    let logs = api.get("/v1alpha/entities/eric-badege/activityLogs?pageSize=1");
+    assert_eq!(logs["totalSize"], 40);
+    let alerts =
+        api.get("/v1alpha/alerts?pageSize=1&filter=entities%3A%22entities%2Feric-badege%22");
+    assert_eq!(alerts["totalSize"], 40);
     assert_eq!(
         api.get("/v1alpha/entities/eric-badege")["screeningStatus"],
         "POTENTIAL_MATCH"

@@ -168,6 +168,61 @@ impl ActivityLogService {
         }
     }
 
+    /// Writes a log for the service's own jobs, with the reserved source `RICS` and an
+    /// id the job derives from what it records (its run). Recording is idempotent on
+    /// that id: a log already stored under it is returned and nothing is written, so a
+    /// run repeated after a crash records once. The other checks are those of
+    /// [`ActivityLogService::create`].
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id or bad fields; NOT_FOUND and
+    /// FAILED_PRECONDITION for missing or deleted entities.
+    pub async fn record(
+        &self,
+        principal: &Principal,
+        id: &str,
+        mut log: ActivityLog,
+    ) -> Result<ActivityLog> {
+        let name = ActivityLog::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "activityLogId",
+                "INVALID_RESOURCE_ID",
+                format!("'{id}' is not a valid activity log id"),
+            ));
+        }
+        if let Some(existing) = self
+            .logs
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+        {
+            return Ok(existing);
+        }
+        log.source.clear();
+        check_fields(&mut log)?;
+        RESERVED_SOURCE.clone_into(&mut log.source);
+        self.check_entities(principal, &log.entity_names).await?;
+        let now = self.clock.now();
+        log.name = name.clone();
+        log.uid = self.ids.uid();
+        log.revision = 1;
+        log.etag = resource::etag(&log.uid, log.revision);
+        log.create_time = Some(now);
+        log.occur_time = log.occur_time.or(Some(now));
+        let events = self.events("activity_log.created", principal, None, &log, now)?;
+        match self
+            .logs
+            .create(&principal.tenant, &log, None, &events)
+            .await
+        {
+            Ok(_) => Ok(log),
+            // A concurrent repeat of the same run stored it first.
+            Err(RepositoryError::AlreadyExists) => self.get(principal, id).await,
+            Err(e) => Err(e.for_resource(&name)),
+        }
+    }
+
     /// The log with `id`, deleted or not.
     ///
     /// # Errors

@@ -535,3 +535,38 @@ async fn the_workspace_must_exist_and_be_live() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_job_records_its_log_once_under_the_reserved_source() {
+    let mut logs = MockActivityLogRepository::new();
+    let mut stored_once = false;
+    logs.expect_get().returning(move |_, id| {
+        let found = stored_once.then(|| stored(id));
+        stored_once = true;
+        Ok(found)
+    });
+    logs.expect_create()
+        .withf(|_, log, key, _| {
+            log.source == "RICS" && log.name == "activityLogs/screening-run-1" && key.is_none()
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let service = service_with(logs);
+    let log = ActivityLog {
+        activity_type: ActivityType::PepAndSanctions,
+        entity_names: vec!["entities/jane".into()],
+        source: "CUSTOMER".into(),
+        ..ActivityLog::default()
+    };
+    let first = service
+        .record(&principal(), "screening-run-1", log.clone())
+        .await
+        .unwrap();
+    assert_eq!(first.source, "RICS");
+    // The run repeated after a crash finds its log and writes nothing.
+    let again = service
+        .record(&principal(), "screening-run-1", log)
+        .await
+        .unwrap();
+    assert_eq!(again.name, "activityLogs/screening-run-1");
+}

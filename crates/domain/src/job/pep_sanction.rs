@@ -1,7 +1,10 @@
 //! PEP and sanctions screening jobs (`entities/{entity}/pepSanctionIndividualEntityJobs`):
 //! a run screens the entity's names, date of birth and nationalities against the
 //! loaded lists, stores the matches with their explanations and the list versions
-//! used, and sets the entity's `screeningStatus`.
+//! used, sets the entity's `screeningStatus`, writes a PEP_AND_SANCTIONS activity log
+//! and, when anything matched, raises a "PEP and Sanctions Match Found" alert. The log
+//! and the alert take ids derived from the run, so a run repeated after a crash writes
+//! each once.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,6 +15,10 @@ use serde_json::{Value, json};
 
 use super::kind::JobKind;
 use super::model::{ClaimedTask, JobRecord};
+use crate::activity::ActivityLogService;
+use crate::activity::model::{ActivityLog, ActivityType};
+use crate::alert::AlertService;
+use crate::alert::model::{NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND};
 use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
@@ -20,7 +27,7 @@ use crate::id::IdGenerator;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{self, parse_body};
-use crate::screen::{ScreenRequest, Screener};
+use crate::screen::{ScreenMatch, ScreenRequest, Screener};
 use crate::time::Clock;
 
 /// The default score a match needs.
@@ -47,21 +54,27 @@ pub struct PepSanctionInput {
 pub struct PepSanctionJobs {
     screener: Arc<dyn Screener>,
     entities: Arc<dyn EntityRepository>,
+    logs: Arc<ActivityLogService>,
+    alerts: Arc<AlertService>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
 }
 
 impl PepSanctionJobs {
-    /// The family over its ports.
+    /// The family over its ports and the services it records its results with.
     pub fn new(
         screener: Arc<dyn Screener>,
         entities: Arc<dyn EntityRepository>,
+        logs: Arc<ActivityLogService>,
+        alerts: Arc<AlertService>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> PepSanctionJobs {
         PepSanctionJobs {
             screener,
             entities,
+            logs,
+            alerts,
             clock,
             ids,
         }
@@ -91,12 +104,7 @@ impl PepSanctionJobs {
             screened.revision = entity.revision + 1;
             screened.update_time = Some(now);
             screened.etag = resource::etag(&screened.uid, screened.revision);
-            let worker = Principal {
-                tenant: tenant.clone(),
-                subject: "rics-worker".into(),
-                display_name: "rics".into(),
-                scopes: Default::default(),
-            };
+            let worker = worker(tenant);
             let event = NewEvent::new(
                 self.ids.resource_id(),
                 "entity.updated",
@@ -202,22 +210,98 @@ impl JobKind for PepSanctionJobs {
         };
         self.set_status(job, &task.tenant, status)
             .await
-            .map_err(|e| {
-                // A vanished entity fails the run; anything else is worth a retry.
-                if e.code == Code::NotFound {
-                    e
-                } else {
-                    e.with_code(Code::Unavailable)
-                }
-            })?;
-        Ok(json!({
+            .map_err(retry_unless_gone)?;
+        let worker = worker(&task.tenant);
+        let result_id = format!("screening-{}", task.id);
+        let mut result = json!({
             "status": status,
             "screenedNames": request.names,
             "threshold": request.threshold,
             "matches": outcome.matches,
             "listVersions": outcome.list_versions,
             "screenTime": self.clock.now(),
-        }))
+        });
+        let description = summary(&entity, &outcome.matches, request.threshold);
+        let log = ActivityLog {
+            activity_type: ActivityType::PepAndSanctions,
+            entity_names: vec![name.clone()],
+            payload: result.as_object().cloned(),
+            description: description.clone(),
+            ..ActivityLog::default()
+        };
+        let log = self
+            .logs
+            .record(&worker, &result_id, log)
+            .await
+            .map_err(retry_unless_gone)?;
+        result["activityLog"] = json!(log.name);
+        if let Some(best) = outcome.matches.first() {
+            let details = json!({
+                "job": job.name(),
+                "operation": task.operation_name,
+                "activityLog": log.name,
+                "bestMatch": {"listEntry": best.list_entry, "dataset": best.dataset,
+                              "matchedName": best.matched_name, "score": best.score},
+                "matchCount": outcome.matches.len(),
+            });
+            let new = NewAlert {
+                alert_type: format!("alertTypes/{PEP_AND_SANCTIONS_MATCH_FOUND}"),
+                entities: vec![name.clone()],
+                title: format!("PEP and Sanctions Match Found: {}", entity.display_name)
+                    .chars()
+                    .take(200)
+                    .collect(),
+                description,
+                details: details.as_object().cloned().unwrap_or_default(),
+                ..NewAlert::default()
+            };
+            let alert = self
+                .alerts
+                .raise(&worker, &result_id, &job.name(), new)
+                .await
+                .map_err(retry_unless_gone)?;
+            result["alert"] = json!(alert.name);
+        }
+        Ok(result)
+    }
+}
+
+/// The principal the worker records results as.
+fn worker(tenant: &TenantId) -> Principal {
+    Principal {
+        tenant: tenant.clone(),
+        subject: "rics-worker".into(),
+        display_name: "rics".into(),
+        scopes: Default::default(),
+    }
+}
+
+/// A vanished or deleted entity fails the run; anything else is worth a retry.
+fn retry_unless_gone(error: Error) -> Error {
+    if matches!(error.code, Code::NotFound | Code::FailedPrecondition) {
+        error
+    } else {
+        error.with_code(Code::Unavailable)
+    }
+}
+
+/// One sentence on what a screen found, for the activity log and the alert.
+fn summary(entity: &Entity, matches: &[ScreenMatch], threshold: f64) -> String {
+    match matches.first() {
+        None => format!(
+            "No list entry matched '{}' at a score of {threshold} or more.",
+            entity.display_name
+        ),
+        Some(best) => format!(
+            "{} list entr{} matched '{}' at a score of {threshold} or more; the best is '{}' ({} {}, score {:.2}).",
+            matches.len(),
+            if matches.len() == 1 { "y" } else { "ies" },
+            entity.display_name,
+            best.matched_name,
+            best.dataset,
+            best.list_entry,
+            best.score
+        ),
     }
 }
 
