@@ -117,8 +117,8 @@ impl std::fmt::Debug for Server {
 
 /// The configuration the tests run with: the operators' defaults except for the
 /// address (a free port), a small pool, two workers, a purge far away, the issuer
-/// [`ISSUER`], the admin client's credentials and a rate limit no test reaches unless
-/// it lowers it.
+/// [`ISSUER`], the admin client's credentials, a rate limit no test reaches unless
+/// it lowers it, and the bundled UN list as the only screening list.
 pub fn test_config(database_url: &str) -> Config {
     Config {
         database_url: database_url.to_owned(),
@@ -138,7 +138,11 @@ pub fn test_config(database_url: &str) -> Config {
         oidc_issuers: Vec::new(),
         oidc_tenant_claim: "tenant".to_owned(),
         rate_limit_per_minute: 1_000_000,
-        screening_lists: Vec::new(),
+        // The bundled UN list alone: quick to load, and enough to match on.
+        screening_lists: vec![
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../data/lists/un_2026-02/UN_consolidated.xml"),
+        ],
         job_concurrency: 4,
         job_lease: Duration::from_secs(60),
         job_max_attempts: 5,

@@ -4,22 +4,15 @@
 // Compiled as tests only, so that clippy's allow-unwrap-in-tests covers the helpers too.
 #![cfg(test)]
 
-use std::path::PathBuf;
-
 use rics_e2e::*;
 use serde_json::{Value, json};
 
 const JOBS: &str = "pepSanctionIndividualEntityJobs";
 
-/// A server screening against the bundled UN list only (quick to load).
+/// A server with `workers` job workers (screening against the bundled UN list, as
+/// every test server).
 fn screening_server(backend: Backend, workers: u32) -> Server {
-    Server::start_with(backend, |config| {
-        config.screening_lists = vec![
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../data/lists/un_2026-02/UN_consolidated.xml"),
-        ];
-        config.job_concurrency = workers;
-    })
+    Server::start_with(backend, |config| config.job_concurrency = workers)
 }
 
 fn jobs_of(entity: &str) -> String {
@@ -140,6 +133,10 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
         alert["details"]["bestMatch"]["listEntry"],
         best["listEntry"]
     );
+
+    // The lists screened against, as loaded.
+    let lists = server.get("/v1alpha/screeningLists").ok();
+    assert_eq!(lists["screeningLists"], json!(result["listVersions"]));
 
     server.create_person("jane-doe", "Jane Quietlife");
     let (clear, _) = screen(&server, "jane-doe", &json!({"threshold": 0.9}));

@@ -457,6 +457,10 @@ on_both_backends! {
                             let in_case = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Alert", "workspace": format!("workspaces/case-{victim}")});
                             server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&in_case)).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
                         }
+                        ("GET", "/v1alpha/screeningLists") => {
+                            // The operator's lists, the same for every tenant.
+                            assert!(reply.ok()["screeningLists"].as_array().is_some_and(|l| !l.is_empty()), "{context}");
+                        }
                         ("POST", "/v1alpha/tenants") => {
                             // A partner may create children (of its own); a standard tenant
                             // may not. Either way the victim gains no child.

@@ -1,17 +1,19 @@
 //! The screening port over the screening engine: the configured lists (or the bundled
 //! ones) are loaded on first use, off the async runtime, and every screen of one party
 //! runs on one snapshot of the index, so its result names exactly the list versions it
-//! was computed from.
+//! was computed from. A reload builds a new index beside the one in use and swaps it in
+//! at once.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use arc_swap::ArcSwapOption;
 use async_trait::async_trait;
 use rics_domain::error::{Error, Result};
 use rics_domain::screen::{ListVersionInfo, ScreenMatch, ScreenOutcome, ScreenRequest, Screener};
 use rics_screening::model::{EntityKind, Gender};
 use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, load_path};
-use tokio::sync::OnceCell;
+use tokio::sync::Mutex;
 
 /// Most matches kept per screened name.
 const MATCHES_PER_NAME: usize = 10;
@@ -19,7 +21,9 @@ const MATCHES_PER_NAME: usize = 10;
 /// Screens against lists loaded from files.
 pub struct ListScreener {
     paths: Vec<PathBuf>,
-    index: OnceCell<Arc<Index>>,
+    index: ArcSwapOption<Index>,
+    /// Held while lists load, so that concurrent first uses load them once.
+    loading: Mutex<()>,
 }
 
 impl ListScreener {
@@ -28,22 +32,31 @@ impl ListScreener {
     pub fn new(paths: Vec<PathBuf>) -> ListScreener {
         ListScreener {
             paths,
-            index: OnceCell::new(),
+            index: ArcSwapOption::empty(),
+            loading: Mutex::new(()),
         }
     }
 
+    /// The index in use, loaded first if none is.
     async fn index(&self) -> Result<Arc<Index>> {
-        self.index
-            .get_or_try_init(|| {
-                let paths = self.paths.clone();
-                async move {
-                    tokio::task::spawn_blocking(move || load(&paths))
-                        .await
-                        .map_err(|e| Error::internal(format!("list loading stopped: {e}")))?
-                }
-            })
+        if let Some(index) = self.index.load_full() {
+            return Ok(index);
+        }
+        let _loading = self.loading.lock().await;
+        if let Some(index) = self.index.load_full() {
+            return Ok(index);
+        }
+        let index = self.load().await?;
+        self.index.store(Some(index.clone()));
+        Ok(index)
+    }
+
+    /// Builds an index from the sources, off the async runtime.
+    async fn load(&self) -> Result<Arc<Index>> {
+        let paths = self.paths.clone();
+        tokio::task::spawn_blocking(move || load(&paths))
             .await
-            .cloned()
+            .map_err(|e| Error::internal(format!("list loading stopped: {e}")))?
     }
 }
 
@@ -79,6 +92,13 @@ fn version_info(version: &ListVersion) -> ListVersionInfo {
 
 #[async_trait]
 impl Screener for ListScreener {
+    async fn reload(&self) -> Result<Vec<ListVersionInfo>> {
+        let _loading = self.loading.lock().await;
+        let index = self.load().await?;
+        self.index.store(Some(index.clone()));
+        Ok(index.versions().iter().map(version_info).collect())
+    }
+
     async fn lists(&self) -> Result<Vec<ListVersionInfo>> {
         Ok(self
             .index()
@@ -151,5 +171,64 @@ impl Screener for ListScreener {
             matches: best,
             list_versions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(name: &str) -> ScreenRequest {
+        ScreenRequest {
+            names: vec![name.to_owned()],
+            threshold: 0.7,
+            ..ScreenRequest::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reload_swaps_in_the_lists_as_they_now_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("watchlist.csv");
+        std::fs::write(&path, "id,name\n1,Ivan Petrovich Sidorov\n").unwrap();
+        let screener = ListScreener::new(vec![path.clone()]);
+        let before = screener.lists().await.unwrap();
+        assert_eq!(
+            (before[0].dataset.as_str(), before[0].records),
+            ("watchlist", 1)
+        );
+        assert!(
+            screener
+                .screen(&request("Maria Gonzalez"))
+                .await
+                .unwrap()
+                .matches
+                .is_empty()
+        );
+
+        std::fs::write(
+            &path,
+            "id,name\n1,Ivan Petrovich Sidorov\n2,Maria Gonzalez\n",
+        )
+        .unwrap();
+        assert_eq!(
+            screener.lists().await.unwrap(),
+            before,
+            "nothing changes until a reload"
+        );
+        let after = screener.reload().await.unwrap();
+        assert_eq!(after[0].records, 2);
+        assert_ne!(after[0].content_hash, before[0].content_hash);
+        let found = screener.screen(&request("Maria Gonzalez")).await.unwrap();
+        assert_eq!(found.matches[0].list_entry, "2");
+        assert_eq!(found.list_versions, after);
+
+        std::fs::write(&path, "no name column\n").unwrap();
+        assert!(screener.reload().await.is_err());
+        assert_eq!(
+            screener.lists().await.unwrap(),
+            after,
+            "a failed reload keeps the lists"
+        );
     }
 }

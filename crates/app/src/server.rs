@@ -28,6 +28,7 @@ use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
 use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
+use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::time::{Clock, SystemClock};
@@ -173,6 +174,8 @@ pub struct Services {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// The sanctions and PEP lists.
+    pub screener: Arc<dyn Screener>,
     /// Runs queued jobs.
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
@@ -314,8 +317,9 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
+    let screener: Arc<dyn Screener> = Arc::new(ListScreener::new(config.screening_lists.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
-        Arc::new(ListScreener::new(config.screening_lists.clone())),
+        screener.clone(),
         entity_repository.clone(),
         activity_logs.clone(),
         alerts.clone(),
@@ -354,6 +358,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     Ok(Services {
         pep_sanction_jobs,
+        screener,
         job_runner,
         job_wake,
         db,
@@ -425,6 +430,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         workspaces: services.workspaces.clone(),
         notes: services.notes.clone(),
         pep_sanction_jobs: services.pep_sanction_jobs.clone(),
+        screener: services.screener.clone(),
         activity_log_types: services.activity_log_types.clone(),
         activity_logs: services.activity_logs.clone(),
         alerts: services.alerts.clone(),
@@ -441,6 +447,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     });
     spawn_database_maintenance(services.db.clone());
     spawn_maintenance(&services, state.clone(), config.purge_interval);
+    spawn_list_reloads(services.screener.clone());
     for _ in 0..config.job_concurrency {
         spawn_job_worker(services.job_runner.clone(), services.job_wake.clone());
     }
@@ -487,6 +494,38 @@ fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
             tokio::select! {
                 () = queued => {}
                 () = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
+            }
+        }
+    });
+}
+
+/// Reloads the screening lists on SIGHUP, without stopping: screens already running
+/// finish on the lists they started with.
+fn spawn_list_reloads(screener: Arc<dyn Screener>) {
+    actix_web::rt::spawn(async move {
+        let Ok(mut hangups) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        else {
+            tracing::warn!("cannot listen for SIGHUP: the screening lists reload only on restart");
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            match screener.reload().await {
+                Ok(lists) => {
+                    let versions: Vec<String> = lists
+                        .iter()
+                        .map(|l| {
+                            format!(
+                                "{} ({} records, sha256 {})",
+                                l.dataset, l.records, l.content_hash
+                            )
+                        })
+                        .collect();
+                    tracing::info!(lists = ?versions, "screening lists reloaded");
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "reloading the screening lists failed; the lists in use stay")
+                }
             }
         }
     });

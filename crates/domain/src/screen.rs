@@ -48,6 +48,7 @@ pub struct ScreenMatch {
 
 /// A dataset as it was when screened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ListVersionInfo {
     /// The dataset name, such as `ofac_sdn`.
@@ -85,4 +86,11 @@ pub trait Screener: Send + Sync {
     /// # Errors
     /// UNAVAILABLE when the lists cannot be loaded.
     async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome>;
+
+    /// Loads the lists again from their sources and swaps them in at once; screens
+    /// already running finish on the lists they started with. Returns the new versions.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when a list cannot be loaded (the lists in use stay).
+    async fn reload(&self) -> Result<Vec<ListVersionInfo>>;
 }

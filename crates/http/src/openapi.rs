@@ -6,7 +6,7 @@ use utoipa::OpenApi;
 
 use crate::routes::{
     activity_log_types, activity_logs, alerts, entities, events, health, jobs, notes, oauth,
-    tenants, workspaces,
+    screening_lists, tenants, workspaces,
 };
 
 /// The API description.
@@ -54,6 +54,7 @@ use crate::routes::{
         jobs::get_pep_sanction,
         jobs::run_pep_sanction,
         jobs::operation_pep_sanction,
+        screening_lists::list,
         notes::list_for_entity,
         notes::create_for_entity,
         notes::get_for_entity,

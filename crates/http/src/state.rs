@@ -12,6 +12,7 @@ use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
 use rics_domain::note::NoteService;
 use rics_domain::principal::Authenticator;
+use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
 use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
@@ -53,6 +54,8 @@ pub struct ApiState {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// The lists they screen against.
+    pub screener: Arc<dyn Screener>,
     /// Activity log type use cases.
     pub activity_log_types: Arc<ActivityLogTypeService>,
     /// Activity log use cases.

@@ -152,6 +152,8 @@ struct ClaimedRow {
     operation_name: String,
     #[diesel(sql_type = BigInt)]
     attempts: i64,
+    #[diesel(sql_type = BigInt)]
+    create_time: i64,
 }
 
 /// Removes the jobs of the erased entity `entity_id`, their queued runs and their
@@ -238,7 +240,7 @@ fn claim_ready(
     if skip_locked {
         sql.push(" FOR UPDATE SKIP LOCKED");
     }
-    sql.push(") RETURNING tenant_id, id, job_id, family, operation_name, attempts");
+    sql.push(") RETURNING tenant_id, id, job_id, family, operation_name, attempts, create_time");
     sql.load::<ClaimedRow>(conn).map_err(repository_error)
 }
 
@@ -422,18 +424,21 @@ impl JobRepository for DieselJobRepository {
                 move |conn| claim_ready(conn, &claim, now, now.plus(lease), limit)
             })
             .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| ClaimedTask {
-                tenant: TenantId::new(row.tenant_id),
-                id: row.id,
-                job_id: row.job_id,
-                family: row.family,
-                operation_name: row.operation_name,
-                attempt: u32::try_from(row.attempts).unwrap_or(u32::MAX),
-                claim: claim.clone(),
+        rows.into_iter()
+            .map(|row| {
+                Ok(ClaimedTask {
+                    queue_time: timestamp(row.create_time)?,
+                    tenant: TenantId::new(row.tenant_id),
+                    id: row.id,
+                    job_id: row.job_id,
+                    family: row.family,
+                    operation_name: row.operation_name,
+                    attempt: u32::try_from(row.attempts).unwrap_or(u32::MAX),
+                    claim: claim.clone(),
+                    claim_time: now,
+                })
             })
-            .collect())
+            .collect()
     }
 
     async fn finish(

@@ -129,6 +129,10 @@ pub struct ClaimedTask {
     /// The claim's token: finishing requires it, so a worker whose lease ran out and
     /// was taken over cannot finish the run a second time.
     pub claim: String,
+    /// When the run was queued.
+    pub queue_time: Timestamp,
+    /// When this attempt claimed it.
+    pub claim_time: Timestamp,
 }
 
 /// How a claimed run ends.

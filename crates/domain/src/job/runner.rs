@@ -213,7 +213,13 @@ impl JobRunner {
             metadata: OperationMetadata {
                 kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),
                 value: state.as_str().to_owned(),
-                debug: json!({"attempts": task.attempt, "endTime": now, "worker": self.worker}),
+                debug: json!({
+                    "attempts": task.attempt,
+                    "queueTime": task.queue_time,
+                    "startTime": task.claim_time,
+                    "endTime": now,
+                    "worker": self.worker,
+                }),
             },
             job: ended,
             response,

@@ -50,6 +50,8 @@ fn task(attempt: u32) -> ClaimedTask {
         operation_name: "entities/e/testJobs/job-1/operations/op-1".into(),
         attempt,
         claim: "claim".into(),
+        queue_time: now(),
+        claim_time: now(),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod health;
 pub mod jobs;
 pub mod notes;
 pub mod oauth;
+pub mod screening_lists;
 pub mod tenants;
 pub mod workspaces;
 
@@ -184,6 +185,7 @@ routes! {
     DELETE "/v1alpha/alerts/{alert}" => alerts::delete, Some(Scope::Write);
     POST "/v1alpha/alerts/{alert}:undelete" => alerts::undelete, Some(Scope::Write);
     POST "/v1alpha/alerts/{alert}:acknowledge" => alerts::acknowledge, Some(Scope::Write);
+    GET "/v1alpha/screeningLists" => screening_lists::list, Some(Scope::Read);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);

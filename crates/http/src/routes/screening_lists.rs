@@ -1,0 +1,32 @@
+//! The sanctions and PEP lists screening jobs run against.
+
+use actix_web::HttpRequest;
+use actix_web::web::Data;
+use rics_domain::screen::ListVersionInfo;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{Response, ok};
+use crate::error::ErrorEnvelope;
+use crate::extract::{Caller, QueryParams};
+use crate::state::ApiState;
+
+/// The loaded lists.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListScreeningListsResponse {
+    /// Each loaded dataset with its version: content hash, list date, record count.
+    pub screening_lists: Vec<ListVersionInfo>,
+}
+
+/// The lists screening jobs run against, with their versions (loads them if they are
+/// not loaded yet). The operator configures them (`RICS_SCREENING_LISTS`) and reloads
+/// them with SIGHUP.
+#[utoipa::path(get, path = "/v1alpha/screeningLists", tag = "jobs",
+    responses((status = 200, body = ListScreeningListsResponse), (status = 503, body = ErrorEnvelope)))]
+pub async fn list(_caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
+    QueryParams::parse(req.query_string())?.finish()?;
+    ok(&ListScreeningListsResponse {
+        screening_lists: state.screener.lists().await?,
+    })
+}

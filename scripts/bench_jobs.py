@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Drives the screening-job benchmark against a running rics (see bench-jobs.sh).
+
+Creates an entity on the UN list and BENCH_JOBS screening jobs about it, then:
+  1. throughput: queues one run of each job as fast as 8 client threads can, and
+     reports runs per second from the first queue time to the last end time;
+  2. latency: queues BENCH_LATENCY_RUNS runs at BENCH_RATE per second (a queue that
+     is not backed up) and reports p50, p90, p99 and max of end time - queue time.
+Times come from each operation's metadata.debug (set by the server), so the client's
+own HTTP overhead is not counted.
+"""
+import json, os, sys, threading, time, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+
+base = sys.argv[1]
+jobs = int(os.environ.get("BENCH_JOBS", "2000"))
+rate = float(os.environ.get("BENCH_RATE", "50"))
+latency_runs = int(os.environ.get("BENCH_LATENCY_RUNS", "500"))
+
+def call(method, path, body=None, token=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+form = "grant_type=client_credentials".encode()
+request = urllib.request.Request(base + "/oauth2/token", data=form, method="POST")
+request.add_header("Content-Type", "application/x-www-form-urlencoded")
+import base64
+request.add_header("Authorization", "Basic " + base64.b64encode(b"bench:bench-secret-0001").decode())
+token = json.loads(urllib.request.urlopen(request).read())["access_token"]
+
+call("POST", "/v1alpha/entities?entityId=eric-badege", {"displayName": "Eric Badege",
+     "individual": {"legalName": {"givenName": "Eric", "familyName": "Badege"}}}, token)
+pool = ThreadPoolExecutor(8)
+names = list(pool.map(lambda _: call("POST", "/v1alpha/entities/eric-badege/pepSanctionIndividualEntityJobs", {}, token)["name"], range(jobs)))
+
+def when(text):
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+def wait_all(operations):
+    done = []
+    for name in operations:
+        while True:
+            operation = call("GET", "/v1alpha/" + name, token=token)
+            if operation["done"]:
+                assert "error" not in operation, operation
+                done.append(operation["metadata"]["debug"])
+                break
+            time.sleep(0.01)
+    return done
+
+# 1. Throughput: every job queued at once.
+operations = list(pool.map(lambda name: call("POST", "/v1alpha/" + name + ":run", {}, token)["name"], names))
+debug = wait_all(operations)
+span = max(when(d["endTime"]) for d in debug) - min(when(d["queueTime"]) for d in debug)
+print("throughput: %d runs in %.2f s = %.0f runs/s (workers: %s)" % (
+    len(debug), span, len(debug) / span, sorted({d["worker"][:16] for d in debug})))
+
+# 2. Latency at a steady rate (each run reruns a finished job).
+operations = []
+start = time.time()
+for i in range(latency_runs):
+    target = start + i / rate
+    pause = target - time.time()
+    if pause > 0:
+        time.sleep(pause)
+    operations.append(call("POST", "/v1alpha/" + names[i % len(names)] + ":run", {}, token)["name"])
+debug = wait_all(operations)
+latencies = sorted((when(d["endTime"]) - when(d["queueTime"])) * 1000 for d in debug)
+pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+print("latency at %.0f runs/s: p50 %.1f ms  p90 %.1f ms  p99 %.1f ms  max %.1f ms (%d runs)" % (
+    rate, pick(0.5), pick(0.9), pick(0.99), latencies[-1], len(latencies)))
