@@ -80,21 +80,27 @@ impl PepSanctionJobs {
         }
     }
 
-    /// Sets the entity's screening status (idempotent), retrying when the entity
-    /// changed between the read and the write.
+    /// Sets the entity's screening status (idempotent), starting from the entity as
+    /// `read` and reading it again when it changed before the write.
     async fn set_status(
         &self,
         job: &JobRecord,
         tenant: &TenantId,
+        read: &Entity,
         status: ScreeningStatus,
     ) -> Result<()> {
         let name = format!("entities/{}", job.entity_id);
+        let mut known = Some(read.clone());
         for _ in 0..STATUS_RETRIES {
-            let entity = self
-                .entities
-                .get(tenant, &job.entity_id)
-                .await?
-                .ok_or_else(|| Error::not_found(&name))?;
+            // The entity as the run read it first; after a lost race, as it is now.
+            let entity = match known.take() {
+                Some(entity) => entity,
+                None => self
+                    .entities
+                    .get(tenant, &job.entity_id)
+                    .await?
+                    .ok_or_else(|| Error::not_found(&name))?,
+            };
             if entity.screening_status == status {
                 return Ok(());
             }
@@ -208,7 +214,7 @@ impl JobKind for PepSanctionJobs {
         } else {
             ScreeningStatus::PotentialMatch
         };
-        self.set_status(job, &task.tenant, status)
+        self.set_status(job, &task.tenant, &entity, status)
             .await
             .map_err(retry_unless_gone)?;
         let worker = worker(&task.tenant);
