@@ -2,9 +2,11 @@
 //! (AIP-164) and idempotent creation (AIP-155), with their errors.
 
 use std::future::Future;
+use std::time::Duration;
 
 use crate::error::{Code, Error, Result};
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::time::Timestamp;
 
 /// Checks a client's etag against the current one; an absent or empty etag passes.
 ///
@@ -78,9 +80,187 @@ where
     }
 }
 
+/// A resource with the soft-delete fields of AIP-164: `name`, `etag`, `deleteTime`
+/// and `purgeTime`.
+pub trait SoftDeletable: Clone {
+    /// The resource name.
+    fn resource_name(&self) -> &str;
+    /// The current etag.
+    fn current_etag(&self) -> &str;
+    /// Whether it is soft-deleted.
+    fn is_soft_deleted(&self) -> bool;
+    /// Sets (or, with `None`, clears) its deletion and purge times.
+    fn set_deletion(&mut self, deletion: Option<(Timestamp, Timestamp)>);
+}
+
+/// Implements [`SoftDeletable`] for resources whose fields are named `name`, `etag`,
+/// `delete_time` and `purge_time`.
+#[macro_export]
+macro_rules! soft_deletable {
+    ($($resource:ty),+ $(,)?) => {$(
+        impl $crate::lifecycle::SoftDeletable for $resource {
+            fn resource_name(&self) -> &str {
+                &self.name
+            }
+            fn current_etag(&self) -> &str {
+                &self.etag
+            }
+            fn is_soft_deleted(&self) -> bool {
+                self.delete_time.is_some()
+            }
+            fn set_deletion(&mut self, deletion: Option<($crate::time::Timestamp, $crate::time::Timestamp)>) {
+                self.delete_time = deletion.map(|(delete, _)| delete);
+                self.purge_time = deletion.map(|(_, purge)| purge);
+            }
+        }
+    )+};
+}
+
+/// What a soft delete does with the resource it read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SoftDelete<T> {
+    /// Nothing to store; the answer is this: `None` for a missing resource, or the
+    /// resource already deleted (both only with `allowMissing`).
+    Answer(Option<T>),
+    /// Store `deleted` as the next version of `current`.
+    Store {
+        /// The resource as read.
+        current: T,
+        /// The resource deleted at `now`, to be purged after the retention.
+        deleted: T,
+    },
+}
+
+/// Decides a soft delete (AIP-164) of the resource `read` returned: a missing or
+/// already deleted resource is NOT_FOUND unless `allow_missing`; a live one is deleted
+/// at `now` and purged `retention` later.
+///
+/// # Errors
+/// What `read` failed with (NOT_FOUND unless `allow_missing`); NOT_FOUND when already
+/// deleted without `allow_missing`; ABORTED for a stale etag.
+pub fn soft_delete<T: SoftDeletable>(
+    read: Result<T>,
+    etag: Option<&str>,
+    allow_missing: bool,
+    now: Timestamp,
+    retention: Duration,
+) -> Result<SoftDelete<T>> {
+    let current = match read {
+        Err(e) if e.code == Code::NotFound && allow_missing => return Ok(SoftDelete::Answer(None)),
+        other => other?,
+    };
+    if current.is_soft_deleted() {
+        return if allow_missing {
+            Ok(SoftDelete::Answer(Some(current)))
+        } else {
+            Err(Error::not_found(current.resource_name()))
+        };
+    }
+    check_etag(current.resource_name(), current.current_etag(), etag)?;
+    let mut deleted = current.clone();
+    deleted.set_deletion(Some((now, now.plus(retention))));
+    Ok(SoftDelete::Store { current, deleted })
+}
+
+/// The restored version of a soft-deleted resource (`:undelete`).
+///
+/// # Errors
+/// ALREADY_EXISTS when it is not deleted; ABORTED for a stale etag.
+pub fn restore<T: SoftDeletable>(current: &T, etag: Option<&str>) -> Result<T> {
+    if !current.is_soft_deleted() {
+        return Err(not_deleted(current.resource_name()));
+    }
+    check_etag(current.resource_name(), current.current_etag(), etag)?;
+    let mut restored = current.clone();
+    restored.set_deletion(None);
+    Ok(restored)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Thing {
+        name: String,
+        etag: String,
+        delete_time: Option<Timestamp>,
+        purge_time: Option<Timestamp>,
+    }
+
+    crate::soft_deletable!(Thing);
+
+    fn thing(deleted: bool) -> Thing {
+        Thing {
+            name: "things/a".into(),
+            etag: "\"e\"".into(),
+            delete_time: deleted.then(|| Timestamp::from_unix_micros(1).unwrap()),
+            purge_time: deleted.then(|| Timestamp::from_unix_micros(2).unwrap()),
+        }
+    }
+
+    #[test]
+    fn a_soft_delete_follows_aip_164() {
+        let now = Timestamp::from_unix_micros(1_000_000).unwrap();
+        let week = Duration::from_secs(7 * 86_400);
+        let SoftDelete::Store { current, deleted } =
+            soft_delete(Ok(thing(false)), Some("\"e\""), false, now, week).unwrap()
+        else {
+            panic!("a live thing is deleted");
+        };
+        assert_eq!(current, thing(false));
+        assert_eq!(
+            (deleted.delete_time, deleted.purge_time),
+            (Some(now), Some(now.plus(week)))
+        );
+        let missing = || Err(Error::not_found("things/a"));
+        assert_eq!(
+            soft_delete::<Thing>(missing(), None, true, now, week).unwrap(),
+            SoftDelete::Answer(None)
+        );
+        assert_eq!(
+            soft_delete::<Thing>(missing(), None, false, now, week)
+                .unwrap_err()
+                .code,
+            Code::NotFound
+        );
+        assert_eq!(
+            soft_delete(Ok(thing(true)), None, true, now, week).unwrap(),
+            SoftDelete::Answer(Some(thing(true)))
+        );
+        assert_eq!(
+            soft_delete(Ok(thing(true)), None, false, now, week)
+                .unwrap_err()
+                .code,
+            Code::NotFound
+        );
+        assert_eq!(
+            soft_delete(Ok(thing(false)), Some("\"x\""), false, now, week)
+                .unwrap_err()
+                .code,
+            Code::Aborted
+        );
+    }
+
+    #[test]
+    fn only_a_deleted_resource_is_restored() {
+        assert_eq!(
+            restore(&thing(true), None).unwrap(),
+            Thing {
+                delete_time: None,
+                purge_time: None,
+                ..thing(true)
+            }
+        );
+        assert_eq!(
+            restore(&thing(false), None).unwrap_err().reason,
+            "RESOURCE_NOT_DELETED"
+        );
+        assert_eq!(
+            restore(&thing(true), Some("\"x\"")).unwrap_err().code,
+            Code::Aborted
+        );
+    }
 
     #[test]
     fn etags_are_checked_only_when_given() {

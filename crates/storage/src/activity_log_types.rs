@@ -17,14 +17,14 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{FoundId, internal, timestamp};
+use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::schema::{activity_log_type_name_trigrams, activity_log_types};
-use crate::sql::{Sql, insert_rows};
+use crate::sql::insert_rows;
 
 /// Where the activity log type filter fields live.
 pub const ACTIVITY_LOG_TYPE_FIELDS: FieldMap = FieldMap {
@@ -364,20 +364,7 @@ impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         self.db
-            .read(move |conn| {
-                let mut sql = Sql::from(
-                    "SELECT lt.tenant_id AS tenant_id, lt.id AS id FROM activity_log_types lt \
-                     WHERE lt.purge_time IS NOT NULL AND lt.purge_time < ",
-                );
-                sql.bind(now.unix_micros())
-                    .push(" ORDER BY lt.purge_time LIMIT ")
-                    .bind(i64::from(limit));
-                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-                Ok(found
-                    .into_iter()
-                    .map(|f| (TenantId::new(f.tenant_id), f.id))
-                    .collect())
-            })
+            .read(move |conn| crate::purge::find_due(conn, "activity_log_types", now, limit))
             .await
     }
 
@@ -397,19 +384,7 @@ impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
             .write(move |conn| {
                 // The condition is part of the DELETE: a type undeleted meanwhile has
                 // no purge time and stays. Its trigrams go with it (cascade).
-                let removed = diesel::delete(
-                    activity_log_types::table
-                        .filter(activity_log_types::tenant_id.eq(&tenant))
-                        .filter(activity_log_types::id.eq(&id))
-                        .filter(activity_log_types::purge_time.lt(now.unix_micros())),
-                )
-                .execute(conn)
-                .map_err(repository_error)?;
-                if removed == 0 {
-                    return Err(RepositoryError::NotFound);
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
+                crate::purge::remove_due(conn, "activity_log_types", &tenant, &id, now, &new_events)
             })
             .await
     }

@@ -484,20 +484,7 @@ impl ActivityLogRepository for DieselActivityLogRepository {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         self.db
-            .read(move |conn| {
-                let mut sql = Sql::from(
-                    "SELECT l.tenant_id AS tenant_id, l.id AS id FROM activity_logs l \
-                     WHERE l.purge_time IS NOT NULL AND l.purge_time < ",
-                );
-                sql.bind(now.unix_micros())
-                    .push(" ORDER BY l.purge_time LIMIT ")
-                    .bind(i64::from(limit));
-                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-                Ok(found
-                    .into_iter()
-                    .map(|f| (TenantId::new(f.tenant_id), f.id))
-                    .collect())
-            })
+            .read(move |conn| crate::purge::find_due(conn, "activity_logs", now, limit))
             .await
     }
 
@@ -518,19 +505,7 @@ impl ActivityLogRepository for DieselActivityLogRepository {
                 // The condition is part of the DELETE: a log undeleted meanwhile has no
                 // purge time and stays. The rows of the entities it names go with it
                 // (cascade); its events stay in the entities' history.
-                let removed = diesel::delete(
-                    activity_logs::table
-                        .filter(activity_logs::tenant_id.eq(&tenant))
-                        .filter(activity_logs::id.eq(&id))
-                        .filter(activity_logs::purge_time.lt(now.unix_micros())),
-                )
-                .execute(conn)
-                .map_err(repository_error)?;
-                if removed == 0 {
-                    return Err(RepositoryError::NotFound);
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
+                crate::purge::remove_due(conn, "activity_logs", &tenant, &id, now, &new_events)
             })
             .await
     }

@@ -15,14 +15,14 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{FoundId, internal, timestamp};
+use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::schema::{alert_entities, alert_types, alerts};
-use crate::sql::{Bind, Sql, insert_rows};
+use crate::sql::{Bind, insert_rows};
 
 /// Where the alert type filter fields live.
 const ALERT_TYPE_FIELDS: FieldMap = FieldMap {
@@ -604,20 +604,7 @@ impl AlertRepository for DieselAlertRepository {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         self.db
-            .read(move |conn| {
-                let mut sql = Sql::from(
-                    "SELECT a.tenant_id AS tenant_id, a.id AS id FROM alerts a \
-                     WHERE a.purge_time IS NOT NULL AND a.purge_time < ",
-                );
-                sql.bind(now.unix_micros())
-                    .push(" ORDER BY a.purge_time LIMIT ")
-                    .bind(i64::from(limit));
-                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-                Ok(found
-                    .into_iter()
-                    .map(|f| (TenantId::new(f.tenant_id), f.id))
-                    .collect())
-            })
+            .read(move |conn| crate::purge::find_due(conn, "alerts", now, limit))
             .await
     }
 
@@ -636,19 +623,7 @@ impl AlertRepository for DieselAlertRepository {
         self.db
             .write(move |conn| {
                 // Its entity rows go with it (ON DELETE CASCADE).
-                let removed = diesel::delete(
-                    alerts::table
-                        .filter(alerts::tenant_id.eq(&tenant))
-                        .filter(alerts::id.eq(&id))
-                        .filter(alerts::purge_time.lt(now.unix_micros())),
-                )
-                .execute(conn)
-                .map_err(repository_error)?;
-                if removed == 0 {
-                    return Err(RepositoryError::NotFound);
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
+                crate::purge::remove_due(conn, "alerts", &tenant, &id, now, &new_events)
             })
             .await
     }

@@ -849,12 +849,7 @@ impl EntityRepository for DieselEntityRepository {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         self.db
-            .read(move |conn| {
-                let mut sql = Sql::from("SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.purge_time IS NOT NULL AND e.purge_time < ");
-                sql.bind(now.unix_micros()).push(" ORDER BY e.purge_time LIMIT ").bind(i64::from(limit));
-                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-                Ok(found.into_iter().map(|f| (TenantId::new(f.tenant_id), f.id)).collect())
-            })
+            .read(move |conn| crate::purge::find_due(conn, "entities", now, limit))
             .await
     }
 

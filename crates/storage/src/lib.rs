@@ -20,6 +20,7 @@ pub mod migrations;
 pub mod notes;
 pub mod operations;
 pub mod paging;
+mod purge;
 pub mod schema;
 pub mod secrets;
 pub mod sql;

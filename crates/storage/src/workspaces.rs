@@ -14,14 +14,14 @@ use rics_domain::workspace::ports::WorkspaceRepository;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{FoundId, internal, timestamp};
+use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::schema::{notes, workspace_entities, workspaces};
-use crate::sql::{Bind, Sql, insert_rows};
+use crate::sql::{Bind, insert_rows};
 
 /// Where the workspace filter fields live.
 const WORKSPACE_FIELDS: FieldMap = FieldMap {
@@ -408,20 +408,7 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         self.db
-            .read(move |conn| {
-                let mut sql = Sql::from(
-                    "SELECT w.tenant_id AS tenant_id, w.id AS id FROM workspaces w \
-                     WHERE w.purge_time IS NOT NULL AND w.purge_time < ",
-                );
-                sql.bind(now.unix_micros())
-                    .push(" ORDER BY w.purge_time LIMIT ")
-                    .bind(i64::from(limit));
-                let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-                Ok(found
-                    .into_iter()
-                    .map(|f| (TenantId::new(f.tenant_id), f.id))
-                    .collect())
-            })
+            .read(move |conn| crate::purge::find_due(conn, "workspaces", now, limit))
             .await
     }
 
@@ -439,17 +426,7 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
         );
         self.db
             .write(move |conn| {
-                let removed = diesel::delete(
-                    workspaces::table
-                        .filter(workspaces::tenant_id.eq(&tenant))
-                        .filter(workspaces::id.eq(&id))
-                        .filter(workspaces::purge_time.lt(now.unix_micros())),
-                )
-                .execute(conn)
-                .map_err(repository_error)?;
-                if removed == 0 {
-                    return Err(RepositoryError::NotFound);
-                }
+                crate::purge::remove_due(conn, "workspaces", &tenant, &id, now, &new_events)?;
                 // Its entity rows go with it (ON DELETE CASCADE); its notes are keyed
                 // by name, not by a foreign key.
                 diesel::delete(
@@ -459,7 +436,6 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
                 )
                 .execute(conn)
                 .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
             })
             .await

@@ -319,25 +319,20 @@ impl ActivityLogService {
         etag: Option<&str>,
         allow_missing: bool,
     ) -> Result<Option<ActivityLog>> {
-        let current = match self.get(principal, id).await {
-            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
-            other => other?,
-        };
-        if current.is_deleted() {
-            return if allow_missing {
-                Ok(Some(current))
-            } else {
-                Err(Error::not_found(&current.name))
-            };
-        }
-        lifecycle::check_etag(&current.name, &current.etag, etag)?;
         let now = self.clock.now();
-        let mut removed = current.clone();
-        removed.delete_time = Some(now);
-        removed.purge_time = Some(now.plus(self.retention));
-        self.save(principal, &current, removed, "activity_log.deleted", now)
-            .await
-            .map(Some)
+        match lifecycle::soft_delete(
+            self.get(principal, id).await,
+            etag,
+            allow_missing,
+            now,
+            self.retention,
+        )? {
+            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
+            lifecycle::SoftDelete::Store { current, deleted } => self
+                .save(principal, &current, deleted, "activity_log.deleted", now)
+                .await
+                .map(Some),
+        }
     }
 
     /// Restores a soft-deleted log.
@@ -352,13 +347,7 @@ impl ActivityLogService {
         etag: Option<&str>,
     ) -> Result<ActivityLog> {
         let current = self.get(principal, id).await?;
-        if !current.is_deleted() {
-            return Err(lifecycle::not_deleted(&current.name));
-        }
-        lifecycle::check_etag(&current.name, &current.etag, etag)?;
-        let mut restored = current.clone();
-        restored.delete_time = None;
-        restored.purge_time = None;
+        let restored = lifecycle::restore(&current, etag)?;
         self.save(
             principal,
             &current,

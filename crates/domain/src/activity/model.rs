@@ -262,6 +262,8 @@ impl ActivityLog {
     }
 }
 
+crate::soft_deletable!(ActivityLog, ActivityLogType);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use super::fields;
 use super::model::ActivityLogType;
 use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, deleted};
@@ -223,31 +223,26 @@ impl ActivityLogTypeService {
         etag: Option<&str>,
         allow_missing: bool,
     ) -> Result<Option<ActivityLogType>> {
-        let current = match self.get(principal, id).await {
-            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
-            other => other?,
-        };
-        if current.is_deleted() {
-            return if allow_missing {
-                Ok(Some(current))
-            } else {
-                Err(Error::not_found(&current.name))
-            };
-        }
-        lifecycle::check_etag(&current.name, &current.etag, etag)?;
         let now = self.clock.now();
-        let mut removed = current.clone();
-        removed.delete_time = Some(now);
-        removed.purge_time = Some(now.plus(self.retention));
-        self.save(
-            principal,
-            &current,
-            removed,
-            "activity_log_type.deleted",
+        match lifecycle::soft_delete(
+            self.get(principal, id).await,
+            etag,
+            allow_missing,
             now,
-        )
-        .await
-        .map(Some)
+            self.retention,
+        )? {
+            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
+            lifecycle::SoftDelete::Store { current, deleted } => self
+                .save(
+                    principal,
+                    &current,
+                    deleted,
+                    "activity_log_type.deleted",
+                    now,
+                )
+                .await
+                .map(Some),
+        }
     }
 
     /// Restores a soft-deleted type.
@@ -262,13 +257,7 @@ impl ActivityLogTypeService {
         etag: Option<&str>,
     ) -> Result<ActivityLogType> {
         let current = self.get(principal, id).await?;
-        if !current.is_deleted() {
-            return Err(lifecycle::not_deleted(&current.name));
-        }
-        lifecycle::check_etag(&current.name, &current.etag, etag)?;
-        let mut restored = current.clone();
-        restored.delete_time = None;
-        restored.purge_time = None;
+        let restored = lifecycle::restore(&current, etag)?;
         self.save(
             principal,
             &current,

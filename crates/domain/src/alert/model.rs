@@ -394,6 +394,8 @@ impl NewAlert {
     }
 }
 
+crate::soft_deletable!(Alert);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -555,6 +555,8 @@ impl Entity {
     }
 }
 
+crate::soft_deletable!(Entity);
+
 #[cfg(test)]
 mod tests {
     use super::*;

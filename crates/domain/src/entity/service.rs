@@ -246,25 +246,20 @@ impl EntityService {
         etag: Option<&str>,
         allow_missing: bool,
     ) -> Result<Option<Entity>> {
-        let current = match self.get(principal, id).await {
-            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
-            other => other?,
-        };
-        if current.is_deleted() {
-            return if allow_missing {
-                Ok(Some(current))
-            } else {
-                Err(Error::not_found(&current.name))
-            };
-        }
-        check_etag(&current, etag)?;
         let now = self.clock.now();
-        let mut deleted = current.clone();
-        deleted.delete_time = Some(now);
-        deleted.purge_time = Some(now.plus(self.retention));
-        self.save(principal, &current, deleted, "entity.deleted", now)
-            .await
-            .map(Some)
+        match lifecycle::soft_delete(
+            self.get(principal, id).await,
+            etag,
+            allow_missing,
+            now,
+            self.retention,
+        )? {
+            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
+            lifecycle::SoftDelete::Store { current, deleted } => self
+                .save(principal, &current, deleted, "entity.deleted", now)
+                .await
+                .map(Some),
+        }
     }
 
     /// Restores a soft-deleted entity.
@@ -279,14 +274,8 @@ impl EntityService {
         etag: Option<&str>,
     ) -> Result<Entity> {
         let current = self.get(principal, id).await?;
-        if !current.is_deleted() {
-            return Err(lifecycle::not_deleted(&current.name));
-        }
-        check_etag(&current, etag)?;
+        let restored = lifecycle::restore(&current, etag)?;
         let now = self.clock.now();
-        let mut restored = current.clone();
-        restored.delete_time = None;
-        restored.purge_time = None;
         self.save(principal, &current, restored, "entity.undeleted", now)
             .await
     }

@@ -108,3 +108,5 @@ impl Workspace {
         self.delete_time.is_some()
     }
 }
+
+crate::soft_deletable!(Workspace);

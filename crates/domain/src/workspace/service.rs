@@ -11,7 +11,7 @@ use super::model::{Workspace, WorkspaceState};
 use super::ports::WorkspaceRepository;
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag, deleted};
@@ -224,25 +224,20 @@ impl WorkspaceService {
         etag: Option<&str>,
         allow_missing: bool,
     ) -> Result<Option<Workspace>> {
-        let current = match self.get(principal, id).await {
-            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
-            other => other?,
-        };
-        if current.is_deleted() {
-            return if allow_missing {
-                Ok(Some(current))
-            } else {
-                Err(Error::not_found(&current.name))
-            };
-        }
-        check_etag(&current.name, &current.etag, etag)?;
         let now = self.clock.now();
-        let mut removed = current.clone();
-        removed.delete_time = Some(now);
-        removed.purge_time = Some(now.plus(self.retention));
-        self.save(principal, &current, removed, "workspace.deleted")
-            .await
-            .map(Some)
+        match lifecycle::soft_delete(
+            self.get(principal, id).await,
+            etag,
+            allow_missing,
+            now,
+            self.retention,
+        )? {
+            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
+            lifecycle::SoftDelete::Store { current, deleted } => self
+                .save(principal, &current, deleted, "workspace.deleted")
+                .await
+                .map(Some),
+        }
     }
 
     /// Restores a soft-deleted workspace.
@@ -257,13 +252,7 @@ impl WorkspaceService {
         etag: Option<&str>,
     ) -> Result<Workspace> {
         let current = self.get(principal, id).await?;
-        if !current.is_deleted() {
-            return Err(lifecycle::not_deleted(&current.name));
-        }
-        check_etag(&current.name, &current.etag, etag)?;
-        let mut restored = current.clone();
-        restored.delete_time = None;
-        restored.purge_time = None;
+        let restored = lifecycle::restore(&current, etag)?;
         self.save(principal, &current, restored, "workspace.undeleted")
             .await
     }

@@ -4,10 +4,11 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::ActivityLogType;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{EtagRequest, Response, check_name_param, ok, total_size};
+use super::{
+    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -154,18 +155,18 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let etag = query.take("etag")?;
-    let allow_missing = query.take_bool("allowMissing")?;
-    query.finish()?;
-    match state
-        .activity_log_types
-        .delete(&caller.0, &path, etag.as_deref(), allow_missing)
-        .await?
-    {
-        Some(log_type) => ok(&log_type),
-        None => ok(&Value::Object(serde_json::Map::new())),
-    }
+    let params = SoftDeleteQuery::parse(&req)?;
+    deleted(
+        state
+            .activity_log_types
+            .delete(
+                &caller.0,
+                &path,
+                params.etag.as_deref(),
+                params.allow_missing,
+            )
+            .await?,
+    )
 }
 
 /// Restores a soft-deleted activity log type.
@@ -179,9 +180,9 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let etag = body_etag(body, "undelete")?;
     ok(&state
         .activity_log_types
-        .undelete(&caller.0, &path, request.etag.as_deref())
+        .undelete(&caller.0, &path, etag.as_deref())
         .await?)
 }

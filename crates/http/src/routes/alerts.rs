@@ -4,10 +4,11 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::alert::{Alert, AlertType};
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{EtagRequest, Response, check_name_param, ok, total_size};
+use super::{
+    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -153,18 +154,18 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let etag = query.take("etag")?;
-    let allow_missing = query.take_bool("allowMissing")?;
-    query.finish()?;
-    match state
-        .alerts
-        .delete(&caller.0, &path, etag.as_deref(), allow_missing)
-        .await?
-    {
-        Some(alert) => ok(&alert),
-        None => ok(&Value::Object(serde_json::Map::new())),
-    }
+    let params = SoftDeleteQuery::parse(&req)?;
+    deleted(
+        state
+            .alerts
+            .delete(
+                &caller.0,
+                &path,
+                params.etag.as_deref(),
+                params.allow_missing,
+            )
+            .await?,
+    )
 }
 
 /// Restores a soft-deleted alert.
@@ -178,10 +179,10 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let etag = body_etag(body, "undelete")?;
     ok(&state
         .alerts
-        .undelete(&caller.0, &path, request.etag.as_deref())
+        .undelete(&caller.0, &path, etag.as_deref())
         .await?)
 }
 
@@ -196,9 +197,9 @@ pub async fn acknowledge(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "acknowledge")?;
+    let etag = body_etag(body, "acknowledge")?;
     ok(&state
         .alerts
-        .acknowledge(&caller.0, &path, request.etag.as_deref())
+        .acknowledge(&caller.0, &path, etag.as_deref())
         .await?)
 }

@@ -7,10 +7,11 @@ use rics_domain::entity::relationship::{
 };
 use rics_domain::entity::{Entity, ErasureReceipt};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{EtagRequest, Response, check_name_param, ok, total_size};
+use super::{
+    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -208,18 +209,13 @@ pub async fn delete(
     state: Data<ApiState>,
 ) -> Response {
     let id = parse_id(&path);
-    let mut query = QueryParams::parse(req.query_string())?;
-    let etag = query.take("etag")?;
-    let allow_missing = query.take_bool("allowMissing")?;
-    query.finish()?;
-    match state
-        .entities
-        .delete(&caller.0, &id, etag.as_deref(), allow_missing)
-        .await?
-    {
-        Some(entity) => ok(&entity),
-        None => ok(&Value::Object(serde_json::Map::new())),
-    }
+    let params = SoftDeleteQuery::parse(&req)?;
+    deleted(
+        state
+            .entities
+            .delete(&caller.0, &id, params.etag.as_deref(), params.allow_missing)
+            .await?,
+    )
 }
 
 /// Restores a soft-deleted entity.
@@ -234,10 +230,10 @@ pub async fn undelete(
     body: JsonBody,
 ) -> Response {
     let id = parse_id(&path);
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let etag = body_etag(body, "undelete")?;
     ok(&state
         .entities
-        .undelete(&caller.0, &id, request.etag.as_deref())
+        .undelete(&caller.0, &id, etag.as_deref())
         .await?)
 }
 

@@ -56,6 +56,42 @@ fn check_name_param(query: &mut QueryParams, accepted: &[&str]) -> Result<(), Ap
     Ok(())
 }
 
+/// The query of a soft delete (AIP-164): `etag` (must be current when given) and
+/// `allowMissing` (succeed when the resource is missing or already deleted).
+struct SoftDeleteQuery {
+    etag: Option<String>,
+    allow_missing: bool,
+}
+
+impl SoftDeleteQuery {
+    /// Reads them from the query string, refusing any other parameter.
+    fn parse(req: &actix_web::HttpRequest) -> Result<SoftDeleteQuery, ApiError> {
+        let mut query = QueryParams::parse(req.query_string())?;
+        let params = SoftDeleteQuery {
+            etag: query.take("etag")?,
+            allow_missing: query.take_bool("allowMissing")?,
+        };
+        query.finish()?;
+        Ok(params)
+    }
+}
+
+/// The answer of a soft delete: the deleted resource, or `{}` when `allowMissing`
+/// found none.
+fn deleted<T: Serialize>(resource: Option<T>) -> Response {
+    match resource {
+        Some(resource) => ok(&resource),
+        None => ok(&serde_json::Map::new()),
+    }
+}
+
+/// The etag of a custom method's body (`:undelete`, `:close`, ...), read as
+/// [`EtagRequest`]; errors name `method`.
+fn body_etag(body: crate::extract::JsonBody, method: &str) -> Result<Option<String>, ApiError> {
+    let request: EtagRequest = rics_domain::resource::parse_body(body.0, method)?;
+    Ok(request.etag)
+}
+
 /// The body of custom methods that change a resource's state (`:undelete`,
 /// `:close`, ...): only an optional etag.
 #[derive(Debug, Default, serde::Deserialize, Serialize, utoipa::ToSchema)]

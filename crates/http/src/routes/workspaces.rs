@@ -4,10 +4,11 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::workspace::Workspace;
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{EtagRequest, Response, check_name_param, ok, total_size};
+use super::{
+    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -124,18 +125,18 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let etag = query.take("etag")?;
-    let allow_missing = query.take_bool("allowMissing")?;
-    query.finish()?;
-    match state
-        .workspaces
-        .delete(&caller.0, &path, etag.as_deref(), allow_missing)
-        .await?
-    {
-        Some(workspace) => ok(&workspace),
-        None => ok(&Value::Object(serde_json::Map::new())),
-    }
+    let params = SoftDeleteQuery::parse(&req)?;
+    deleted(
+        state
+            .workspaces
+            .delete(
+                &caller.0,
+                &path,
+                params.etag.as_deref(),
+                params.allow_missing,
+            )
+            .await?,
+    )
 }
 
 /// Restores a soft-deleted workspace.
@@ -149,10 +150,10 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "undelete")?;
+    let etag = body_etag(body, "undelete")?;
     ok(&state
         .workspaces
-        .undelete(&caller.0, &path, request.etag.as_deref())
+        .undelete(&caller.0, &path, etag.as_deref())
         .await?)
 }
 
@@ -167,10 +168,10 @@ pub async fn close(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "close")?;
+    let etag = body_etag(body, "close")?;
     ok(&state
         .workspaces
-        .close(&caller.0, &path, request.etag.as_deref())
+        .close(&caller.0, &path, etag.as_deref())
         .await?)
 }
 
@@ -185,9 +186,9 @@ pub async fn reopen(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let request: EtagRequest = rics_domain::resource::parse_body(body.0, "reopen")?;
+    let etag = body_etag(body, "reopen")?;
     ok(&state
         .workspaces
-        .reopen(&caller.0, &path, request.etag.as_deref())
+        .reopen(&caller.0, &path, etag.as_deref())
         .await?)
 }
