@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use rics::admin::{self, ClientsCommand, KeysCommand, UsersCommand};
 use rics::config::Settings;
+use rics::screener::ListScreener;
 use rics::{server, telemetry};
+use rics_domain::screen::Screener;
 use rics_domain::tenant::service::BootstrapReport;
 
 mod screen;
@@ -39,6 +41,21 @@ enum Command {
     /// Manage the embedded authorization server's signing keys.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Check sanctions and PEP lists before serving them.
+    #[command(subcommand)]
+    Lists(ListsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ListsCommand {
+    /// Load list files or folders exactly as `rics serve` does and print each list's
+    /// version (dataset, content hash, date, records); fails on a list that does not
+    /// load. To serve them, set RICS_SCREENING_LISTS to the same paths and send SIGHUP
+    /// to each running `rics serve`: it swaps them in without stopping.
+    Load {
+        /// List files or folders; none: the lists bundled in data/lists.
+        paths: Vec<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -68,6 +85,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let created = actix_web::rt::System::new()
                 .block_on(admin::create_user(&config, &args, &password))?;
             print_json(&created)
+        }
+        Command::Lists(ListsCommand::Load { paths }) => {
+            let screener = ListScreener::new(paths);
+            let lists = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(screener.lists())
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            print_json(&serde_json::json!({ "screeningLists": lists }))
         }
         Command::Keys(KeysCommand::Rotate(settings)) => {
             let config = settings.resolve()?;

@@ -179,3 +179,34 @@ fn bad_arguments_fail_clearly() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/list.csv"));
 }
+
+/// `rics lists load` loads lists as the server does and prints their versions; a list
+/// that does not load fails the command.
+#[test]
+fn lists_load_prints_each_lists_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = write_list(dir.path());
+    let output = Command::new(env!("CARGO_BIN_EXE_rics"))
+        .args(["lists", "load", list.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let lists = printed["screeningLists"].as_array().unwrap();
+    assert_eq!(lists.len(), 1);
+    assert!(lists[0]["records"].as_u64().unwrap() > 0);
+    assert_eq!(lists[0]["contentHash"].as_str().unwrap().len(), 64);
+
+    let broken = dir.path().join("broken.csv");
+    std::fs::write(&broken, "no name column\n1\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_rics"))
+        .args(["lists", "load", broken.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot load the lists"));
+}

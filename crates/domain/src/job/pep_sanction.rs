@@ -42,7 +42,11 @@ const STATUS_RETRIES: usize = 5;
 pub struct PepSanctionInput {
     /// The datasets to screen against (`ofac_sdn`, `un_consolidated`, ...); empty or
     /// absent: every loaded one.
-    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub datasets: Vec<String>,
     /// The score a match needs, more than 0 and at most 1; default 0.7.
     #[serde(default)]
