@@ -315,8 +315,8 @@ fn summary(entity: &Entity, matches: &[ScreenMatch], threshold: f64) -> String {
     }
 }
 
-/// What the entity gives the screen: every name, and for individuals the date of
-/// birth, nationalities and gender.
+/// What the entity gives the screen: every name (display, legal, other and trading
+/// names), and for individuals the date of birth, nationalities and gender.
 fn screen_request(entity: &Entity, input: &PepSanctionInput) -> ScreenRequest {
     let mut names = vec![entity.display_name.clone()];
     let mut request = ScreenRequest {
@@ -354,11 +354,97 @@ fn screen_request(entity: &Entity, input: &PepSanctionInput) -> ScreenRequest {
             _ => None,
         };
     }
-    for party in [&entity.company].into_iter().flatten() {
+    if let Some(company) = &entity.company {
+        names.push(company.legal_name.clone());
+    }
+    for party in [&entity.trust, &entity.partnership, &entity.sole_proprietor]
+        .into_iter()
+        .flatten()
+    {
         names.push(party.legal_name.clone());
+        names.push(party.trading_name.clone());
     }
     let mut seen = BTreeSet::new();
     names.retain(|n| !n.trim().is_empty() && seen.insert(n.to_lowercase()));
     request.names = names;
     request
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn person() -> Entity {
+        serde_json::from_value(json!({
+            "displayName": "Jane Doe",
+            "entityType": "INDIVIDUAL",
+            "individual": {
+                "legalName": {"givenName": "Jane", "middleNames": "Q", "familyName": "Doe"},
+                "otherNames": [{"givenName": "Janet", "familyName": "Doe"}, {"givenName": "jane", "familyName": "doe"}],
+                "dateOfBirth": "1980-04",
+                "nationalities": ["GB", "IE"],
+                "gender": "FEMALE"
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_person_is_screened_by_every_name_with_her_evidence() {
+        let input = PepSanctionInput {
+            datasets: vec!["un_sc".into()],
+            threshold: Some(0.8),
+        };
+        let request = screen_request(&person(), &input);
+        assert_eq!(
+            request.names,
+            ["Jane Doe", "Jane Q Doe", "Janet Doe"],
+            "names once each, any case"
+        );
+        assert!(!request.organisation);
+        assert_eq!(request.date_of_birth.as_deref(), Some("1980-04"));
+        assert_eq!(request.nationalities, ["GB", "IE"]);
+        assert_eq!(request.gender.as_deref(), Some("FEMALE"));
+        assert_eq!(
+            (request.datasets, request.threshold),
+            (vec!["un_sc".to_owned()], 0.8)
+        );
+    }
+
+    #[test]
+    fn a_company_is_screened_as_an_organisation_by_its_names() {
+        let company: Entity = serde_json::from_value(json!({
+            "displayName": "Acme",
+            "entityType": "COMPANY",
+            "company": {"legalName": "Acme Trading Ltd"}
+        }))
+        .unwrap();
+        let request = screen_request(&company, &PepSanctionInput::default());
+        assert!(request.organisation);
+        assert_eq!(request.names, ["Acme", "Acme Trading Ltd"]);
+        assert_eq!(request.threshold, DEFAULT_THRESHOLD);
+        assert!(request.date_of_birth.is_none() && request.nationalities.is_empty());
+    }
+
+    #[test]
+    fn the_summary_names_the_best_match() {
+        let best = ScreenMatch {
+            list_entry: "QDi.001".into(),
+            dataset: "un_sc".into(),
+            matched_name: "JANE DOE".into(),
+            screened_name: "Jane Doe".into(),
+            score: 0.912,
+            explanation: json!({}),
+        };
+        assert_eq!(
+            summary(&person(), &[best.clone(), best], 0.7),
+            "2 list entries matched 'Jane Doe' at a score of 0.7 or more; the best is 'JANE DOE' (un_sc QDi.001, score 0.91)."
+        );
+        assert_eq!(
+            summary(&person(), &[], 0.7),
+            "No list entry matched 'Jane Doe' at a score of 0.7 or more."
+        );
+    }
 }
