@@ -18,7 +18,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -262,11 +262,9 @@ impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
         let (key, new_events) = (key.cloned(), new_events.to_vec());
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &row.tenant_id, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &row.tenant_id, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(activity_log_types::table)
                     .values(&row)
@@ -346,10 +344,7 @@ impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &row.tenant_id, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &row.tenant_id, &row.id)?));
                 }
                 write_trigrams(conn, &row).map_err(repository_error)?;
                 insert_events(conn, &row.tenant_id, &new_events).map_err(repository_error)?;

@@ -19,7 +19,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{FoundId, internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -321,11 +321,9 @@ impl ActivityLogRepository for DieselActivityLogRepository {
         let (key, new_events) = (key.cloned(), new_events.to_vec());
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &row.tenant_id, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &row.tenant_id, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(activity_logs::table)
                     .values(&row)
@@ -467,10 +465,7 @@ impl ActivityLogRepository for DieselActivityLogRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &tenant, &id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &tenant, &id)?));
                 }
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())

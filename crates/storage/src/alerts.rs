@@ -16,7 +16,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -503,11 +503,9 @@ impl AlertRepository for DieselAlertRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(alerts::table)
                     .values(&row)
@@ -587,10 +585,7 @@ impl AlertRepository for DieselAlertRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &tenant, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
                 }
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())

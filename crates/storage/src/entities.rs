@@ -17,7 +17,7 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -660,11 +660,9 @@ impl EntityRepository for DieselEntityRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(entities::table)
                     .values(&row)
@@ -790,10 +788,7 @@ impl EntityRepository for DieselEntityRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &tenant, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
                 }
                 diesel::update(
                     entity_bodies::table

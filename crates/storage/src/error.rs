@@ -42,6 +42,16 @@ pub fn repository_error(error: DieselError) -> RepositoryError {
     }
 }
 
+/// The error of a write that matched no row at the expected revision: `stored` is
+/// the row as it is now, if any. Gone is NOT_FOUND; still there, it changed
+/// meanwhile: CONFLICT.
+pub(crate) fn revision_missed<T>(stored: Option<T>) -> RepositoryError {
+    match stored {
+        None => RepositoryError::NotFound,
+        Some(_) => RepositoryError::Conflict,
+    }
+}
+
 /// Whether a database message reports SQLite's `SQLITE_BUSY` / `SQLITE_LOCKED`.
 fn is_busy(message: &str) -> bool {
     message.contains("database is locked") || message.contains("database table is locked")

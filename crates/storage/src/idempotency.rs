@@ -8,9 +8,10 @@ use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::schema::idempotency_keys;
 
-/// Looks the key up; when it was used before returns the replay outcome, otherwise
-/// stores it. Call first in the create's transaction, so a concurrent request with the
-/// same id waits on the key and then sees it.
+/// Looks the key up, if the request has one; when it was used before returns the
+/// replay outcome, otherwise stores it. Call first in the create's transaction, so a
+/// concurrent request with the same id waits on the key and then sees it. Without a
+/// key there is nothing to replay.
 ///
 /// # Errors
 /// [`RepositoryError::Conflict`] when a concurrent request stored the same key first
@@ -18,9 +19,12 @@ use crate::schema::idempotency_keys;
 pub fn claim(
     conn: &mut DbConnection,
     tenant: &str,
-    key: &IdempotencyKey,
+    key: Option<&IdempotencyKey>,
     now: Timestamp,
 ) -> Result<Option<CreateOutcome>, RepositoryError> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
     if let Some((method, fingerprint, resource_name)) = find(conn, tenant, &key.request_id)? {
         return Ok(Some(CreateOutcome::Replayed {
             method,

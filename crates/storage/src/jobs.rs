@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -275,9 +275,7 @@ impl JobRepository for DieselJobRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key
-                    && let Some(replay) = idempotency::claim(conn, &tenant, key, now)?
-                {
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
                     return Ok(replay);
                 }
                 diesel::insert_into(jobs::table)
@@ -353,8 +351,8 @@ impl JobRepository for DieselJobRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key
-                    && let Some(replay) = idempotency::claim(conn, &tenant, key, task.queue_time)?
+                if let Some(replay) =
+                    idempotency::claim(conn, &tenant, key.as_ref(), task.queue_time)?
                 {
                     return Ok(replay);
                 }
@@ -368,10 +366,7 @@ impl JobRepository for DieselJobRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_job(conn, &tenant, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_job(conn, &tenant, &row.id)?));
                 }
                 insert_operation(conn, &owner, &operation)?;
                 let queued = task.queue_time.unix_micros();

@@ -15,7 +15,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -192,11 +192,9 @@ impl NoteRepository for DieselNoteRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(notes::table)
                     .values(&row)
@@ -269,10 +267,12 @@ impl NoteRepository for DieselNoteRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &tenant, &row.parent, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(
+                        conn,
+                        &tenant,
+                        &row.parent,
+                        &row.id,
+                    )?));
                 }
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
@@ -306,10 +306,7 @@ impl NoteRepository for DieselNoteRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if removed == 0 {
-                    return match load_row(conn, &tenant, &parent, &id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &tenant, &parent, &id)?));
                 }
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())

@@ -15,7 +15,7 @@ use rics_domain::workspace::ports::WorkspaceRepository;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::entities::{internal, timestamp};
-use crate::error::repository_error;
+use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
@@ -297,11 +297,9 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
         );
         self.db
             .write(move |conn| {
-                if let Some(key) = &key {
-                    let now = timestamp(row.create_time)?;
-                    if let Some(replay) = idempotency::claim(conn, &tenant, key, now)? {
-                        return Ok(replay);
-                    }
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
                 }
                 diesel::insert_into(workspaces::table)
                     .values(&row)
@@ -390,10 +388,7 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
                 .execute(conn)
                 .map_err(repository_error)?;
                 if updated == 0 {
-                    return match load_row(conn, &tenant, &row.id)? {
-                        None => Err(RepositoryError::NotFound),
-                        Some(_) => Err(RepositoryError::Conflict),
-                    };
+                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
                 }
                 write_entities(conn, &tenant, &workspace).map_err(repository_error)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;

@@ -86,6 +86,17 @@ impl JobRecord {
     }
 }
 
+/// The principal job runs act as in `tenant`: what they write and the events they
+/// record name the subject `rics-worker`.
+pub fn worker_principal(tenant: &crate::principal::TenantId) -> crate::principal::Principal {
+    crate::principal::Principal {
+        tenant: tenant.clone(),
+        subject: "rics-worker".into(),
+        display_name: "rics".into(),
+        scopes: Default::default(),
+    }
+}
+
 /// A run to queue with the change that starts it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewTask {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::kind::JobKind;
-use super::model::{ClaimedTask, JobRecord};
+use super::model::{ClaimedTask, JobRecord, worker_principal};
 use crate::activity::ActivityLogService;
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::AlertService;
@@ -24,7 +24,7 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
-use crate::principal::{Principal, TenantId};
+use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 use crate::resource::{self, parse_body};
 use crate::screen::{ScreenMatch, ScreenRequest, Screener};
@@ -114,7 +114,7 @@ impl PepSanctionJobs {
             screened.revision = entity.revision + 1;
             screened.update_time = Some(now);
             screened.etag = resource::etag(&screened.uid, screened.revision);
-            let worker = worker(tenant);
+            let worker = worker_principal(tenant);
             let event = NewEvent::new(
                 self.ids.resource_id(),
                 "entity.updated",
@@ -221,7 +221,7 @@ impl JobKind for PepSanctionJobs {
         self.set_status(job, &task.tenant, &entity, status)
             .await
             .map_err(retry_unless_gone)?;
-        let worker = worker(&task.tenant);
+        let worker = worker_principal(&task.tenant);
         let result_id = format!("screening-{}", task.id);
         let mut result = json!({
             "status": status,
@@ -273,16 +273,6 @@ impl JobKind for PepSanctionJobs {
             result["alert"] = json!(alert.name);
         }
         Ok(result)
-    }
-}
-
-/// The principal the worker records results as.
-fn worker(tenant: &TenantId) -> Principal {
-    Principal {
-        tenant: tenant.clone(),
-        subject: "rics-worker".into(),
-        display_name: "rics".into(),
-        scopes: Default::default(),
     }
 }
 

@@ -11,13 +11,12 @@ use futures_util::future::join_all;
 use serde_json::json;
 
 use super::kind::JobKind;
-use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
+use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish, worker_principal};
 use super::ports::JobRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
 use crate::operation::{OperationError, OperationMetadata};
-use crate::principal::Principal;
 use crate::time::Clock;
 
 /// How workers treat queued runs.
@@ -189,12 +188,7 @@ impl JobRunner {
         let response = error.is_none().then(|| ended.to_json());
         let kind = self.kinds.get(task.family.as_str());
         let prefix = kind.map_or("job", |k| k.event_prefix());
-        let worker = Principal {
-            tenant: task.tenant.clone(),
-            subject: "rics-worker".into(),
-            display_name: "rics".into(),
-            scopes: Default::default(),
-        };
+        let worker = worker_principal(&task.tenant);
         let verb = if error.is_none() {
             "succeeded"
         } else {
