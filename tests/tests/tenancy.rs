@@ -272,6 +272,10 @@ on_both_backends! {
                 })),
             );
         }
+        // A rating of each tenant's secret entity, for `:evaluationInput`.
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}:evaluate")).json(&json!({}))).ok();
+        }
         // A screening job of each tenant's secret entity, to name in the job routes.
         let mut secret_jobs = Vec::new();
         for (i, (_, token)) in tenants.iter().enumerate() {
@@ -299,6 +303,8 @@ on_both_backends! {
             all.push((alerts, Value::Null, Value::Null, Value::Null, Value::Null));
             let alert_types = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok();
             all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null));
+            let risk_models = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/riskModels?pageSize=100")).ok();
+            all.push((risk_models, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -326,6 +332,11 @@ on_both_backends! {
             .iter()
             .map(|(_, token)| server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok())
             .collect();
+        // Each tenant's risk models: every tenant has its default as version 1.
+        let risk_models: Vec<Value> = tenants
+            .iter()
+            .map(|(_, token)| server.send(server.request_as(Some(token), Method::GET, "/v1alpha/riskModels?pageSize=100")).ok())
+            .collect();
 
         let mut checked = 0;
         for (attacker, (attacker_tenant, token)) in tenants.iter().enumerate() {
@@ -345,6 +356,7 @@ on_both_backends! {
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))
                     .replace("{alertType}", PEP)
+                    .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
                 assert!(!path.contains('{'), "the isolation matrix has no value for a variable of {}: add one", route.path);
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
@@ -366,6 +378,15 @@ on_both_backends! {
                     let own = array(&alert_types[attacker]["alertTypes"]).iter().find(|t| t["name"] == found["name"]);
                     assert_eq!(own, Some(&found), "{context}");
                     assert!(!array(&alert_types[victim]["alertTypes"]).iter().any(|t| t["uid"] == found["uid"]), "{context}: {found}");
+                } else if route.path == "/v1alpha/riskModels/{riskModel}" {
+                    // Version 1 of every tenant is its own default: the caller's, never
+                    // the other tenant's.
+                    let found = reply.ok();
+                    assert_eq!(Some(&found), array(&risk_models[attacker]["riskModels"]).last(), "{context}");
+                    assert!(!array(&risk_models[victim]["riskModels"]).iter().any(|m| m["uid"] == found["uid"]), "{context}: {found}");
+                } else if route.path == "/v1alpha/riskModels/{riskModel}:rate" {
+                    // Rates with the caller's own version; the empty body has no input.
+                    reply.invalid("INVALID_VALUE", "rate");
                 } else if route.path.contains('{') {
                     assert_eq!(reply.status, 404, "{context}: {}", reply.text);
                     reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
@@ -456,6 +477,13 @@ on_both_backends! {
                             server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&with_secret)).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                             let in_case = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Alert", "workspace": format!("workspaces/case-{victim}")});
                             server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&in_case)).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/riskModels") => {
+                            assert_eq!(reply.ok(), risk_models[attacker], "{context}");
+                        }
+                        ("POST", "/v1alpha/riskModels") => {
+                            // The body is no model; nothing is stored in either tenant.
+                            assert_eq!(reply.status, 400, "{context}: {}", reply.text);
                         }
                         ("GET", "/v1alpha/screeningLists") => {
                             // The operator's lists, the same for every tenant.

@@ -23,11 +23,13 @@ use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
+use rics_domain::job::risk_rating::RiskRatingJobs;
 use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
 use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
+use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
@@ -39,8 +41,9 @@ use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
     DieselEntityRepository, DieselEventRepository, DieselIdentityRepository, DieselJobRepository,
-    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselRiskModelRepository, DieselTenantRepository, DieselWorkspaceRepository, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
@@ -174,6 +177,10 @@ pub struct Services {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// Risk rating jobs.
+    pub risk_rating_jobs: Arc<JobService>,
+    /// Risk models and the rating of entities.
+    pub risk: Arc<RiskEvaluator>,
     /// The sanctions and PEP lists.
     pub screener: Arc<dyn Screener>,
     /// Runs queued jobs.
@@ -336,10 +343,34 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         paging.clone(),
         Arc::new(WakeWorkers(job_wake.clone())),
     ));
+    let risk = Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
+        models: Arc::new(RiskModelService::new(
+            Arc::new(DieselRiskModelRepository::new(db.clone())),
+            clock.clone(),
+            ids.clone(),
+            paging.clone(),
+        )),
+        entities: entity_repository.clone(),
+        logs: activity_logs.clone(),
+        alerts: alerts.clone(),
+        clock: clock.clone(),
+        ids: ids.clone(),
+    }));
+    let rating: Arc<dyn JobKind> = Arc::new(RiskRatingJobs::new(risk.clone()));
+    let risk_rating_jobs = Arc::new(JobService::new(
+        rating.clone(),
+        job_repository.clone(),
+        Arc::new(DieselOperationRepository::new(db.clone())),
+        entity_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        Arc::new(WakeWorkers(job_wake.clone())),
+    ));
     let job_runner = Arc::new(JobRunner::new(
         format!("pid-{}-{}", std::process::id(), ids.uid()),
         job_repository,
-        vec![screening],
+        vec![screening, rating],
         clock.clone(),
         ids.clone(),
         RunnerSettings {
@@ -358,6 +389,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     Ok(Services {
         pep_sanction_jobs,
+        risk_rating_jobs,
+        risk,
         screener,
         job_runner,
         job_wake,
@@ -430,6 +463,8 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         workspaces: services.workspaces.clone(),
         notes: services.notes.clone(),
         pep_sanction_jobs: services.pep_sanction_jobs.clone(),
+        risk_rating_jobs: services.risk_rating_jobs.clone(),
+        risk: services.risk.clone(),
         screener: services.screener.clone(),
         activity_log_types: services.activity_log_types.clone(),
         activity_logs: services.activity_logs.clone(),

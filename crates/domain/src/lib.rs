@@ -22,6 +22,7 @@ pub mod operation;
 pub mod principal;
 pub mod repository;
 pub mod resource;
+pub mod risk;
 pub mod screen;
 pub mod serde_util;
 pub mod tenant;

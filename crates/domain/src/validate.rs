@@ -37,6 +37,26 @@ impl Violations {
         self.0
     }
 
+    /// `Ok` when nothing was recorded.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT with every recorded violation; with one, its reason is the
+    /// error's reason.
+    pub fn finish(mut self) -> crate::error::Result<()> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => {
+                let only = self.0.remove(0);
+                Err(crate::error::Error::invalid_field(
+                    only.field,
+                    only.reason,
+                    only.description,
+                ))
+            }
+            _ => Err(crate::error::Error::invalid_fields(self.0)),
+        }
+    }
+
     /// Checks a required single-line text: present, at most `max` characters, no
     /// control characters.
     pub fn required_text(&mut self, field: &str, value: &str, max: usize) {

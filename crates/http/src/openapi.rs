@@ -5,7 +5,7 @@ use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use crate::routes::{
-    activity_log_types, activity_logs, alerts, entities, events, health, jobs, notes, oauth,
+    activity_log_types, activity_logs, alerts, entities, events, health, jobs, notes, oauth, risk,
     screening_lists, tenants, workspaces,
 };
 
@@ -54,6 +54,17 @@ use crate::routes::{
         jobs::get_pep_sanction,
         jobs::run_pep_sanction,
         jobs::operation_pep_sanction,
+        jobs::list_risk_rating,
+        jobs::create_risk_rating,
+        jobs::get_risk_rating,
+        jobs::run_risk_rating,
+        jobs::operation_risk_rating,
+        risk::evaluate,
+        risk::evaluation_input,
+        risk::list,
+        risk::create,
+        risk::get,
+        risk::rate,
         screening_lists::list,
         notes::list_for_entity,
         notes::create_for_entity,
@@ -97,6 +108,7 @@ use crate::routes::{
         (name = "events", description = "The append-only record of every change"),
         (name = "activityLogs", description = "Activity log types and the activity logs recorded about entities"),
         (name = "jobs", description = "Jobs about an entity: created, then run; each run is a long-running operation"),
+        (name = "risk", description = "Risk models (versioned, per tenant), the rating of individuals and its replay"),
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),
         (name = "alerts", description = "Alerts for analysts, raised by callers and jobs, and their types"),
@@ -124,7 +136,7 @@ impl utoipa::Modify for Security {
                 ("rics.write", "Create and change resources"),
                 (
                     "rics.admin",
-                    "Tenants, automations, activity log types, alert types",
+                    "Tenants, automations, activity log types, risk models",
                 ),
             ])
         };

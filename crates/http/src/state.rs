@@ -12,6 +12,7 @@ use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
 use rics_domain::note::NoteService;
 use rics_domain::principal::Authenticator;
+use rics_domain::risk::RiskEvaluator;
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
 use rics_domain::workspace::WorkspaceService;
@@ -54,6 +55,10 @@ pub struct ApiState {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// Risk rating jobs.
+    pub risk_rating_jobs: Arc<JobService>,
+    /// Risk models and the rating of entities.
+    pub risk: Arc<RiskEvaluator>,
     /// The lists they screen against.
     pub screener: Arc<dyn Screener>,
     /// Activity log type use cases.

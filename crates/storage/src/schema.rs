@@ -518,6 +518,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Risk model versions: immutable, the model's JSON in `body`.
+    risk_models (tenant_id, version) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The version, 1, 2, ... per tenant.
+        version -> BigInt,
+        /// `uid`.
+        uid -> Text,
+        /// The model's JSON without the column fields.
+        body -> Text,
+        /// `createTime`, microseconds since the Unix epoch.
+        create_time -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,

@@ -2,6 +2,7 @@
 
 pub mod fields;
 pub mod model;
+pub mod output;
 pub mod references;
 pub mod relationship;
 pub mod repository;

@@ -381,13 +381,27 @@ pub struct RiskDetails {
     /// When the entity was last rated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rated_time: Option<Timestamp>,
-    /// The rating job that produced the rating.
+    /// The rating job that produced the rating (empty for `:evaluate`).
     #[serde(
         default,
         deserialize_with = "crate::serde_util::null_as_default",
         skip_serializing_if = "String::is_empty"
     )]
     pub rating_job: String,
+    /// The RISK_RATING activity log that records the rating with its input.
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub activity_log: String,
+    /// The risk model version that rated, `riskModels/{version}`.
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub model_version: String,
 }
 
 /// An entity under assessment: a person or an organisation.

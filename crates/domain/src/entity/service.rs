@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
-use super::model::{Entity, VerificationStatus};
+use super::model::{Entity, RiskStatus, VerificationStatus};
 use super::relationship::{
     AddRelationshipRequest, EntityRelationship, RelationshipRecord, RelationshipType,
     RemoveRelationshipRequest,
@@ -228,6 +228,10 @@ impl EntityService {
         carry_output_only(&current, &mut updated);
         if to_json(&updated)? == current_json {
             return Ok(current);
+        }
+        // The latest rating no longer reflects the entity: say so until it is rated again.
+        if let Some(details) = updated.risk_details.as_mut() {
+            details.risk_status = RiskStatus::Outdated;
         }
         self.save(principal, &current, updated, "entity.updated", now)
             .await

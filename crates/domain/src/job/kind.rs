@@ -5,7 +5,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::model::{ClaimedTask, JobRecord};
+use crate::entity::Entity;
 use crate::error::Result;
+use crate::principal::Principal;
 
 /// A job family, such as PEP and sanctions screening.
 #[async_trait]
@@ -19,13 +21,24 @@ pub trait JobKind: Send + Sync {
     /// `metadata.type` of its runs' operations.
     fn operation_type(&self) -> &'static str;
 
-    /// Checks the family's inputs (the create body without the standard fields) and
-    /// returns them with their defaults filled in.
+    /// Checks the family's inputs (the create body without the standard fields) for
+    /// the caller's tenant and returns them with their defaults filled in.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT naming the bad field under `job.`; UNAVAILABLE when what the
-    /// inputs are checked against (the loaded lists) is.
-    async fn check_input(&self, input: Value) -> Result<Value>;
+    /// INVALID_ARGUMENT naming the bad field under `job.`; NOT_FOUND for a resource
+    /// the inputs name that the tenant lacks; UNAVAILABLE when what the inputs are
+    /// checked against (the loaded lists) is.
+    async fn check_input(&self, principal: &Principal, input: Value) -> Result<Value>;
+
+    /// Whether the family takes jobs about `entity` (checked on create and on `:run`);
+    /// every kind of entity unless the family says otherwise.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION saying why the family does not take the entity.
+    fn admits(&self, entity: &Entity) -> Result<()> {
+        let _ = entity;
+        Ok(())
+    }
 
     /// Runs one attempt of a run of `job` and returns the result. An attempt may be
     /// repeated after a crash or a lost lease, so every side effect must be idempotent

@@ -8,6 +8,7 @@ pub mod kind;
 pub mod model;
 pub mod pep_sanction;
 pub mod ports;
+pub mod risk_rating;
 pub mod runner;
 pub mod service;
 

@@ -20,20 +20,17 @@ use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::AlertService;
 use crate::alert::model::{NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND};
 use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
+use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::event::NewEvent;
 use crate::id::IdGenerator;
-use crate::principal::TenantId;
-use crate::repository::RepositoryError;
-use crate::resource::{self, parse_body};
+use crate::principal::{Principal, TenantId};
+use crate::resource::parse_body;
 use crate::screen::{ScreenMatch, ScreenRequest, Screener};
 use crate::time::Clock;
 
 /// The default score a match needs.
 pub const DEFAULT_THRESHOLD: f64 = 0.7;
-/// How often the entity's status update is retried when the entity changes meanwhile.
-const STATUS_RETRIES: usize = 5;
 
 /// The inputs of a screening job.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -61,7 +58,7 @@ pub struct PepSanctionJobs {
     logs: Arc<ActivityLogService>,
     alerts: Arc<AlertService>,
     clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
+    output: OutputWriter,
 }
 
 impl PepSanctionJobs {
@@ -76,11 +73,11 @@ impl PepSanctionJobs {
     ) -> PepSanctionJobs {
         PepSanctionJobs {
             screener,
+            output: OutputWriter::new(entities.clone(), clock.clone(), ids),
             entities,
             logs,
             alerts,
             clock,
-            ids,
         }
     }
 
@@ -93,52 +90,22 @@ impl PepSanctionJobs {
         read: &Entity,
         status: ScreeningStatus,
     ) -> Result<()> {
-        let name = format!("entities/{}", job.entity_id);
-        let mut known = Some(read.clone());
-        for _ in 0..STATUS_RETRIES {
-            // The entity as the run read it first; after a lost race, as it is now.
-            let entity = match known.take() {
-                Some(entity) => entity,
-                None => self
-                    .entities
-                    .get(tenant, &job.entity_id)
-                    .await?
-                    .ok_or_else(|| Error::not_found(&name))?,
-            };
-            if entity.screening_status == status {
-                return Ok(());
-            }
-            let now = self.clock.now();
-            let mut screened = entity.clone();
-            screened.screening_status = status;
-            screened.revision = entity.revision + 1;
-            screened.update_time = Some(now);
-            screened.etag = resource::etag(&screened.uid, screened.revision);
-            let worker = worker_principal(tenant);
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "entity.updated",
-                &name,
-                &worker,
-                now,
+        self.output
+            .write(
+                tenant,
+                &job.entity_id,
+                read.clone(),
+                "screeningStatus",
+                ("job", json!(job.name())),
+                |entity| {
+                    (entity.screening_status != status).then(|| Entity {
+                        screening_status: status,
+                        ..entity.clone()
+                    })
+                },
             )
-            .for_entity(&job.entity_id)
-            .with_field("job", json!(job.name()))
-            .with_changes(
-                Some(&json!({"screeningStatus": entity.screening_status})),
-                Some(&json!({"screeningStatus": status})),
-            );
-            match self
-                .entities
-                .update(tenant, &screened, entity.revision, &[event])
-                .await
-            {
-                Ok(()) => return Ok(()),
-                Err(RepositoryError::Conflict) => continue,
-                Err(e) => return Err(e.for_resource(&name)),
-            }
-        }
-        Err(Error::concurrent_modification(&name))
+            .await
+            .map(|_| ())
     }
 }
 
@@ -156,7 +123,7 @@ impl JobKind for PepSanctionJobs {
         "rics.v1alpha.PepSanctionIndividualEntityJob"
     }
 
-    async fn check_input(&self, input: Value) -> Result<Value> {
+    async fn check_input(&self, _principal: &Principal, input: Value) -> Result<Value> {
         let mut parsed: PepSanctionInput = parse_body(input, "job")?;
         let threshold = parsed.threshold.unwrap_or(DEFAULT_THRESHOLD);
         if !(threshold > 0.0 && threshold <= 1.0) {

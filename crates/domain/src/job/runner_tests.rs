@@ -33,7 +33,11 @@ impl JobKind for Scripted {
     fn operation_type(&self) -> &'static str {
         "rics.v1alpha.TestJob"
     }
-    async fn check_input(&self, input: Value) -> Result<Value> {
+    async fn check_input(
+        &self,
+        _principal: &crate::principal::Principal,
+        input: Value,
+    ) -> Result<Value> {
         Ok(input)
     }
     async fn execute(&self, _job: &JobRecord, task: &ClaimedTask) -> Result<Value> {

@@ -136,7 +136,7 @@ impl JobService {
         if let Some(map) = input.as_object_mut() {
             map.retain(|key, _| !STANDARD_FIELDS.contains(&key.as_str()));
         }
-        let input = self.kind.check_input(input).await?;
+        let input = self.kind.check_input(principal, input).await?;
         self.live_entity(principal, entity_id).await?;
         let now = self.clock.now();
         let job = JobRecord {
@@ -371,7 +371,7 @@ impl JobService {
         {
             None => Err(Error::not_found(&name)),
             Some(entity) if entity.is_deleted() => Err(deleted(&name)),
-            Some(_) => Ok(()),
+            Some(entity) => self.kind.admits(&entity),
         }
     }
 

@@ -32,7 +32,11 @@ impl JobKind for Inputs {
     fn operation_type(&self) -> &'static str {
         "rics.v1alpha.TestJob"
     }
-    async fn check_input(&self, input: Value) -> Result<Value> {
+    async fn check_input(
+        &self,
+        _principal: &crate::principal::Principal,
+        input: Value,
+    ) -> Result<Value> {
         Ok(input)
     }
     async fn execute(&self, _job: &JobRecord, _task: &ClaimedTask) -> Result<Value> {

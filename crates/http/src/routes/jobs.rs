@@ -1,4 +1,4 @@
-//! The job routes: for each family, list (`entities/-` across entities), create, get,
+//! The job routes (PEP and sanctions screening, risk rating): for each family, list (`entities/-` across entities), create, get,
 //! `:run` and the runs' operations. The handlers of every family share one
 //! implementation over the family's [`JobService`].
 
@@ -6,6 +6,7 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::job::JobService;
 use rics_domain::job::pep_sanction::PepSanctionInput;
+use rics_domain::job::risk_rating::RiskRatingInput;
 use rics_domain::operation::Operation;
 use serde::Serialize;
 use serde_json::Value;
@@ -224,4 +225,130 @@ pub async fn operation_pep_sanction(
     state: Data<ApiState>,
 ) -> Response {
     operation(&state.pep_sanction_jobs, caller, req, path.into_inner()).await
+}
+
+/// A page of risk rating jobs. (A documentation schema: responses are built from the
+/// family's JSON.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ListIndividualEntityRiskRatingJobsResponse {
+    /// The jobs, newest first unless `orderBy` says otherwise.
+    individual_entity_risk_rating_jobs: Vec<IndividualEntityRiskRatingJob>,
+    /// Token of the next page; absent on the last page.
+    next_page_token: Option<String>,
+    /// How many jobs match.
+    total_size: i32,
+}
+
+/// A risk rating job, as the API shows it. (A documentation schema: jobs are rendered
+/// by the family's service.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct IndividualEntityRiskRatingJob {
+    /// `entities/{entity}/individualEntityRiskRatingJobs/{job}`. Output only.
+    name: String,
+    /// Random identifier. Output only.
+    uid: String,
+    /// The rated individual. Output only (the path gives it).
+    entity: String,
+    /// The inputs.
+    #[serde(flatten)]
+    input: RiskRatingInput,
+    /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    state: String,
+    /// The latest successful run's rating: `riskScore` (0 to 100), `riskLevel`,
+    /// `contributions[]` {`factor`, `inputValue`, `value`, `weight`, `points`,
+    /// `reason`} whose points sum exactly to the score, `modelVersion`, and the
+    /// `activityLog` (and `alert`, when the level rose to High) it recorded. Output
+    /// only.
+    #[schema(value_type = Object)]
+    result: Option<Value>,
+    /// The latest run's operation. Output only.
+    latest_operation: Option<String>,
+    /// Creation time. Output only.
+    create_time: String,
+    /// Last change time. Output only.
+    update_time: String,
+    /// Strong etag.
+    etag: String,
+}
+
+/// Lists an individual's risk rating jobs, or every entity's with `entities/-`.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id, or `-` for every entity"),
+        ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
+        ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
+        ("skip" = Option<i32>, Query, description = "Items to skip"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
+    responses((status = 200, body = ListIndividualEntityRiskRatingJobsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn list_risk_rating(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+) -> Response {
+    list(&state.risk_rating_jobs, caller, req, &path).await
+}
+
+/// Creates a risk rating job about the individual.
+#[utoipa::path(post, path = "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = RiskRatingInput,
+    responses((status = 200, body = IndividualEntityRiskRatingJob), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn create_risk_rating(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    create(&state.risk_rating_jobs, caller, req, &path, body).await
+}
+
+/// Gets a risk rating job.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"),
+        ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+    responses((status = 200, body = IndividualEntityRiskRatingJob), (status = 404, body = ErrorEnvelope)))]
+pub async fn get_risk_rating(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    let (entity, job) = path.into_inner();
+    get(&state.risk_rating_jobs, caller, req, &entity, &job).await
+}
+
+/// Runs a risk rating job: returns the run's operation, to poll until `done`.
+#[utoipa::path(post, path = "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}:run", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"),
+        ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = RunRequest,
+    responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn run_risk_rating(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let (entity, job) = path.into_inner();
+    run(&state.risk_rating_jobs, caller, req, &entity, &job, body).await
+}
+
+/// A risk rating run's operation.
+#[utoipa::path(get, path = "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}/operations/{operation}", tag = "jobs",
+    params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id"), ("operation" = String, Path, description = "Operation id")),
+    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)))]
+pub async fn operation_risk_rating(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    operation(&state.risk_rating_jobs, caller, req, path.into_inner()).await
 }

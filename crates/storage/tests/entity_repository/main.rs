@@ -34,5 +34,6 @@ mod jobs;
 mod notes;
 mod pagination;
 mod relationships;
+mod risk_models;
 mod support;
 mod workspaces;

@@ -1,0 +1,118 @@
+//! The output-only fields that jobs set on an entity (`screeningStatus`,
+//! `verificationStatus`, `riskDetails`), written under optimistic concurrency: a write
+//! that loses a race with a user's update reads the entity again and re-applies the
+//! change, so neither side's change is lost.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::model::Entity;
+use super::repository::EntityRepository;
+use crate::error::{Error, Result};
+use crate::event::NewEvent;
+use crate::id::IdGenerator;
+use crate::job::model::worker_principal;
+use crate::principal::TenantId;
+use crate::repository::RepositoryError;
+use crate::resource;
+use crate::time::Clock;
+
+/// How often a write is retried when the entity changes meanwhile.
+const RETRIES: usize = 5;
+
+/// Writes output-only fields of entities for rics's own workers.
+pub struct OutputWriter {
+    entities: Arc<dyn EntityRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+}
+
+/// Why an output field changed: the job or record that changed it, named in the
+/// `entity.updated` event (for example `("job", "entities/e/…Jobs/j")`).
+pub type Cause<'a> = (&'a str, Value);
+
+impl OutputWriter {
+    /// A writer over the entity store.
+    pub fn new(
+        entities: Arc<dyn EntityRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> OutputWriter {
+        OutputWriter {
+            entities,
+            clock,
+            ids,
+        }
+    }
+
+    /// Applies `change` to the entity `id`, starting from `read` (the entity as the
+    /// caller last saw it) and from a fresh read after a lost race. `change` returns
+    /// the entity with the new value of `field` (a top-level JSON field), or `None`
+    /// when the entity already has it (nothing is written then). Returns the entity
+    /// as stored.
+    ///
+    /// # Errors
+    /// NOT_FOUND when the entity is gone; ABORTED when it kept changing; what the
+    /// store fails with.
+    pub async fn write<F>(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        read: Entity,
+        field: &str,
+        cause: Cause<'_>,
+        change: F,
+    ) -> Result<Entity>
+    where
+        F: Fn(&Entity) -> Option<Entity> + Send + Sync,
+    {
+        let name = format!("entities/{id}");
+        let mut known = Some(read);
+        for _ in 0..RETRIES {
+            let entity = match known.take() {
+                Some(entity) => entity,
+                None => self
+                    .entities
+                    .get(tenant, id)
+                    .await?
+                    .ok_or_else(|| Error::not_found(&name))?,
+            };
+            let Some(mut changed) = change(&entity) else {
+                return Ok(entity);
+            };
+            let now = self.clock.now();
+            changed.revision = entity.revision + 1;
+            changed.update_time = Some(now);
+            changed.etag = resource::etag(&changed.uid, changed.revision);
+            let before = field_of(&entity, field)?;
+            let after = field_of(&changed, field)?;
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "entity.updated",
+                &name,
+                &worker_principal(tenant),
+                now,
+            )
+            .for_entity(id)
+            .with_field(cause.0, cause.1.clone())
+            .with_changes(Some(&before), Some(&after));
+            match self
+                .entities
+                .update(tenant, &changed, entity.revision, &[event])
+                .await
+            {
+                Ok(()) => return Ok(changed),
+                Err(RepositoryError::Conflict) => {}
+                Err(e) => return Err(e.for_resource(&name)),
+            }
+        }
+        Err(Error::concurrent_modification(&name))
+    }
+}
+
+/// `{field: value}` of the entity's JSON (`{field: null}` when unset).
+fn field_of(entity: &Entity, field: &str) -> Result<Value> {
+    let json = serde_json::to_value(entity).map_err(|e| Error::internal(e.to_string()))?;
+    Ok(json!({ field: json.get(field).cloned().unwrap_or(Value::Null) }))
+}

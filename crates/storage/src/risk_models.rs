@@ -1,0 +1,203 @@
+//! The risk model repository over Diesel: each version one immutable row with the
+//! model's JSON.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use rics_aip::page_token::CursorValue;
+use rics_domain::event::NewEvent;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::resource;
+use rics_domain::risk::RiskModel;
+use rics_domain::risk::ports::RiskModelRepository;
+
+use crate::database::Database;
+use crate::entities::{internal, timestamp};
+use crate::error::repository_error;
+use crate::events::insert_events;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::idempotency;
+use crate::paging::load_page;
+use crate::schema::risk_models;
+
+/// Where the risk model filter fields live.
+const RISK_MODEL_FIELDS: FieldMap = FieldMap {
+    alias: "rm",
+    tenant_column: "rm.tenant_id",
+    id_column: "rm.version",
+    fields: &[(
+        "createTime",
+        Column::Scalar {
+            column: "rm.create_time",
+            kind: ScalarKind::Timestamp,
+            unset: Unset::NotNull,
+        },
+    )],
+    fuzzy: &[],
+};
+
+/// The fields of a model that live in columns rather than the JSON body.
+const COLUMN_FIELDS: [&str; 4] = ["name", "uid", "createTime", "etag"];
+
+/// One row of `risk_models`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
+#[diesel(table_name = risk_models)]
+struct RiskModelRow {
+    tenant_id: String,
+    version: i64,
+    uid: String,
+    body: String,
+    create_time: i64,
+}
+
+impl RiskModelRow {
+    fn from_model(tenant: &str, model: &RiskModel) -> Result<RiskModelRow, RepositoryError> {
+        let version = model
+            .version()
+            .ok_or_else(|| internal("risk model without a version", &model.name))?;
+        let create_time = model
+            .create_time
+            .ok_or_else(|| internal("risk model without create time", &model.name))?;
+        let mut body = serde_json::to_value(model).map_err(|e| internal("risk model", e))?;
+        if let Some(map) = body.as_object_mut() {
+            map.retain(|key, _| !COLUMN_FIELDS.contains(&key.as_str()));
+        }
+        Ok(RiskModelRow {
+            tenant_id: tenant.to_owned(),
+            version,
+            uid: model.uid.clone(),
+            body: body.to_string(),
+            create_time: create_time.unix_micros(),
+        })
+    }
+
+    fn into_model(self) -> Result<RiskModel, RepositoryError> {
+        let mut model: RiskModel =
+            serde_json::from_str(&self.body).map_err(|e| internal("stored risk model", e))?;
+        model.name = RiskModel::name_of(self.version);
+        model.etag = resource::etag(&self.uid, 1);
+        model.uid = self.uid;
+        model.create_time = Some(timestamp(self.create_time)?);
+        Ok(model)
+    }
+
+    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "rm.version" => CursorValue::Integer(self.version),
+            "rm.create_time" => CursorValue::Integer(self.create_time),
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+/// The risk model repository.
+#[derive(Clone)]
+pub struct DieselRiskModelRepository {
+    db: Database,
+}
+
+impl DieselRiskModelRepository {
+    /// A repository over `db`.
+    pub fn new(db: Database) -> DieselRiskModelRepository {
+        DieselRiskModelRepository { db }
+    }
+}
+
+#[async_trait]
+impl RiskModelRepository for DieselRiskModelRepository {
+    async fn get(
+        &self,
+        tenant: &TenantId,
+        version: i64,
+    ) -> Result<Option<RiskModel>, RepositoryError> {
+        let tenant = tenant.as_str().to_owned();
+        self.db
+            .run(move |conn| {
+                risk_models::table
+                    .filter(risk_models::tenant_id.eq(&tenant))
+                    .filter(risk_models::version.eq(version))
+                    .select(RiskModelRow::as_select())
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?
+                    .map(RiskModelRow::into_model)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn latest(&self, tenant: &TenantId) -> Result<Option<RiskModel>, RepositoryError> {
+        let tenant = tenant.as_str().to_owned();
+        self.db
+            .run(move |conn| {
+                risk_models::table
+                    .filter(risk_models::tenant_id.eq(&tenant))
+                    .order(risk_models::version.desc())
+                    .select(RiskModelRow::as_select())
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?
+                    .map(RiskModelRow::into_model)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn list(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+    ) -> Result<Page<RiskModel>, RepositoryError> {
+        let compiled = compile_list(query, &RISK_MODEL_FIELDS, tenant.as_str(), None)?;
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                load_page(
+                    conn,
+                    "risk_models rm",
+                    "rm.*",
+                    compiled,
+                    &query,
+                    |row: RiskModelRow| {
+                        let position = sort_columns
+                            .iter()
+                            .map(|c| row.sort_value(c))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((row.into_model()?, position))
+                    },
+                )
+            })
+            .await
+    }
+
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        model: &RiskModel,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = RiskModelRow::from_model(tenant.as_str(), model)?;
+        let (tenant, key, new_events) = (
+            tenant.as_str().to_owned(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
+                }
+                diesel::insert_into(risk_models::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+}
