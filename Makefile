@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIND ?= 127.0.0.1:8080
 
-.PHONY: run build test test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
+.PHONY: run build test mrz-referee test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -15,10 +15,18 @@ run: ## Build and serve on SQLite at ./data/rics.db, 127.0.0.1:8080
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-test: ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
+test: mrz-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
 	@url="$$(scripts/test-postgres.sh)" || exit 1; \
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
+
+MRZ_VENV := target/mrz-venv
+
+mrz-referee: ## Python venv with the mrz package 0.6.2, the referee of the MRZ tests (once)
+	@if ! $(MRZ_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mrz") != "0.6.2")' 2>/dev/null; then \
+	  echo "make mrz-referee: installing mrz 0.6.2 in $(MRZ_VENV)"; \
+	  python3 -m venv $(MRZ_VENV) && \
+	  $(MRZ_VENV)/bin/pip install --quiet --disable-pip-version-check mrz==0.6.2; fi
 
 lint: fmt deps-check ## Formatting, clippy with warnings as errors, dependency rules
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -17,6 +17,7 @@ pub mod identity;
 pub mod job;
 pub mod lifecycle;
 pub mod list;
+pub mod mrz;
 pub mod note;
 pub mod operation;
 pub mod principal;
