@@ -12,6 +12,7 @@ pub mod enums;
 pub mod error;
 pub mod event;
 pub mod fields;
+pub mod icao;
 pub mod id;
 pub mod identity;
 pub mod job;
