@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod alert;
 pub mod batch;
+pub mod document;
 pub mod entity;
 pub mod enums;
 pub mod error;
