@@ -22,7 +22,7 @@ use crate::lifecycle::{self, check_etag};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
+use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::values::PartialDate;
@@ -168,15 +168,7 @@ impl DocumentService {
         principal: &Principal,
         request: &ListRequest,
     ) -> Result<ListResponse<Document>> {
-        let (query, context) =
-            self.paging
-                .prepare(&fields::LIST, &principal.tenant, None, request)?;
-        let page = self
-            .documents
-            .list(&principal.tenant, None, &with_stored_codes(query))
-            .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
+        self.page(principal, None, request).await
     }
 
     /// One page of the documents of the entity `entity_id`, as [`Self::list`]. The
@@ -209,22 +201,7 @@ impl DocumentService {
         if !live {
             return Err(Error::not_found(&entity_name));
         }
-        let (query, context) = self.paging.prepare(
-            &fields::LIST,
-            &principal.tenant,
-            Some(&entity_name),
-            request,
-        )?;
-        let page = self
-            .documents
-            .list(
-                &principal.tenant,
-                Some(&entity_name),
-                &with_stored_codes(query),
-            )
-            .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
+        self.page(principal, Some(&entity_name), request).await
     }
 
     /// Updates a document from a partial body and an optional update mask (AIP-134).
@@ -243,27 +220,26 @@ impl DocumentService {
         update_mask: Option<&str>,
     ) -> Result<Document> {
         let name = Document::name_of(id);
-        require_object(&body, "document")?;
-        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
-        if !body_name.is_empty() && body_name != name {
-            return Err(Error::invalid_field(
-                "document.name",
-                "NAME_MISMATCH",
-                format!("'{body_name}' is not the document in the path ('{name}')"),
-            ));
-        }
-        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
-        let mask = crate::fields::update_mask(&fields::TABLE, update_mask)?;
-        let patch = crate::fields::input(&fields::TABLE, body, "document")?;
-        let _typed: Document = parse_body(patch.clone(), "document")?;
+        let patch = crate::fields::read_patch::<Document>(
+            &fields::TABLE,
+            body,
+            update_mask,
+            &name,
+            "document",
+        )?;
         let current = self.get(principal, id).await?;
         if current.is_deleted() {
             return Err(lifecycle::deleted(&current.name));
         }
-        check_etag(&name, &current.etag, etag.as_deref())?;
+        check_etag(&name, &current.etag, patch.etag.as_deref())?;
         let current_json = to_json(&current)?;
-        let merged =
-            crate::fields::apply_mask(&fields::TABLE, &mask, &current_json, &patch, "document")?;
+        let merged = crate::fields::apply_mask(
+            &fields::TABLE,
+            &patch.mask,
+            &current_json,
+            &patch.body,
+            "document",
+        )?;
         let mut updated: Document = parse_body(
             crate::fields::input(&fields::TABLE, merged, "document")?,
             "document",
@@ -362,6 +338,25 @@ impl DocumentService {
             }
         }
         Ok(purged)
+    }
+
+    /// One page of the documents, of the entity named `entity` only when given; the
+    /// entity is the list's parent, bound into its page tokens.
+    async fn page(
+        &self,
+        principal: &Principal,
+        entity: Option<&str>,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Document>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::LIST, &principal.tenant, entity, request)?;
+        let page = self
+            .documents
+            .list(&principal.tenant, entity, &with_stored_codes(query))
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
     }
 
     /// Requires the document's entity to exist in the caller's tenant and be live.

@@ -3,6 +3,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::document::Document;
+use rics_domain::list::ListResponse;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -40,12 +41,7 @@ pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Re
     let mut query = QueryParams::parse(req.query_string())?;
     let request = query.take_list(true)?;
     query.finish()?;
-    let page = state.documents.list(&caller.0, &request).await?;
-    ok(&ListDocumentsResponse {
-        documents: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
-    })
+    respond(state.documents.list(&caller.0, &request).await?)
 }
 
 /// Lists the identity documents of a live entity.
@@ -68,10 +64,16 @@ pub async fn list_for_entity(
     let mut query = QueryParams::parse(req.query_string())?;
     let request = query.take_list(true)?;
     query.finish()?;
-    let page = state
-        .documents
-        .list_for_entity(&caller.0, &path, &request)
-        .await?;
+    respond(
+        state
+            .documents
+            .list_for_entity(&caller.0, &path, &request)
+            .await?,
+    )
+}
+
+/// The answer of both lists.
+fn respond(page: ListResponse<Document>) -> Response {
     ok(&ListDocumentsResponse {
         documents: page.items,
         next_page_token: page.next_page_token,
