@@ -397,3 +397,33 @@ async fn delete_and_undelete_record_events_of_the_entity() {
     let back = service.undelete(&p, "doc-1", None).await.unwrap();
     assert!(!back.is_deleted());
 }
+
+#[tokio::test]
+async fn a_purge_records_an_event_of_the_entity_and_skips_what_is_gone() {
+    let mut documents = MockDocumentRepository::new();
+    documents.expect_find_purge_due().returning(|_, _| {
+        Ok(vec![
+            (TenantId::new("t1"), "doc-1".to_owned()),
+            (TenantId::new("t1"), "vanished".to_owned()),
+        ])
+    });
+    documents
+        .expect_get()
+        .returning(|_, id| Ok((id == "doc-1").then(|| stored("live-jane"))));
+    documents
+        .expect_purge()
+        .withf(|_, id, _, events| {
+            id == "doc-1"
+                && events[0].event_type == "document.purged"
+                && events[0].entity_id.as_deref() == Some("live-jane")
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    assert_eq!(
+        service(documents)
+            .purge_expired(&principal(), 10)
+            .await
+            .unwrap(),
+        1
+    );
+}
