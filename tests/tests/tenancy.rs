@@ -213,7 +213,7 @@ on_both_backends! {
 
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
     /// entity with a tag, a relationship, an activity log type and an activity log
-    /// about the entity, a case and an alert about it. Then, for every gated route of the route
+    /// about the entity, a case, an alert and an identity document about it. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -271,6 +271,18 @@ on_both_backends! {
                     "title": "Secret alert",
                 })),
             );
+            // An identity document of the secret entity, collected for the case.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/documents?documentId=doc-{i}"),
+                Some(json!({
+                    "entity": format!("entities/secret-{i}"),
+                    "documentType": "PASSPORT",
+                    "documentNumber": "SECRET1",
+                    "givenName": "Secret",
+                    "workspace": format!("workspaces/case-{i}"),
+                })),
+            );
         }
         // A rating of each tenant's secret entity, for `:evaluationInput`.
         for (i, (_, token)) in tenants.iter().enumerate() {
@@ -301,6 +313,8 @@ on_both_backends! {
             }
             let alerts = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alerts?pageSize=1000")).ok();
             all.push((alerts, Value::Null, Value::Null, Value::Null, Value::Null));
+            let documents = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/documents?showDeleted=true&pageSize=1000")).ok();
+            all.push((documents, Value::Null, Value::Null, Value::Null, Value::Null));
             let alert_types = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok();
             all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null));
             let risk_models = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/riskModels?pageSize=100")).ok();
@@ -355,6 +369,7 @@ on_both_backends! {
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))
+                    .replace("{document}", &format!("doc-{victim}"))
                     .replace("{alertType}", PEP)
                     .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
@@ -368,6 +383,7 @@ on_both_backends! {
                     _ if route.path.contains(':') => json!({}),
                     _ if route.path.contains("/notes") => json!({"content": "Taken over"}),
                     _ if route.path.ends_with("Jobs") => json!({}),
+                    _ if route.path.contains("/documents") => json!({"givenName": "Taken over"}),
                     _ => json!({"displayName": "Taken over"}),
                 };
                 let reply = call(&server, Some(token), route, &path, &body);
@@ -484,6 +500,28 @@ on_both_backends! {
                         ("POST", "/v1alpha/riskModels") => {
                             // The body is no model; nothing is stored in either tenant.
                             assert_eq!(reply.status, 400, "{context}: {}", reply.text);
+                        }
+                        ("GET", "/v1alpha/documents") => {
+                            let found = names(&reply.ok()["documents"]);
+                            assert!(!found.contains(&format!("documents/doc-{victim}")), "{context}: {found:?}");
+                            let filter = format!("entity = \"entities/{secret}\"");
+                            let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/documents{}", query(&[("filter", &filter), ("showDeleted", "true")])))).ok();
+                            assert!(names(&filtered["documents"]).is_empty(), "{context}: {filtered}");
+                        }
+                        ("POST", "/v1alpha/documents") => {
+                            // The body is no document; naming the victim's entity, or the
+                            // victim's case with an entity of the attacker's own, is
+                            // NOT_FOUND, and nothing is written.
+                            reply.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+                            let document = |entity: &str, workspace: Option<String>| {
+                                let mut body = json!({"entity": entity, "documentType": "PASSPORT", "documentNumber": "X1"});
+                                if let Some(workspace) = workspace {
+                                    body["workspace"] = json!(workspace);
+                                }
+                                server.send(server.request_as(Some(token), Method::POST, "/v1alpha/documents").json(&body))
+                            };
+                            document(&format!("entities/{secret}"), None).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
+                            document(&format!("entities/mine-{attacker}"), Some(format!("workspaces/case-{victim}"))).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
                         }
                         ("GET", "/v1alpha/screeningLists") => {
                             // The operator's lists, the same for every tenant.

@@ -14,6 +14,7 @@ use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
+use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
@@ -40,9 +41,10 @@ use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
-    DieselEntityRepository, DieselEventRepository, DieselIdentityRepository, DieselJobRepository,
-    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
-    DieselRiskModelRepository, DieselTenantRepository, DieselWorkspaceRepository, PoolOptions,
+    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
+    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
+    DieselWorkspaceRepository, PoolOptions,
     migrations, secrets,
 };
 use serde_json::Value;
@@ -193,6 +195,8 @@ pub struct Services {
     pub activity_logs: Arc<ActivityLogService>,
     /// Alert and alert type use cases.
     pub alerts: Arc<AlertService>,
+    /// Identity document use cases.
+    pub documents: Arc<DocumentService>,
     /// The authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
@@ -294,6 +298,15 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let alerts = Arc::new(AlertService::new(
         alert_repository.clone(),
         alert_repository,
+        entity_repository.clone(),
+        workspace_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        config.soft_delete_retention,
+    ));
+    let documents = Arc::new(DocumentService::new(
+        Arc::new(DieselDocumentRepository::new(db.clone())),
         entity_repository.clone(),
         workspace_repository.clone(),
         clock.clone(),
@@ -403,6 +416,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         activity_log_types,
         activity_logs,
         alerts,
+        documents,
         authorization,
         registrar,
         identity,
@@ -469,6 +483,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         activity_log_types: services.activity_log_types.clone(),
         activity_logs: services.activity_logs.clone(),
         alerts: services.alerts.clone(),
+        documents: services.documents.clone(),
         authorization: services.authorization.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
@@ -580,7 +595,7 @@ fn spawn_database_maintenance(db: Database) {
 }
 
 /// Periodically purges expired soft-deleted entities, workspaces, activity log types,
-/// activity logs and alerts, forgets old idempotency keys and expired grants, removes
+/// activity logs, alerts and documents, forgets old idempotency keys and expired grants, removes
 /// one-time secrets from operations, and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
     let entities = services.entities.clone();
@@ -588,6 +603,7 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
     let activity_log_types = services.activity_log_types.clone();
     let activity_logs = services.activity_logs.clone();
     let alerts = services.alerts.clone();
+    let documents = services.documents.clone();
     let repository = DieselEntityRepository::new(services.db.clone());
     let identity = services.identity.clone();
     let operations = DieselOperationRepository::new(services.db.clone());
@@ -621,6 +637,11 @@ fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration
                 Ok(0) => {}
                 Ok(purged) => tracing::info!(purged, "purged expired alerts"),
                 Err(e) => tracing::warn!(error = %e, "alert purge failed"),
+            }
+            match documents.purge_expired(&system, 500).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged expired documents"),
+                Err(e) => tracing::warn!(error = %e, "document purge failed"),
             }
             let now = clock.now();
             if let Err(e) = repository

@@ -2,6 +2,8 @@
 //! same AIP-134 and AIP-203 rules for every resource.
 
 use rics_aip::field_mask::{self, Behavior, FieldKind, FieldTable, UpdateMask};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -43,6 +45,48 @@ pub fn update_mask(table: &FieldTable, raw: Option<&str>) -> Result<UpdateMask> 
         Error::invalid_field("updateMask", e.reason(), e.to_string())
             .with_metadata("path", e.path())
     })
+}
+
+/// The body of an update (PATCH) made ready to apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Patch {
+    /// The body's `etag`, if any: it must be the resource's current one.
+    pub etag: Option<String>,
+    /// The `updateMask`.
+    pub mask: UpdateMask,
+    /// The body without its output-only fields, for [`apply_mask`].
+    pub body: Value,
+}
+
+/// Reads the body and mask of an update of the resource `name` (AIP-134) as a `T`,
+/// before the resource is read: the body's `name`, when given, must be `name` (an
+/// update cannot move onto another resource); field violations are named under
+/// `prefix` (`workspace.displayName`).
+///
+/// # Errors
+/// INVALID_ARGUMENT: a body that is not an object, `NAME_MISMATCH` on
+/// `{prefix}.name`, a bad mask (on `updateMask`), a field that does not read as `T`.
+pub fn read_patch<T: DeserializeOwned + Serialize>(
+    table: &FieldTable,
+    body: Value,
+    raw_mask: Option<&str>,
+    name: &str,
+    prefix: &str,
+) -> Result<Patch> {
+    crate::resource::require_object(&body, prefix)?;
+    let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
+    if !body_name.is_empty() && body_name != name {
+        return Err(Error::invalid_field(
+            format!("{prefix}.name"),
+            "NAME_MISMATCH",
+            format!("'{body_name}' is not the resource in the path ('{name}')"),
+        ));
+    }
+    let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
+    let mask = update_mask(table, raw_mask)?;
+    let body = input(table, body, prefix)?;
+    crate::resource::parse_body::<T>(body.clone(), prefix)?;
+    Ok(Patch { etag, mask, body })
 }
 
 /// Applies a patch to the current resource JSON under `mask`; field violations are
@@ -99,6 +143,48 @@ mod tests {
         assert_eq!(body, json!({"displayName": "A", "inner": {}}));
         let error = input(&table(), json!([1]), "thing").unwrap_err();
         assert_eq!(error.field_violations[0].field, "thing");
+    }
+
+    #[test]
+    fn a_patch_names_its_own_resource_only() {
+        #[derive(Debug, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
+        struct Thing {
+            #[serde(default)]
+            name: String,
+            #[serde(default)]
+            display_name: String,
+            #[serde(default)]
+            etag: String,
+        }
+        let patch = read_patch::<Thing>(
+            &table(),
+            json!({"name": "things/a", "displayName": "B", "etag": "\"e\""}),
+            Some("displayName"),
+            "things/a",
+            "thing",
+        )
+        .unwrap();
+        assert_eq!(patch.etag.as_deref(), Some("\"e\""));
+        assert_eq!(patch.body, json!({"displayName": "B", "etag": "\"e\""}));
+        let moved = read_patch::<Thing>(
+            &table(),
+            json!({"name": "things/b"}),
+            None,
+            "things/a",
+            "thing",
+        )
+        .unwrap_err();
+        assert_eq!(
+            (moved.reason, moved.field_violations[0].field.as_str()),
+            ("NAME_MISMATCH", "thing.name")
+        );
+        let unknown =
+            read_patch::<Thing>(&table(), json!({"colour": 1}), None, "things/a", "thing");
+        assert_eq!(
+            unknown.unwrap_err().field_violations[0].field,
+            "thing.colour"
+        );
     }
 
     #[test]

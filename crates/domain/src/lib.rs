@@ -7,11 +7,13 @@
 pub mod activity;
 pub mod alert;
 pub mod batch;
+pub mod document;
 pub mod entity;
 pub mod enums;
 pub mod error;
 pub mod event;
 pub mod fields;
+pub mod icao;
 pub mod id;
 pub mod identity;
 pub mod job;

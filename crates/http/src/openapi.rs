@@ -5,8 +5,8 @@ use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use crate::routes::{
-    activity_log_types, activity_logs, alerts, entities, events, health, jobs, notes, oauth, risk,
-    screening_lists, tenants, workspaces,
+    activity_log_types, activity_logs, alerts, documents, entities, events, health, jobs, notes,
+    oauth, risk, screening_lists, tenants, workspaces,
 };
 
 /// The API description.
@@ -92,6 +92,13 @@ use crate::routes::{
         alerts::delete,
         alerts::undelete,
         alerts::acknowledge,
+        documents::list,
+        documents::create,
+        documents::get,
+        documents::update,
+        documents::delete,
+        documents::undelete,
+        documents::list_for_entity,
         tenants::create,
         tenants::get,
         tenants::children,
@@ -112,6 +119,7 @@ use crate::routes::{
         (name = "notes", description = "Notes about entities and workspaces; only their author changes them"),
         (name = "workspaces", description = "Cases: entities under review together"),
         (name = "alerts", description = "Alerts for analysts, raised by callers and jobs, and their types"),
+        (name = "documents", description = "Identity documents of entities, with ICAO 9303 country codes as printed"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
         (name = "health", description = "Probes"),

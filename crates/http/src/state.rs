@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rics_domain::activity::{ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::AlertService;
+use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
 use rics_domain::id::IdGenerator;
@@ -67,6 +68,8 @@ pub struct ApiState {
     pub activity_logs: Arc<ActivityLogService>,
     /// Alert and alert type use cases.
     pub alerts: Arc<AlertService>,
+    /// Identity document use cases.
+    pub documents: Arc<DocumentService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Its issuer and keys.

@@ -543,7 +543,7 @@ fn lock_pair(
 }
 
 /// Removes an entity and what it owns if `guard` holds, the activity logs naming it
-/// included; returns the counts.
+/// and its documents included; returns the counts.
 fn erase(
     conn: &mut DbConnection,
     tenant: &str,
@@ -612,6 +612,7 @@ fn erase(
             EraseGuard::Always | EraseGuard::PurgeDue(_) => RepositoryError::NotFound,
         });
     }
+    let documents = crate::documents::erase_entity_documents(conn, tenant, id)?;
     counts.insert("entities".into(), removed as i64);
     counts.insert("relationships".into(), relationships);
     counts.insert("tags".into(), tags);
@@ -619,9 +620,10 @@ fn erase(
     counts.insert("events".into(), removed_events as i64 + logs.events);
     counts.insert(
         "idempotencyKeys".into(),
-        removed_keys as i64 + logs.idempotency_keys,
+        removed_keys as i64 + logs.idempotency_keys + documents.idempotency_keys,
     );
     counts.insert("activityLogs".into(), logs.logs);
+    counts.insert("documents".into(), documents.documents);
     counts.insert(
         "notes".into(),
         crate::notes::erase_entity_notes(conn, tenant, id)?,

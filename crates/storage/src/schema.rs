@@ -534,6 +534,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Identity documents: the columns filters, orders and counts use, and the JSON
+    /// body.
+    documents (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `entity`, `entities/{entity}`.
+        entity -> Text,
+        /// `documentType`.
+        document_type -> Text,
+        /// `issuingCountry`, an ICAO 9303 code; empty when there is none.
+        issuing_country -> Text,
+        /// `expiryDate`, `YYYY-MM-DD`; NULL when there is none.
+        expiry_date -> Nullable<Text>,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
@@ -551,6 +584,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     alert_types,
     alerts,
     alert_entities,
+    documents,
 );
 
 diesel::table! {

@@ -120,14 +120,6 @@ pub fn log_input(body: Value) -> Result<Value> {
     crate::fields::input(&LOG_TABLE, body, "activityLog")
 }
 
-/// Parses an `updateMask` against the activity log type's fields.
-///
-/// # Errors
-/// INVALID_ARGUMENT on `updateMask` naming the bad path.
-pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
-    crate::fields::update_mask(&TYPE_TABLE, raw)
-}
-
 /// Applies a patch to the current activity log type JSON under `mask`.
 ///
 /// # Errors
@@ -197,7 +189,7 @@ mod tests {
 
     #[test]
     fn unknown_mask_paths_name_update_mask() {
-        let error = update_mask(Some("colour")).unwrap_err();
+        let error = crate::fields::update_mask(&TYPE_TABLE, Some("colour")).unwrap_err();
         assert_eq!(error.field_violations[0].field, "updateMask");
     }
 }

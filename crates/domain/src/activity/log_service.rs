@@ -25,6 +25,7 @@ use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
+use crate::workspace::references::check_named_workspace;
 
 /// Most entities one log names.
 pub const MAX_ENTITY_NAMES: usize = 100;
@@ -121,7 +122,13 @@ impl ActivityLogService {
             ));
         }
         self.check_entities(principal, &log.entity_names).await?;
-        self.check_workspace(principal, &log.workspace).await?;
+        check_named_workspace(
+            self.workspaces.as_ref(),
+            &principal.tenant,
+            "activityLog.workspace",
+            &log.workspace,
+        )
+        .await?;
         let now = self.clock.now();
         let id = log_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
         log.name = ActivityLog::name_of(&id);
@@ -408,29 +415,6 @@ impl ActivityLogService {
             );
         }
         Ok(Some(log_type))
-    }
-
-    /// Checks that the named workspace, if any, exists in the caller's tenant and is
-    /// not deleted (its name's form was checked with the other fields).
-    async fn check_workspace(&self, principal: &Principal, name: &str) -> Result<()> {
-        let Some(id) = name.strip_prefix("workspaces/") else {
-            return Ok(());
-        };
-        match self
-            .workspaces
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(name))?
-        {
-            None => Err(Error::invalid_field(
-                "activityLog.workspace",
-                "WORKSPACE_NOT_FOUND",
-                format!("'{name}' does not exist"),
-            )
-            .with_code(Code::NotFound)),
-            Some(workspace) if workspace.is_deleted() => Err(lifecycle::deleted(name)),
-            Some(_) => Ok(()),
-        }
     }
 
     /// Checks that every named entity exists in the caller's tenant and is live.

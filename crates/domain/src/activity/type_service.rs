@@ -17,7 +17,7 @@ use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
+use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -172,26 +172,20 @@ impl ActivityLogTypeService {
         update_mask: Option<&str>,
     ) -> Result<ActivityLogType> {
         let name = ActivityLogType::name_of(id);
-        require_object(&body, "activityLogType")?;
-        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
-        if !body_name.is_empty() && body_name != name {
-            return Err(Error::invalid_field(
-                "activityLogType.name",
-                "NAME_MISMATCH",
-                format!("'{body_name}' is not the activity log type in the path ('{name}')"),
-            ));
-        }
-        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
-        let mask = fields::update_mask(update_mask)?;
-        let patch = fields::type_input(body)?;
-        let _typed: ActivityLogType = parse_body(patch.clone(), "activityLogType")?;
+        let patch = crate::fields::read_patch::<ActivityLogType>(
+            &fields::TYPE_TABLE,
+            body,
+            update_mask,
+            &name,
+            "activityLogType",
+        )?;
         let current = self.get(principal, id).await?;
         if current.is_deleted() {
             return Err(deleted(&name));
         }
-        lifecycle::check_etag(&current.name, &current.etag, etag.as_deref())?;
+        lifecycle::check_etag(&current.name, &current.etag, patch.etag.as_deref())?;
         let current_json = to_json(&current)?;
-        let merged = fields::apply_mask(&mask, &current_json, &patch)?;
+        let merged = fields::apply_mask(&patch.mask, &current_json, &patch.body)?;
         let mut updated: ActivityLogType =
             parse_body(fields::type_input(merged)?, "activityLogType")?;
         validate_type(&mut updated)?;

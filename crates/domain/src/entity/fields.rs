@@ -143,14 +143,6 @@ pub fn input(body: Value, field: &str) -> Result<Value> {
     crate::fields::input(&TABLE, body, field)
 }
 
-/// Parses an `updateMask` against the entity's fields.
-///
-/// # Errors
-/// INVALID_ARGUMENT on `updateMask` naming the bad path.
-pub fn update_mask(raw: Option<&str>) -> Result<UpdateMask> {
-    crate::fields::update_mask(&TABLE, raw)
-}
-
 /// Applies a patch to the current entity JSON under `mask`.
 ///
 /// # Errors
@@ -203,7 +195,7 @@ mod tests {
 
     #[test]
     fn unknown_mask_paths_name_update_mask() {
-        let error = update_mask(Some("colour")).unwrap_err();
+        let error = crate::fields::update_mask(&TABLE, Some("colour")).unwrap_err();
         assert_eq!(error.field_violations[0].field, "updateMask");
     }
 }

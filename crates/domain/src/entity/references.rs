@@ -1,8 +1,10 @@
-//! Checking the entities another resource names in a repeated field (a workspace's or
-//! an alert's `entities`): the same rules, errors and field paths for every resource.
+//! Checking the entities another resource names, in a repeated field (a workspace's or
+//! an alert's `entities`) or a single one (a document's `entity`): the same rules,
+//! errors and field paths for every resource.
 
 use std::collections::BTreeSet;
 
+use super::model::Entity;
 use super::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::id::is_well_formed_id;
@@ -32,15 +34,8 @@ pub async fn check_named_entities(
     let mut added = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let element = format!("{field}[{i}]");
-        match name
-            .strip_prefix("entities/")
-            .filter(|id| is_well_formed_id(id))
-        {
-            None => v.add(
-                element,
-                "INVALID_NAME",
-                format!("'{name}' is not an entity name (entities/{{entity}})"),
-            ),
+        match entity_id(name) {
+            None => v.add(element, "INVALID_NAME", not_an_entity_name(name)),
             Some(_) if !seen.insert(name.as_str()) => {
                 v.add(
                     element,
@@ -61,25 +56,64 @@ pub async fn check_named_entities(
     let ids: Vec<String> = added.iter().map(|(_, id)| id.clone()).collect();
     let found = entities.get_many(tenant, &ids).await.map_err(Error::from)?;
     for (i, id) in &added {
-        let name = format!("entities/{id}");
-        match found.iter().find(|e| e.id() == id) {
-            None => {
-                return Err(Error::invalid_field(
-                    format!("{field}[{i}]"),
-                    "ENTITY_NOT_FOUND",
-                    format!("'{name}' does not exist"),
-                )
-                .with_code(Code::NotFound));
-            }
-            Some(entity) if entity.is_deleted() => {
-                return Err(Error::failed_precondition(
-                    "ENTITY_DELETED",
-                    format!("'{name}' is deleted; undelete it first."),
-                )
-                .with_metadata("entity", name));
-            }
-            Some(_) => {}
-        }
+        live(
+            &format!("{field}[{i}]"),
+            &format!("entities/{id}"),
+            found.iter().find(|e| e.id() == id),
+        )?;
     }
     Ok(())
+}
+
+/// Checks the entity name of the single field `field` (`document.entity`):
+/// well-formed (`entities/{entity}`), existing in `tenant` and live.
+///
+/// # Errors
+/// INVALID_ARGUMENT (`INVALID_NAME` on `field`) for a malformed name; NOT_FOUND
+/// (`ENTITY_NOT_FOUND`, with a violation on `field`) for an entity that does not exist
+/// in the tenant; FAILED_PRECONDITION (`ENTITY_DELETED`) for a soft-deleted one;
+/// UNAVAILABLE or INTERNAL when storage fails.
+pub async fn check_named_entity(
+    entities: &dyn EntityRepository,
+    tenant: &TenantId,
+    field: &str,
+    name: &str,
+) -> Result<()> {
+    let Some(id) = entity_id(name) else {
+        return Err(Error::invalid_field(
+            field,
+            "INVALID_NAME",
+            not_an_entity_name(name),
+        ));
+    };
+    let found = entities.get(tenant, id).await.map_err(Error::from)?;
+    live(field, name, found.as_ref())
+}
+
+/// The id of a well-formed entity name.
+fn entity_id(name: &str) -> Option<&str> {
+    name.strip_prefix("entities/")
+        .filter(|id| is_well_formed_id(id))
+}
+
+fn not_an_entity_name(name: &str) -> String {
+    format!("'{name}' is not an entity name (entities/{{entity}})")
+}
+
+/// The verdict on the entity `name` named in `field`, as `found` in the tenant.
+fn live(field: &str, name: &str, found: Option<&Entity>) -> Result<()> {
+    match found {
+        None => Err(Error::invalid_field(
+            field,
+            "ENTITY_NOT_FOUND",
+            format!("'{name}' does not exist"),
+        )
+        .with_code(Code::NotFound)),
+        Some(entity) if entity.is_deleted() => Err(Error::failed_precondition(
+            "ENTITY_DELETED",
+            format!("'{name}' is deleted; undelete it first."),
+        )
+        .with_metadata("entity", name)),
+        Some(_) => Ok(()),
+    }
 }

@@ -23,7 +23,7 @@ use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
+use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 
 /// Entity names, for batch gets.
@@ -202,27 +202,21 @@ impl EntityService {
         update_mask: Option<&str>,
     ) -> Result<Entity> {
         let name = Entity::name_of(id);
-        require_object(&body, "entity")?;
-        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
-        if !body_name.is_empty() && body_name != name {
-            return Err(Error::invalid_field(
-                "entity.name",
-                "NAME_MISMATCH",
-                format!("'{body_name}' is not the entity in the path ('{name}')"),
-            ));
-        }
-        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
-        let mask = fields::update_mask(update_mask)?;
-        let patch = fields::input(body, "entity")?;
-        let _typed: Entity = parse_body(patch.clone(), "entity")?;
+        let patch = crate::fields::read_patch::<Entity>(
+            &fields::TABLE,
+            body,
+            update_mask,
+            &name,
+            "entity",
+        )?;
         let current = self.get(principal, id).await?;
         if current.is_deleted() {
             return Err(deleted(&name));
         }
-        check_etag(&current, etag.as_deref())?;
+        check_etag(&current, patch.etag.as_deref())?;
         let now = self.clock.now();
         let current_json = to_json(&current)?;
-        let merged = fields::apply_mask(&mask, &current_json, &patch)?;
+        let merged = fields::apply_mask(&patch.mask, &current_json, &patch.body)?;
         let mut updated: Entity = parse_body(fields::input(merged, "entity")?, "entity")?;
         validate_entity(&mut updated, now.datetime().date())?;
         carry_output_only(&current, &mut updated);

@@ -3,6 +3,7 @@
 pub mod fields;
 pub mod model;
 pub mod ports;
+pub mod references;
 pub mod service;
 
 pub use model::{Workspace, WorkspaceState};

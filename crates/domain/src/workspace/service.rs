@@ -18,7 +18,7 @@ use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::resource::{self, fingerprint, parse_body};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -176,25 +176,24 @@ impl WorkspaceService {
         update_mask: Option<&str>,
     ) -> Result<Workspace> {
         let name = Workspace::name_of(id);
-        require_object(&body, "workspace")?;
-        let body_name = body.get("name").and_then(Value::as_str).unwrap_or("");
-        if !body_name.is_empty() && body_name != name {
-            return Err(Error::invalid_field(
-                "workspace.name",
-                "NAME_MISMATCH",
-                format!("'{body_name}' is not the workspace in the path ('{name}')"),
-            ));
-        }
-        let etag = body.get("etag").and_then(Value::as_str).map(str::to_owned);
-        let mask = crate::fields::update_mask(&fields::TABLE, update_mask)?;
-        let patch = crate::fields::input(&fields::TABLE, body, "workspace")?;
-        let _typed: Workspace = parse_body(patch.clone(), "workspace")?;
+        let patch = crate::fields::read_patch::<Workspace>(
+            &fields::TABLE,
+            body,
+            update_mask,
+            &name,
+            "workspace",
+        )?;
         let current = self.get(principal, id).await?;
         writable(&current)?;
-        check_etag(&name, &current.etag, etag.as_deref())?;
+        check_etag(&name, &current.etag, patch.etag.as_deref())?;
         let current_json = to_json(&current)?;
-        let merged =
-            crate::fields::apply_mask(&fields::TABLE, &mask, &current_json, &patch, "workspace")?;
+        let merged = crate::fields::apply_mask(
+            &fields::TABLE,
+            &patch.mask,
+            &current_json,
+            &patch.body,
+            "workspace",
+        )?;
         let mut updated: Workspace = parse_body(
             crate::fields::input(&fields::TABLE, merged, "workspace")?,
             "workspace",

@@ -5,6 +5,7 @@
 pub mod activity_log_types;
 pub mod activity_logs;
 pub mod alerts;
+pub mod documents;
 pub mod entities;
 pub mod events;
 pub mod health;
@@ -233,6 +234,13 @@ routes! {
     DELETE "/v1alpha/alerts/{alert}" => alerts::delete, Some(Scope::Write);
     POST "/v1alpha/alerts/{alert}:undelete" => alerts::undelete, Some(Scope::Write);
     POST "/v1alpha/alerts/{alert}:acknowledge" => alerts::acknowledge, Some(Scope::Write);
+    GET "/v1alpha/documents" => documents::list, Some(Scope::Read);
+    POST "/v1alpha/documents" => documents::create, Some(Scope::Write);
+    GET "/v1alpha/documents/{document}" => documents::get, Some(Scope::Read);
+    PATCH "/v1alpha/documents/{document}" => documents::update, Some(Scope::Write);
+    DELETE "/v1alpha/documents/{document}" => documents::delete, Some(Scope::Write);
+    POST "/v1alpha/documents/{document}:undelete" => documents::undelete, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/documents" => documents::list_for_entity, Some(Scope::Read);
     GET "/v1alpha/screeningLists" => screening_lists::list, Some(Scope::Read);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);

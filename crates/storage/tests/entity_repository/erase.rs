@@ -1,11 +1,13 @@
 //! hard_delete (erasure and purge) and find_purge_due.
 
+use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::{EraseGuard, ErasureCounts};
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
 use rics_domain::text_search;
-use rics_storage::Backend;
+use rics_storage::{Backend, DieselDocumentRepository};
 
+use crate::documents::document;
 use crate::support::{Fixture, OwnedRows, at, entity, event, hold_write, relationship, t1, t2};
 
 fn key(n: u32, resource: &str) -> IdempotencyKey {
@@ -92,6 +94,22 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
         )
         .await
         .unwrap();
+    // A document of `a`, created with a request id.
+    let documents = DieselDocumentRepository::new(f.db.clone());
+    let document_key = IdempotencyKey {
+        resource_name: "documents/doc-a".into(),
+        method: "documents.create",
+        ..key(3, "a")
+    };
+    documents
+        .create(
+            &t1(),
+            &document("doc-a", "a", "D", "2030-01-01", 2),
+            Some(&document_key),
+            &[event("ev-doc-a", Some("a"), "document.created", 2)],
+        )
+        .await
+        .unwrap();
     let before_b = f.rows_of(&t1(), "b").await;
     let before_c = f.rows_of(&t1(), "c").await;
     let before_other = f.rows_of(&t2(), "a").await;
@@ -103,7 +121,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             external_ids: 2,
             trigrams: text_search::trigrams("Ada Lovelace").len() as i64,
             relationships: 2,
-            events: 2,
+            events: 3,
             idempotency_keys: 1,
         }
     );
@@ -125,8 +143,9 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("tags", 3),
             ("externalIds", 2),
             ("relationships", 2),
-            ("events", 2),
-            ("idempotencyKeys", 1),
+            ("events", 3),
+            ("idempotencyKeys", 2),
+            ("documents", 1),
             ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),
@@ -136,6 +155,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
     assert_eq!(f.repo.get(&t1(), "a").await, Ok(None));
+    assert_eq!(documents.get(&t1(), "doc-a").await, Ok(None));
     // Others keep their rows, except the relationships they had with `a`.
     let after_b = f.rows_of(&t1(), "b").await;
     assert_eq!(
@@ -178,6 +198,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("relationships", 1),
             ("events", 0),
             ("idempotencyKeys", 0),
+            ("documents", 0),
             ("jobs", 0),
             ("notes", 0),
             ("workspaceMemberships", 0),

@@ -1,6 +1,6 @@
 //! The contract suite of the entity repository and the records that hang off
-//! entities (notes, workspaces, alerts): every test runs once on SQLite (a temporary
-//! file) and once on PostgreSQL (a fresh schema), as `<test>::sqlite` and
+//! entities (notes, workspaces, alerts, documents): every test runs once on SQLite (a
+//! temporary file) and once on PostgreSQL (a fresh schema), as `<test>::sqlite` and
 //! `<test>::postgres`, in parallel. PostgreSQL comes from `RICS_TEST_DATABASE_URL`.
 
 #![cfg(test)]
@@ -26,6 +26,7 @@ macro_rules! contract {
 mod alerts;
 mod bridge;
 mod crud;
+mod documents;
 mod erase;
 mod events;
 mod filters;

@@ -1,0 +1,610 @@
+//! The identity document use cases.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rics_aip::filter::{Condition, Literal, StringMatch};
+use serde_json::{Value, json};
+use time::Date;
+
+use super::fields;
+use super::model::Document;
+use super::number;
+use super::ports::DocumentRepository;
+use crate::entity::references::check_named_entity;
+use crate::entity::repository::EntityRepository;
+use crate::error::{Error, Result};
+use crate::event::NewEvent;
+use crate::icao::IcaoCode;
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::{self, check_etag};
+use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
+use crate::principal::Principal;
+use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::time::{Clock, Timestamp};
+use crate::validate::Violations;
+use crate::values::PartialDate;
+use crate::workspace::ports::WorkspaceRepository;
+use crate::workspace::references::check_named_workspace;
+
+/// Longest `givenName`, `familyName` and `placeOfBirth`.
+pub const MAX_NAME: usize = 200;
+/// Longest `issuingState`.
+pub const MAX_ISSUING_STATE: usize = 100;
+/// Most lines of a machine readable zone (TD1 has three).
+pub const MAX_MRZ_LINES: usize = 3;
+/// Longest line of a machine readable zone (TD3 has 44 characters).
+pub const MAX_MRZ_LINE: usize = 44;
+/// Most files of one document.
+pub const MAX_FILES: usize = 20;
+/// The method name bound into idempotency keys.
+const CREATE_METHOD: &str = "documents.create";
+
+/// Everything the document service needs.
+pub struct DocumentService {
+    documents: Arc<dyn DocumentRepository>,
+    entities: Arc<dyn EntityRepository>,
+    workspaces: Arc<dyn WorkspaceRepository>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    paging: Arc<Paging>,
+    retention: Duration,
+}
+
+impl DocumentService {
+    /// The service over its ports. `retention` is how long soft-deleted documents are
+    /// kept before they are purged.
+    pub fn new(
+        documents: Arc<dyn DocumentRepository>,
+        entities: Arc<dyn EntityRepository>,
+        workspaces: Arc<dyn WorkspaceRepository>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        paging: Arc<Paging>,
+        retention: Duration,
+    ) -> DocumentService {
+        DocumentService {
+            documents,
+            entities,
+            workspaces,
+            clock,
+            ids,
+            paging,
+            retention,
+        }
+    }
+
+    /// Records an identity document of an entity from the request body, with an
+    /// optional user-chosen id and an optional request id that makes retries safe
+    /// (AIP-133, AIP-155).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
+    /// another request; NOT_FOUND for an entity (`ENTITY_NOT_FOUND`) or a workspace
+    /// (`WORKSPACE_NOT_FOUND`) that does not exist in the caller's tenant;
+    /// FAILED_PRECONDITION when one of them is deleted; ALREADY_EXISTS when the id is
+    /// taken.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        document_id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Document> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = document_id {
+            validate_user_id("documentId", id)?;
+        }
+        let body = crate::fields::input(&fields::TABLE, body, "document")?;
+        let mut document: Document = parse_body(body.clone(), "document")?;
+        document.document_number = number::normalise(&document.document_number);
+        let now = self.clock.now();
+        validate(&document, now)?;
+        self.live_entity(principal, &document).await?;
+        self.check_workspace(principal, &document).await?;
+        let id = document_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
+        document.name = Document::name_of(&id);
+        document.uid = self.ids.uid();
+        document.revision = 1;
+        document.etag = resource::etag(&document.uid, document.revision);
+        document.create_time = Some(now);
+        document.update_time = Some(now);
+        let key = request_id.map(|request_id| IdempotencyKey {
+            request_id: request_id.to_string(),
+            method: CREATE_METHOD,
+            fingerprint: fingerprint(
+                CREATE_METHOD,
+                &[("documentId", &json!(document_id)), ("document", &body)],
+            ),
+            resource_name: document.name.clone(),
+        });
+        let events = [self
+            .event("document.created", &document, principal, now)
+            .with_changes(None, Some(&to_json(&document)?))];
+        let replayed = lifecycle::create_once(&document.name, key.as_ref(), || {
+            self.documents
+                .create(&principal.tenant, &document, key.as_ref(), &events)
+        })
+        .await?;
+        match replayed {
+            None => Ok(document),
+            Some(name) => {
+                let id = name.strip_prefix("documents/").unwrap_or(&name);
+                self.get(principal, id).await
+            }
+        }
+    }
+
+    /// The document with `id`, deleted or not, whatever the state of its entity. A
+    /// job acting for the tenant reads documents this way.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<Document> {
+        let name = Document::name_of(id);
+        if !is_well_formed_id(id) {
+            return Err(Error::invalid_field(
+                "name",
+                "INVALID_NAME",
+                format!("'{name}' is not a valid document name"),
+            ));
+        }
+        self.documents
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
+    /// One page of the tenant's documents, oldest first unless `orderBy` says
+    /// otherwise (AIP-132, AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Document>> {
+        self.page(principal, None, request).await
+    }
+
+    /// One page of the documents of the entity `entity_id`, as [`Self::list`]. The
+    /// documents of a deleted entity are not listed here, as its notes are not: the
+    /// entity must be restored first.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed entity id or bad list parameters; NOT_FOUND
+    /// when the entity does not exist in the caller's tenant or is deleted.
+    pub async fn list_for_entity(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Document>> {
+        let entity_name = format!("entities/{entity_id}");
+        if !is_well_formed_id(entity_id) {
+            return Err(Error::invalid_field(
+                "parent",
+                "INVALID_NAME",
+                format!("'{entity_name}' is not a valid entity name"),
+            ));
+        }
+        let live = self
+            .entities
+            .get(&principal.tenant, entity_id)
+            .await
+            .map_err(|e| e.for_resource(&entity_name))?
+            .is_some_and(|entity| !entity.is_deleted());
+        if !live {
+            return Err(Error::not_found(&entity_name));
+        }
+        self.page(principal, Some(&entity_name), request).await
+    }
+
+    /// Updates a document from a partial body and an optional update mask (AIP-134).
+    /// `entity` cannot change; the entity must still be live.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body or mask, a changed `entity` or a name that is
+    /// not the path's; NOT_FOUND; FAILED_PRECONDITION when the document or its entity
+    /// is deleted, or a newly named workspace is; ABORTED for a stale etag or a
+    /// concurrent change.
+    pub async fn update(
+        &self,
+        principal: &Principal,
+        id: &str,
+        body: Value,
+        update_mask: Option<&str>,
+    ) -> Result<Document> {
+        let name = Document::name_of(id);
+        let patch = crate::fields::read_patch::<Document>(
+            &fields::TABLE,
+            body,
+            update_mask,
+            &name,
+            "document",
+        )?;
+        let current = self.get(principal, id).await?;
+        if current.is_deleted() {
+            return Err(lifecycle::deleted(&current.name));
+        }
+        check_etag(&name, &current.etag, patch.etag.as_deref())?;
+        let current_json = to_json(&current)?;
+        let merged = crate::fields::apply_mask(
+            &fields::TABLE,
+            &patch.mask,
+            &current_json,
+            &patch.body,
+            "document",
+        )?;
+        let mut updated: Document = parse_body(
+            crate::fields::input(&fields::TABLE, merged, "document")?,
+            "document",
+        )?;
+        updated.document_number = number::normalise(&updated.document_number);
+        validate(&updated, self.clock.now())?;
+        self.live_entity(principal, &current).await?;
+        if updated.workspace != current.workspace {
+            self.check_workspace(principal, &updated).await?;
+        }
+        carry_output_only(&current, &mut updated);
+        if to_json(&updated)? == current_json {
+            return Ok(current);
+        }
+        self.save(principal, &current, updated, "document.updated")
+            .await
+    }
+
+    /// Soft-deletes a document (AIP-164). With `allow_missing`, deleting a document
+    /// that is missing or already deleted succeeds (returning `None` when missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`);
+    /// FAILED_PRECONDITION when its entity is deleted; ABORTED for a stale etag.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Document>> {
+        let now = self.clock.now();
+        match lifecycle::soft_delete(
+            self.get(principal, id).await,
+            etag,
+            allow_missing,
+            now,
+            self.retention,
+        )? {
+            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
+            lifecycle::SoftDelete::Store { current, deleted } => {
+                self.live_entity(principal, &current).await?;
+                self.save(principal, &current, deleted, "document.deleted")
+                    .await
+                    .map(Some)
+            }
+        }
+    }
+
+    /// Restores a soft-deleted document.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when the document is not deleted;
+    /// FAILED_PRECONDITION when its entity is deleted; ABORTED for a stale etag.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Document> {
+        let current = self.get(principal, id).await?;
+        let restored = lifecycle::restore(&current, etag)?;
+        self.live_entity(principal, &current).await?;
+        self.save(principal, &current, restored, "document.undeleted")
+            .await
+    }
+
+    /// Purges soft-deleted documents whose purge time has passed (at most `limit`),
+    /// each with a `document.purged` event of its entity; returns how many were
+    /// purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .documents
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let Some(document) = self
+                .documents
+                .get(&tenant, &id)
+                .await
+                .map_err(Error::from)?
+            else {
+                continue;
+            };
+            let event = self.event("document.purged", &document, system, now);
+            match self.documents.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+
+    /// One page of the documents, of the entity named `entity` only when given; the
+    /// entity is the list's parent, bound into its page tokens.
+    async fn page(
+        &self,
+        principal: &Principal,
+        entity: Option<&str>,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Document>> {
+        let (query, context) =
+            self.paging
+                .prepare(&fields::LIST, &principal.tenant, entity, request)?;
+        let page = self
+            .documents
+            .list(&principal.tenant, entity, &with_stored_codes(query))
+            .await
+            .map_err(Error::from)?;
+        Ok(self.paging.finish(context, page))
+    }
+
+    /// Requires the document's entity to exist in the caller's tenant and be live.
+    async fn live_entity(&self, principal: &Principal, document: &Document) -> Result<()> {
+        check_named_entity(
+            self.entities.as_ref(),
+            &principal.tenant,
+            "document.entity",
+            &document.entity,
+        )
+        .await
+    }
+
+    /// Requires the document's workspace, when it names one, to exist in the caller's
+    /// tenant and be live.
+    async fn check_workspace(&self, principal: &Principal, document: &Document) -> Result<()> {
+        check_named_workspace(
+            self.workspaces.as_ref(),
+            &principal.tenant,
+            "document.workspace",
+            &document.workspace,
+        )
+        .await
+    }
+
+    /// Stores `updated` as the next version of `current`, with its event.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &Document,
+        mut updated: Document,
+        event_type: &str,
+    ) -> Result<Document> {
+        let now = self.clock.now();
+        updated.revision = current.revision + 1;
+        updated.update_time = Some(now);
+        updated.etag = resource::etag(&updated.uid, updated.revision);
+        let event = self
+            .event(event_type, current, principal, now)
+            .with_changes(Some(&to_json(current)?), Some(&to_json(&updated)?));
+        self.documents
+            .update(&principal.tenant, &updated, current.revision, &[event])
+            .await
+            .map_err(|e| e.for_resource(&current.name))?;
+        Ok(updated)
+    }
+
+    /// An event about `document`, of its entity (erased with it).
+    fn event(
+        &self,
+        event_type: &str,
+        document: &Document,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> NewEvent {
+        NewEvent::new(
+            self.ids.resource_id(),
+            event_type,
+            &document.name,
+            principal,
+            now,
+        )
+        .for_entity(document.entity_id())
+    }
+}
+
+/// Checks the fields of a document that need no lookup, `now` being the current time.
+fn validate(document: &Document, now: Timestamp) -> Result<()> {
+    let mut v = Violations::new();
+    if document.entity.is_empty() {
+        v.add(
+            "document.entity",
+            "REQUIRED",
+            "is required (entities/{entity})",
+        );
+    }
+    if document.document_type.is_unspecified() {
+        v.add("document.documentType", "REQUIRED", "is required");
+    }
+    if document.document_number.is_empty() {
+        v.add(
+            "document.documentNumber",
+            "REQUIRED",
+            "is required and must not be blank",
+        );
+    } else if let Err(problem) = number::check(document.document_type, &document.document_number) {
+        v.add(
+            "document.documentNumber",
+            "INVALID_DOCUMENT_NUMBER",
+            problem,
+        );
+    }
+    v.optional_text(
+        "document.issuingState",
+        &document.issuing_state,
+        MAX_ISSUING_STATE,
+    );
+    v.optional_text("document.givenName", &document.given_name, MAX_NAME);
+    v.optional_text("document.familyName", &document.family_name, MAX_NAME);
+    v.optional_text("document.placeOfBirth", &document.place_of_birth, MAX_NAME);
+    check_dates(&mut v, document, now.datetime().date());
+    check_mrz(&mut v, &document.mrz);
+    if !document.workspace.is_empty()
+        && !document
+            .workspace
+            .strip_prefix("workspaces/")
+            .is_some_and(is_well_formed_id)
+    {
+        v.add(
+            "document.workspace",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not a workspace name (workspaces/{{workspace}})",
+                document.workspace
+            ),
+        );
+    }
+    check_files(&mut v, document);
+    if v.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid_fields(v.into_vec()))
+    }
+}
+
+/// The dates are full dates; none of the issue and birth dates is after `today`; the
+/// expiry date is after the issue date, and the holder was born by the issue date.
+fn check_dates(v: &mut Violations, document: &Document, today: Date) {
+    let full = |v: &mut Violations, field: &str, date: Option<PartialDate>| -> Option<Date> {
+        let date = date?;
+        match date.earliest().filter(|_| date.day.is_some()) {
+            Some(full) => Some(full),
+            None => {
+                v.add(
+                    field,
+                    "INVALID_DATE",
+                    format!("'{date}' is not a full date (YYYY-MM-DD)"),
+                );
+                None
+            }
+        }
+    };
+    let birth = full(v, "document.dateOfBirth", document.date_of_birth);
+    let issue = full(v, "document.issueDate", document.issue_date);
+    let expiry = full(v, "document.expiryDate", document.expiry_date);
+    for (field, date) in [
+        ("document.dateOfBirth", birth),
+        ("document.issueDate", issue),
+    ] {
+        if date.is_some_and(|date| date > today) {
+            v.add(field, "DATE_IN_FUTURE", "must not be after today (UTC)");
+        }
+    }
+    if let (Some(issue), Some(expiry)) = (issue, expiry)
+        && expiry <= issue
+    {
+        v.add(
+            "document.expiryDate",
+            "EXPIRY_NOT_AFTER_ISSUE",
+            format!("must be after the issue date {issue}"),
+        );
+    }
+    if let (Some(birth), Some(issue)) = (birth, issue)
+        && birth > issue
+    {
+        v.add(
+            "document.dateOfBirth",
+            "BIRTH_AFTER_ISSUE",
+            format!("must not be after the issue date {issue}"),
+        );
+    }
+}
+
+/// The machine readable zone, when given, is 1 to 3 lines of at most 44 characters.
+/// Its content is checked by the ID verification job, not here.
+fn check_mrz(v: &mut Violations, lines: &[String]) {
+    v.max_items("document.mrz", lines, MAX_MRZ_LINES);
+    for (i, line) in lines.iter().enumerate() {
+        let field = format!("document.mrz[{i}]");
+        if line.is_empty() {
+            v.add(field, "REQUIRED", "an MRZ line must not be empty");
+        } else {
+            v.optional_text(&field, line, MAX_MRZ_LINE);
+        }
+    }
+}
+
+/// Files are named `entities/{entity}/files/{file}` under the document's own entity,
+/// at most 20, none twice. Entity files are no resource yet: only the names' shape is
+/// checked.
+fn check_files(v: &mut Violations, document: &Document) {
+    v.max_items("document.files", &document.files, MAX_FILES);
+    let prefix = format!("{}/files/", document.entity);
+    let mut seen = BTreeSet::new();
+    for (i, file) in document.files.iter().enumerate() {
+        let field = format!("document.files[{i}]");
+        if !file.strip_prefix(&prefix).is_some_and(is_well_formed_id) {
+            v.add(
+                field,
+                "INVALID_NAME",
+                format!(
+                    "'{file}' is not a file of the document's entity ({}/files/{{file}})",
+                    document.entity
+                ),
+            );
+        } else if !seen.insert(file.as_str()) {
+            v.add(field, "DUPLICATE_FILE", format!("'{file}' is listed twice"));
+        }
+    }
+}
+
+/// The query with the codes of `issuingCountry` comparisons as stored: a filter may
+/// name a country as input may (`issuingCountry = "de"` finds `DEU`). A value that is
+/// no code, or has a wildcard, is compared as given.
+fn with_stored_codes(mut query: ListQuery) -> ListQuery {
+    query.condition = query.condition.map(stored_codes);
+    query
+}
+
+fn stored_codes(condition: Condition) -> Condition {
+    match condition {
+        Condition::And(parts) => Condition::And(parts.into_iter().map(stored_codes).collect()),
+        Condition::Or(parts) => Condition::Or(parts.into_iter().map(stored_codes).collect()),
+        Condition::Not(inner) => Condition::Not(Box::new(stored_codes(*inner))),
+        Condition::Compare {
+            field: "issuingCountry",
+            op,
+            value: Literal::String(StringMatch::Exact(text)),
+        } => {
+            let text = IcaoCode::parse(&text).map_or(text, |code| code.as_str().to_owned());
+            Condition::Compare {
+                field: "issuingCountry",
+                op,
+                value: Literal::String(StringMatch::Exact(text)),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Copies the fields only the service sets from `current`.
+fn carry_output_only(current: &Document, updated: &mut Document) {
+    updated.name = current.name.clone();
+    updated.uid = current.uid.clone();
+    updated.revision = current.revision;
+    updated.etag = current.etag.clone();
+    updated.create_time = current.create_time;
+    updated.update_time = current.update_time;
+    updated.delete_time = current.delete_time;
+    updated.purge_time = current.purge_time;
+}

@@ -1,0 +1,439 @@
+//! The identity document repository over Diesel, and the part of an entity's erasure
+//! that concerns its documents.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use rics_aip::page_token::CursorValue;
+use rics_domain::document::model::{Document, DocumentType};
+use rics_domain::document::ports::DocumentRepository;
+use rics_domain::event::NewEvent;
+use rics_domain::icao::IcaoCode;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::resource;
+use rics_domain::time::Timestamp;
+use rics_domain::values::PartialDate;
+
+use crate::connection::DbConnection;
+use crate::database::Database;
+use crate::entities::{FoundId, internal, timestamp};
+use crate::error::{repository_error, revision_missed};
+use crate::events::insert_events;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::idempotency;
+use crate::paging::load_page;
+use crate::schema::{documents, idempotency_keys};
+use crate::sql::Sql;
+
+/// How many names one `IN` list of the erasure holds.
+const CHUNK: usize = 500;
+
+/// Where the document filter fields live.
+const DOCUMENT_FIELDS: FieldMap = FieldMap {
+    alias: "d",
+    tenant_column: "d.tenant_id",
+    id_column: "d.id",
+    fields: &[
+        (
+            "entity",
+            Column::Scalar {
+                column: "d.entity",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "documentType",
+            Column::Scalar {
+                column: "d.document_type",
+                kind: ScalarKind::Enum,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "issuingCountry",
+            Column::Scalar {
+                column: "d.issuing_country",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "expiryDate",
+            Column::Scalar {
+                column: "d.expiry_date",
+                kind: ScalarKind::Text,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
+            "createTime",
+            Column::Scalar {
+                column: "d.create_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "updateTime",
+            Column::Scalar {
+                column: "d.update_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "deleteTime",
+            Column::Scalar {
+                column: "d.delete_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::InMessage,
+            },
+        ),
+    ],
+    fuzzy: &[],
+};
+
+/// Fields kept in columns rather than in the body.
+const COLUMN_FIELDS: [&str; 11] = [
+    "name",
+    "uid",
+    "entity",
+    "documentType",
+    "issuingCountry",
+    "expiryDate",
+    "createTime",
+    "updateTime",
+    "deleteTime",
+    "purgeTime",
+    "etag",
+];
+
+/// One row of `documents`.
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = documents, primary_key(tenant_id, id), treat_none_as_null = true)]
+struct DocumentRow {
+    tenant_id: String,
+    id: String,
+    uid: String,
+    revision: i64,
+    entity: String,
+    document_type: String,
+    issuing_country: String,
+    expiry_date: Option<String>,
+    body: String,
+    create_time: i64,
+    update_time: i64,
+    delete_time: Option<i64>,
+    purge_time: Option<i64>,
+}
+
+impl DocumentRow {
+    fn from_document(
+        tenant: &TenantId,
+        document: &Document,
+    ) -> Result<DocumentRow, RepositoryError> {
+        let mut body =
+            serde_json::to_value(document).map_err(|e| internal("document to JSON", e))?;
+        if let Some(map) = body.as_object_mut() {
+            for field in COLUMN_FIELDS {
+                map.remove(field);
+            }
+        }
+        Ok(DocumentRow {
+            tenant_id: tenant.as_str().to_owned(),
+            id: document.id().to_owned(),
+            uid: document.uid.clone(),
+            revision: document.revision,
+            entity: document.entity.clone(),
+            document_type: document.document_type.as_str().to_owned(),
+            issuing_country: document
+                .issuing_country
+                .as_ref()
+                .map(|code| code.as_str().to_owned())
+                .unwrap_or_default(),
+            expiry_date: document.expiry_date.map(|date| date.to_string()),
+            body: body.to_string(),
+            create_time: document.create_time.map_or(0, Timestamp::unix_micros),
+            update_time: document.update_time.map_or(0, Timestamp::unix_micros),
+            delete_time: document.delete_time.map(Timestamp::unix_micros),
+            purge_time: document.purge_time.map(Timestamp::unix_micros),
+        })
+    }
+
+    fn into_document(self) -> Result<Document, RepositoryError> {
+        let mut document: Document =
+            serde_json::from_str(&self.body).map_err(|e| internal("stored document JSON", e))?;
+        document.name = Document::name_of(&self.id);
+        document.etag = resource::etag(&self.uid, self.revision);
+        document.uid = self.uid;
+        document.revision = self.revision;
+        document.entity = self.entity;
+        document.document_type = DocumentType::parse(&self.document_type)
+            .ok_or_else(|| internal("stored document type", &self.document_type))?;
+        document.issuing_country = match self.issuing_country.as_str() {
+            "" => None,
+            code => Some(IcaoCode::parse(code).map_err(|e| internal("stored issuing country", e))?),
+        };
+        document.expiry_date = self
+            .expiry_date
+            .as_deref()
+            .map(PartialDate::parse)
+            .transpose()
+            .map_err(|e| internal("stored expiry date", e))?;
+        document.create_time = Some(timestamp(self.create_time)?);
+        document.update_time = Some(timestamp(self.update_time)?);
+        document.delete_time = self.delete_time.map(timestamp).transpose()?;
+        document.purge_time = self.purge_time.map(timestamp).transpose()?;
+        Ok(document)
+    }
+
+    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+        Ok(match expression {
+            "d.id" => CursorValue::Text(self.id.clone()),
+            "d.create_time" => CursorValue::Integer(self.create_time),
+            "d.update_time" => CursorValue::Integer(self.update_time),
+            other => return Err(internal("no cursor value for sort expression", other)),
+        })
+    }
+}
+
+fn load_row(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+) -> Result<Option<DocumentRow>, RepositoryError> {
+    documents::table
+        .filter(documents::tenant_id.eq(tenant))
+        .filter(documents::id.eq(id))
+        .select(DocumentRow::as_select())
+        .first(conn)
+        .optional()
+        .map_err(repository_error)
+}
+
+/// Whether the entity `entity_id` is stored. On PostgreSQL its row stays share-locked
+/// until the transaction ends (`FOR KEY SHARE`, what a foreign key check takes): an
+/// erasure, which locks the entity's row before it removes the entity's documents,
+/// either waits for this transaction and then removes its document too, or has
+/// removed the entity when this one reads it.
+fn entity_stored(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+) -> Result<bool, RepositoryError> {
+    let mut sql = Sql::from(
+        "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
+    );
+    sql.bind(tenant).push(" AND e.id = ").bind(entity_id);
+    if let DbConnection::Postgresql(_) = conn {
+        sql.push(" FOR KEY SHARE");
+    }
+    let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
+    Ok(!found.is_empty())
+}
+
+/// What erasing an entity's documents removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ErasedDocuments {
+    /// The documents.
+    pub(crate) documents: i64,
+    /// The idempotency keys of their creation.
+    pub(crate) idempotency_keys: i64,
+}
+
+/// Erases, in the caller's transaction, the documents of the entity `entity_id` and
+/// the idempotency keys that created them. Their events are the entity's and go with
+/// its events. Part of an entity's erasure, after the entity's row is locked.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn erase_entity_documents(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+) -> Result<ErasedDocuments, RepositoryError> {
+    let entity = format!("entities/{entity_id}");
+    let ids: Vec<String> = documents::table
+        .filter(documents::tenant_id.eq(tenant))
+        .filter(documents::entity.eq(&entity))
+        .select(documents::id)
+        .load(conn)
+        .map_err(repository_error)?;
+    let mut erased = ErasedDocuments::default();
+    for chunk in ids.chunks(CHUNK) {
+        let names: Vec<String> = chunk.iter().map(|id| Document::name_of(id)).collect();
+        erased.idempotency_keys += diesel::delete(
+            idempotency_keys::table
+                .filter(idempotency_keys::tenant_id.eq(tenant))
+                .filter(idempotency_keys::resource_name.eq_any(&names)),
+        )
+        .execute(conn)
+        .map_err(repository_error)? as i64;
+    }
+    erased.documents = diesel::delete(
+        documents::table
+            .filter(documents::tenant_id.eq(tenant))
+            .filter(documents::entity.eq(&entity)),
+    )
+    .execute(conn)
+    .map_err(repository_error)? as i64;
+    Ok(erased)
+}
+
+/// The Diesel identity document repository.
+#[derive(Debug, Clone)]
+pub struct DieselDocumentRepository {
+    db: Database,
+}
+
+impl DieselDocumentRepository {
+    /// A repository over `db`.
+    pub fn new(db: Database) -> DieselDocumentRepository {
+        DieselDocumentRepository { db }
+    }
+}
+
+#[async_trait]
+impl DocumentRepository for DieselDocumentRepository {
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        document: &Document,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = DocumentRow::from_document(tenant, document)?;
+        let entity_id = document.entity_id().to_owned();
+        let (tenant, key, new_events) = (
+            tenant.as_str().to_owned(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let now = timestamp(row.create_time)?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
+                }
+                if !entity_stored(conn, &tenant, &entity_id)? {
+                    return Err(RepositoryError::NotFound);
+                }
+                diesel::insert_into(documents::table)
+                    .values(&row)
+                    .execute(conn)
+                    .map_err(repository_error)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Document>, RepositoryError> {
+        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        // One statement: no transaction needed.
+        self.db
+            .run(move |conn| {
+                load_row(conn, &tenant, &id)?
+                    .map(DocumentRow::into_document)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn list<'a>(
+        &self,
+        tenant: &TenantId,
+        entity: Option<&'a str>,
+        query: &ListQuery,
+    ) -> Result<Page<Document>, RepositoryError> {
+        let mut compiled = compile_list(
+            query,
+            &DOCUMENT_FIELDS,
+            tenant.as_str(),
+            Some("d.delete_time"),
+        )?;
+        if let Some(entity) = entity {
+            compiled.filter.push(" AND d.entity = ").bind(entity);
+        }
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                load_page(
+                    conn,
+                    "documents d",
+                    "d.*",
+                    compiled,
+                    &query,
+                    |row: DocumentRow| {
+                        let position = sort_columns
+                            .iter()
+                            .map(|c| row.sort_value(c))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((row.into_document()?, position))
+                    },
+                )
+            })
+            .await
+    }
+
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        document: &Document,
+        expected_revision: i64,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = DocumentRow::from_document(tenant, document)?;
+        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        self.db
+            .write(move |conn| {
+                let updated = diesel::update(
+                    documents::table
+                        .filter(documents::tenant_id.eq(&tenant))
+                        .filter(documents::id.eq(&row.id))
+                        .filter(documents::revision.eq(expected_revision)),
+                )
+                .set(&row)
+                .execute(conn)
+                .map_err(repository_error)?;
+                if updated == 0 {
+                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
+                }
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        self.db
+            .read(move |conn| crate::purge::find_due(conn, "documents", now, limit))
+            .await
+    }
+
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        now: Timestamp,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let (tenant, id, new_events) = (
+            tenant.as_str().to_owned(),
+            id.to_owned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                crate::purge::remove_due(conn, "documents", &tenant, &id, now, &new_events)
+            })
+            .await
+    }
+}
