@@ -294,6 +294,13 @@ on_both_backends! {
             let job = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}/pepSanctionIndividualEntityJobs")).json(&json!({}))).ok();
             secret_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
         }
+        // An ID document verification job of each tenant's secret document.
+        let mut secret_id_jobs = Vec::new();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let body = json!({"entity": format!("entities/secret-{i}"), "document": format!("documents/doc-{i}")});
+            let job = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityIDVerificationJobs").json(&body)).ok();
+            secret_id_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+        }
         let snapshot = |token: &str| {
             let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
             let mut all = Vec::new();
@@ -365,7 +372,7 @@ on_both_backends! {
                     .replace("{operation}", &operation_id)
                     .replace("{workspace}", &format!("case-{victim}"))
                     .replace("{note}", &format!("note-{victim}"))
-                    .replace("{job}", &secret_jobs[victim])
+                    .replace("{job}", if route.path.starts_with("/v1alpha/individualEntityIDVerificationJobs") { &secret_id_jobs[victim] } else { &secret_jobs[victim] })
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))
@@ -493,6 +500,21 @@ on_both_backends! {
                             server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&with_secret)).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                             let in_case = json!({"alertType": format!("alertTypes/{PEP}"), "title": "Alert", "workspace": format!("workspaces/case-{victim}")});
                             server.send(server.request_as(Some(token), Method::POST, "/v1alpha/alerts").json(&in_case)).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/individualEntityIDVerificationJobs") => {
+                            let found = names(&reply.ok()["individualEntityIDVerificationJobs"]);
+                            let victims = format!("individualEntityIDVerificationJobs/{}", secret_id_jobs[victim]);
+                            assert!(!found.contains(&victims), "{context}: {found:?}");
+                            assert_eq!(found.len(), 1, "{context}: only the caller's own job: {found:?}");
+                        }
+                        ("POST", "/v1alpha/individualEntityIDVerificationJobs") => {
+                            // The empty body names no entity; the victim's entity, or the
+                            // victim's document with an entity of the caller's own, is
+                            // NOT_FOUND, and nothing is written.
+                            reply.invalid("REQUIRED", "job.entity");
+                            let create = |body: Value| server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityIDVerificationJobs").json(&body));
+                            create(json!({"entity": format!("entities/{secret}"), "idType": "PASSPORT"})).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                            create(json!({"entity": format!("entities/mine-{attacker}"), "document": format!("documents/doc-{victim}")})).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
                         }
                         ("GET", "/v1alpha/riskModels") => {
                             assert_eq!(reply.ok(), risk_models[attacker], "{context}");

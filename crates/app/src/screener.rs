@@ -10,7 +10,9 @@ use std::sync::Arc;
 use arc_swap::ArcSwapOption;
 use async_trait::async_trait;
 use rics_domain::error::{Error, Result};
-use rics_domain::screen::{ListVersionInfo, ScreenMatch, ScreenOutcome, ScreenRequest, Screener};
+use rics_domain::screen::{
+    ListVersionInfo, NameMatcher, ScreenMatch, ScreenOutcome, ScreenRequest, Screener,
+};
 use rics_screening::model::{EntityKind, Gender};
 use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, load_path};
 use tokio::sync::Mutex;
@@ -171,6 +173,15 @@ impl Screener for ListScreener {
             matches: best,
             list_versions,
         })
+    }
+}
+
+/// The screening engine's name comparison, as the domain's [`NameMatcher`].
+pub struct EngineNameMatcher;
+
+impl NameMatcher for EngineNameMatcher {
+    fn similarity(&self, a: &str, b: &str) -> f64 {
+        f64::from(rics_screening::person_name_similarity(a, b))
     }
 }
 

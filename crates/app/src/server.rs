@@ -14,6 +14,7 @@ use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
+use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
@@ -22,6 +23,7 @@ use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
+use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
 use rics_domain::job::risk_rating::RiskRatingJobs;
@@ -44,13 +46,12 @@ use rics_storage::{
     DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions,
-    migrations, secrets,
+    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::screener::ListScreener;
+use crate::screener::{EngineNameMatcher, ListScreener};
 
 /// How long idempotency keys are honoured (AIP-155 asks for at least an hour).
 pub const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
@@ -181,6 +182,8 @@ pub struct Services {
     pub pep_sanction_jobs: Arc<JobService>,
     /// Risk rating jobs.
     pub risk_rating_jobs: Arc<JobService>,
+    /// ID document verification jobs.
+    pub id_verification_jobs: Arc<JobService>,
     /// Risk models and the rating of entities.
     pub risk: Arc<RiskEvaluator>,
     /// The sanctions and PEP lists.
@@ -305,8 +308,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         paging.clone(),
         config.soft_delete_retention,
     ));
+    let document_repository: Arc<dyn DocumentRepository> =
+        Arc::new(DieselDocumentRepository::new(db.clone()));
     let documents = Arc::new(DocumentService::new(
-        Arc::new(DieselDocumentRepository::new(db.clone())),
+        document_repository.clone(),
         entity_repository.clone(),
         workspace_repository.clone(),
         clock.clone(),
@@ -380,10 +385,29 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         paging.clone(),
         Arc::new(WakeWorkers(job_wake.clone())),
     ));
+    let verification: Arc<dyn JobKind> = Arc::new(IdVerificationJobs::new(IdVerificationPorts {
+        documents: document_repository,
+        entities: entity_repository.clone(),
+        names: Arc::new(EngineNameMatcher),
+        logs: activity_logs.clone(),
+        alerts: alerts.clone(),
+        clock: clock.clone(),
+        ids: ids.clone(),
+    }));
+    let id_verification_jobs = Arc::new(JobService::new(
+        verification.clone(),
+        job_repository.clone(),
+        Arc::new(DieselOperationRepository::new(db.clone())),
+        entity_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        paging.clone(),
+        Arc::new(WakeWorkers(job_wake.clone())),
+    ));
     let job_runner = Arc::new(JobRunner::new(
         format!("pid-{}-{}", std::process::id(), ids.uid()),
         job_repository,
-        vec![screening, rating],
+        vec![screening, rating, verification],
         clock.clone(),
         ids.clone(),
         RunnerSettings {
@@ -403,6 +427,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     Ok(Services {
         pep_sanction_jobs,
         risk_rating_jobs,
+        id_verification_jobs,
         risk,
         screener,
         job_runner,
@@ -478,6 +503,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         notes: services.notes.clone(),
         pep_sanction_jobs: services.pep_sanction_jobs.clone(),
         risk_rating_jobs: services.risk_rating_jobs.clone(),
+        id_verification_jobs: services.id_verification_jobs.clone(),
         risk: services.risk.clone(),
         screener: services.screener.clone(),
         activity_log_types: services.activity_log_types.clone(),

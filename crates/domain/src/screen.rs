@@ -94,3 +94,12 @@ pub trait Screener: Send + Sync {
     /// UNAVAILABLE when a list cannot be loaded (the lists in use stay).
     async fn reload(&self) -> Result<Vec<ListVersionInfo>>;
 }
+
+/// Compares person names as the screening engine does (normalisation,
+/// transliteration, order-tolerant token alignment), outside any list: identity checks
+/// compare the name on a document with the name of the person it is about.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait NameMatcher: Send + Sync {
+    /// The similarity of two person names, 0 (nothing alike) to 1 (the same name).
+    fn similarity(&self, a: &str, b: &str) -> f64;
+}

@@ -27,6 +27,11 @@ impl Violations {
         });
     }
 
+    /// How many violations were recorded.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -58,6 +58,8 @@ pub struct ApiState {
     pub pep_sanction_jobs: Arc<JobService>,
     /// Risk rating jobs.
     pub risk_rating_jobs: Arc<JobService>,
+    /// ID document verification jobs.
+    pub id_verification_jobs: Arc<JobService>,
     /// Risk models and the rating of entities.
     pub risk: Arc<RiskEvaluator>,
     /// The lists they screen against.

@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod bundled;
+pub mod compare;
 pub mod country;
 pub mod date;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod normalize;
 pub mod similarity;
 
 pub use batch::{BatchSummary, InputFormat, PersonResult, screen_batch};
+pub use compare::person_name_similarity;
 pub use date::{BirthDate, DateError, DobAgreement};
 pub use error::{BatchError, LoadError};
 pub use index::{Index, Match, Query, ScreenOptions, ScreenResult, SharedIndex};

@@ -6,6 +6,7 @@ pub mod model;
 pub mod number;
 pub mod ports;
 pub mod service;
+pub mod verification;
 
 pub use model::{Document, DocumentType};
 pub use ports::DocumentRepository;

@@ -20,6 +20,7 @@ use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
+use crate::mrz::{self, MrzFormatError};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
 use crate::resource::{self, fingerprint, parse_body, to_json};
@@ -458,7 +459,7 @@ fn validate(document: &Document, now: Timestamp) -> Result<()> {
     v.optional_text("document.familyName", &document.family_name, MAX_NAME);
     v.optional_text("document.placeOfBirth", &document.place_of_birth, MAX_NAME);
     check_dates(&mut v, document, now.datetime().date());
-    check_mrz(&mut v, &document.mrz);
+    check_mrz(&mut v, &document.mrz, now.datetime().date());
     if !document.workspace.is_empty()
         && !document
             .workspace
@@ -530,9 +531,13 @@ fn check_dates(v: &mut Violations, document: &Document, today: Date) {
     }
 }
 
-/// The machine readable zone, when given, is 1 to 3 lines of at most 44 characters.
-/// Its content is checked by the ID verification job, not here.
-fn check_mrz(v: &mut Violations, lines: &[String]) {
+/// The machine readable zone, when given, is an MRZ of ICAO Doc 9303 (TD1, TD2, TD3,
+/// MRV-A or MRV-B): the right number of lines of the right length, upper-case letters,
+/// digits and `<` only, a known document code. A wrong check digit or a field that
+/// does not match the document is not refused here: the ID verification job names it
+/// in its result.
+fn check_mrz(v: &mut Violations, lines: &[String], today: Date) {
+    let before = v.len();
     v.max_items("document.mrz", lines, MAX_MRZ_LINES);
     for (i, line) in lines.iter().enumerate() {
         let field = format!("document.mrz[{i}]");
@@ -542,6 +547,26 @@ fn check_mrz(v: &mut Violations, lines: &[String]) {
             v.optional_text(&field, line, MAX_MRZ_LINE);
         }
     }
+    if lines.is_empty() || v.len() > before {
+        return;
+    }
+    if let Err(error) = mrz::parse(lines, today) {
+        let (field, reason) = match &error {
+            MrzFormatError::LineCount { .. } => ("document.mrz".to_owned(), "MRZ_LINE_COUNT"),
+            MrzFormatError::LineLength { line, .. } => (mrz_line(*line), "MRZ_LINE_LENGTH"),
+            MrzFormatError::LowerCase { line, .. } => (mrz_line(*line), "MRZ_LOWER_CASE"),
+            MrzFormatError::InvalidCharacter { line, .. } => {
+                (mrz_line(*line), "MRZ_INVALID_CHARACTER")
+            }
+            MrzFormatError::UnknownDocumentCode { .. } => (mrz_line(1), "MRZ_DOCUMENT_CODE"),
+        };
+        v.add(field, reason, error.to_string());
+    }
+}
+
+/// `document.mrz[i]` of the 1-based MRZ line `line`.
+fn mrz_line(line: usize) -> String {
+    format!("document.mrz[{}]", line.saturating_sub(1))
 }
 
 /// Files are named `entities/{entity}/files/{file}` under the document's own entity,

@@ -97,7 +97,10 @@ fn passport(extra: Value) -> Value {
         "gender": "FEMALE",
         "issueDate": "2020-06-01",
         "expiryDate": "2030-05-31",
-        "mrz": ["P<D<<DOE<<JANE", "L898902C36D<<7408122F3005317"],
+        "mrz": [
+            "P<D<<DOE<<JANE<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<",
+            "L898902C36D<<7408122F3005317<<<<<<<<<<<<<<<8"
+        ],
         "files": ["entities/live-jane/files/front"]
     });
     if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
@@ -426,4 +429,49 @@ async fn a_purge_records_an_event_of_the_entity_and_skips_what_is_gone() {
             .unwrap(),
         1
     );
+}
+
+#[tokio::test]
+async fn an_mrz_must_be_an_mrz_but_its_check_digits_are_judged_later() {
+    let reasons = |error: crate::error::Error| -> Vec<(String, &'static str)> {
+        error
+            .field_violations
+            .into_iter()
+            .map(|v| (v.field, v.reason))
+            .collect()
+    };
+    let short = refused(passport(json!({"mrz": [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<1"
+    ]})))
+    .await;
+    assert_eq!(
+        reasons(short),
+        [("document.mrz[1]".to_owned(), "MRZ_LINE_LENGTH")]
+    );
+    let lower = refused(passport(json!({"mrz": [
+        "P<UTOEriksson<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10"
+    ]})))
+    .await;
+    let found = reasons(lower);
+    assert_eq!(found, [("document.mrz[0]".to_owned(), "MRZ_LOWER_CASE")]);
+    // A wrong check digit (the last one) is kept for the verification job to name.
+    let mut documents = MockDocumentRepository::new();
+    documents
+        .expect_create()
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let created = service(documents)
+        .create(
+            &principal(),
+            passport(json!({"mrz": [
+                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                "L898902C36UTO7408122F1204159ZE184226B<<<<<19"
+            ]})),
+            None,
+            None,
+        )
+        .await;
+    assert!(created.is_ok(), "{created:?}");
 }

@@ -21,14 +21,20 @@ pub trait JobKind: Send + Sync {
     /// `metadata.type` of its runs' operations.
     fn operation_type(&self) -> &'static str;
 
-    /// Checks the family's inputs (the create body without the standard fields) for
-    /// the caller's tenant and returns them with their defaults filled in.
+    /// Checks the family's inputs (the create body without the standard fields) of a
+    /// job about the entity `entity_id` of the caller's tenant, and returns them with
+    /// their defaults filled in.
     ///
     /// # Errors
     /// INVALID_ARGUMENT naming the bad field under `job.`; NOT_FOUND for a resource
     /// the inputs name that the tenant lacks; UNAVAILABLE when what the inputs are
     /// checked against (the loaded lists) is.
-    async fn check_input(&self, principal: &Principal, input: Value) -> Result<Value>;
+    async fn check_input(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        input: Value,
+    ) -> Result<Value>;
 
     /// Whether the family takes jobs about `entity` (checked on create and on `:run`);
     /// every kind of entity unless the family says otherwise.

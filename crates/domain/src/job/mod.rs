@@ -4,6 +4,7 @@
 //! runs with a lease, executes them outside any transaction with the family's
 //! [`JobKind`], retries failures with exponential backoff, and completes each run once.
 
+pub mod id_verification;
 pub mod kind;
 pub mod model;
 pub mod pep_sanction;

@@ -50,10 +50,24 @@ pub struct JobRecord {
     pub update_time: Timestamp,
 }
 
+/// The families whose jobs are top-level resources (`{family}/{job}`, the entity an
+/// input), not children of their entity (`entities/{entity}/{family}/{job}`).
+pub const TOP_LEVEL_FAMILIES: [&str; 1] = ["individualEntityIDVerificationJobs"];
+
+/// The name of job `id` of `family` about the entity `entity_id`.
+pub fn job_name(family: &str, entity_id: &str, id: &str) -> String {
+    if TOP_LEVEL_FAMILIES.contains(&family) {
+        format!("{family}/{id}")
+    } else {
+        format!("entities/{entity_id}/{family}/{id}")
+    }
+}
+
 impl JobRecord {
-    /// `entities/{entity}/{family}/{id}`.
+    /// `entities/{entity}/{family}/{id}`, or `{family}/{id}` for the
+    /// [`TOP_LEVEL_FAMILIES`].
     pub fn name(&self) -> String {
-        format!("entities/{}/{}/{}", self.entity_id, self.family, self.id)
+        job_name(&self.family, &self.entity_id, &self.id)
     }
 
     /// The job's JSON: `name`, `uid`, `entity`, the family's inputs, `state`,

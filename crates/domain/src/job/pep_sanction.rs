@@ -123,7 +123,12 @@ impl JobKind for PepSanctionJobs {
         "rics.v1alpha.PepSanctionIndividualEntityJob"
     }
 
-    async fn check_input(&self, _principal: &Principal, input: Value) -> Result<Value> {
+    async fn check_input(
+        &self,
+        _principal: &Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
         let mut parsed: PepSanctionInput = parse_body(input, "job")?;
         let threshold = parsed.threshold.unwrap_or(DEFAULT_THRESHOLD);
         if !(threshold > 0.0 && threshold <= 1.0) {

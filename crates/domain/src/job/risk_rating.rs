@@ -57,7 +57,12 @@ impl JobKind for RiskRatingJobs {
         "rics.v1alpha.IndividualEntityRiskRatingJob"
     }
 
-    async fn check_input(&self, principal: &Principal, input: Value) -> Result<Value> {
+    async fn check_input(
+        &self,
+        principal: &Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
         let mut parsed: RiskRatingInput = parse_body(input, "job")?;
         if let Some(version) = &parsed.model_version {
             let number = parse_version("job.modelVersion", version)?;

@@ -36,6 +36,7 @@ impl JobKind for Scripted {
     async fn check_input(
         &self,
         _principal: &crate::principal::Principal,
+        _entity_id: &str,
         input: Value,
     ) -> Result<Value> {
         Ok(input)

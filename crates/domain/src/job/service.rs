@@ -6,7 +6,7 @@ use rics_aip::filter::{FieldType, FilterSchema};
 use serde_json::{Value, json};
 
 use super::kind::JobKind;
-use super::model::{JobRecord, JobState, NewTask, RunStart};
+use super::model::{JobRecord, JobState, NewTask, RunStart, job_name};
 use super::ports::{JobRepository, RunQueued};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
@@ -136,8 +136,8 @@ impl JobService {
         if let Some(map) = input.as_object_mut() {
             map.retain(|key, _| !STANDARD_FIELDS.contains(&key.as_str()));
         }
-        let input = self.kind.check_input(principal, input).await?;
         self.live_entity(principal, entity_id).await?;
+        let input = self.kind.check_input(principal, entity_id, input).await?;
         let now = self.clock.now();
         let job = JobRecord {
             id: self.ids.resource_id(),
@@ -263,7 +263,7 @@ impl JobService {
             )
             .with_metadata("resource", name.clone()));
         }
-        self.live_entity(principal, entity_id).await?;
+        self.live_entity(principal, &current.entity_id).await?;
         let now = self.clock.now();
         let operation_id = self.ids.resource_id();
         let operation = Operation {
@@ -341,8 +341,10 @@ impl JobService {
         job.to_json()
     }
 
+    /// The job `id` of the family; about the entity `entity_id`, or any entity with
+    /// `-` (AIP-159; the top-level families name no entity).
     async fn load(&self, principal: &Principal, entity_id: &str, id: &str) -> Result<JobRecord> {
-        let name = format!("entities/{entity_id}/{}/{id}", self.kind.collection());
+        let name = job_name(self.kind.collection(), entity_id, id);
         if !is_well_formed_id(entity_id) || !is_well_formed_id(id) {
             return Err(Error::invalid_field(
                 "name",
@@ -356,7 +358,7 @@ impl JobService {
             .await
             .map_err(|e| e.for_resource(&name))?
         {
-            Some(job) if job.entity_id == entity_id => Ok(job),
+            Some(job) if entity_id == "-" || job.entity_id == entity_id => Ok(job),
             _ => Err(Error::not_found(&name)),
         }
     }

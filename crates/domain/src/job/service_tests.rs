@@ -35,6 +35,7 @@ impl JobKind for Inputs {
     async fn check_input(
         &self,
         _principal: &crate::principal::Principal,
+        _entity_id: &str,
         input: Value,
     ) -> Result<Value> {
         Ok(input)

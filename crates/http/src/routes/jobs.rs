@@ -1,10 +1,15 @@
-//! The job routes (PEP and sanctions screening, risk rating): for each family, list (`entities/-` across entities), create, get,
+//! The job routes (PEP and sanctions screening, risk rating, ID document
+//! verification): for each family, list (`entities/-` across entities), create, get,
 //! `:run` and the runs' operations. The handlers of every family share one
 //! implementation over the family's [`JobService`].
 
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
+use rics_domain::error::Error;
+use rics_domain::id::is_well_formed_id;
 use rics_domain::job::JobService;
+use rics_domain::job::id_verification::IdVerificationInput;
+use rics_domain::job::model::job_name;
 use rics_domain::job::pep_sanction::PepSanctionInput;
 use rics_domain::job::risk_rating::RiskRatingInput;
 use rics_domain::operation::Operation;
@@ -101,7 +106,7 @@ async fn get(
     job: &str,
 ) -> Response {
     let mut query = QueryParams::parse(req.query_string())?;
-    let name = format!("entities/{entity}/{}/{job}", service.collection());
+    let name = job_name(service.collection(), entity, job);
     check_name_param(&mut query, &[&name])?;
     query.finish()?;
     ok(&service.get(&caller.0, entity, job).await?)
@@ -351,4 +356,156 @@ pub async fn operation_risk_rating(
     state: Data<ApiState>,
 ) -> Response {
     operation(&state.risk_rating_jobs, caller, req, path.into_inner()).await
+}
+
+/// A page of ID document verification jobs. (A documentation schema: responses are
+/// built from the family's JSON.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ListIndividualEntityIdVerificationJobsResponse {
+    /// The jobs, newest first unless `orderBy` says otherwise.
+    individual_entity_id_verification_jobs: Vec<IndividualEntityIdVerificationJob>,
+    /// Token of the next page; absent on the last page.
+    next_page_token: Option<String>,
+    /// How many jobs match.
+    total_size: i32,
+}
+
+/// An ID document verification job, as the API shows it. (A documentation schema:
+/// jobs are rendered by the family's service.)
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct IndividualEntityIdVerificationJob {
+    /// `individualEntityIDVerificationJobs/{job}`. Output only.
+    name: String,
+    /// Random identifier. Output only.
+    uid: String,
+    /// The individual whose document is verified, `entities/{entity}`. Required on
+    /// create, immutable.
+    entity: String,
+    /// The inputs: `document` or `idType`.
+    #[serde(flatten)]
+    input: IdVerificationInput,
+    /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    state: String,
+    /// The latest successful run's verification: `outcome` (PASSED or FAILED),
+    /// `checks[]` {`check`, `status` (PASSED, FAILED, NOT_APPLICABLE), `reason`},
+    /// `document`, `documentType`, `verifyDate`, `activityLog` and, on failure,
+    /// `alert`. Output only.
+    #[schema(value_type = Object)]
+    result: Option<Value>,
+    /// The latest run's operation. Output only.
+    latest_operation: Option<String>,
+    /// Creation time. Output only.
+    create_time: String,
+    /// Last change time. Output only.
+    update_time: String,
+    /// Strong etag.
+    etag: String,
+}
+
+/// Lists the ID document verification jobs of every entity.
+#[utoipa::path(get, path = "/v1alpha/individualEntityIDVerificationJobs", tag = "jobs",
+    params(
+        ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
+        ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
+        ("skip" = Option<i32>, Query, description = "Items to skip"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
+    responses((status = 200, body = ListIndividualEntityIdVerificationJobsResponse), (status = 400, body = ErrorEnvelope)))]
+pub async fn list_id_verification(
+    caller: Caller,
+    req: HttpRequest,
+    state: Data<ApiState>,
+) -> Response {
+    list(&state.id_verification_jobs, caller, req, "-").await
+}
+
+/// Creates an ID document verification job about the individual `entity` of the body.
+#[utoipa::path(post, path = "/v1alpha/individualEntityIDVerificationJobs", tag = "jobs",
+    params(("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = IndividualEntityIdVerificationJob,
+    responses((status = 200, body = IndividualEntityIdVerificationJob), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn create_id_verification(
+    caller: Caller,
+    req: HttpRequest,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    rics_domain::resource::require_object(&body.0, "job")?;
+    let entity = match body.0.get("entity").and_then(Value::as_str) {
+        None | Some("") => {
+            return Err(Error::invalid_field(
+                "job.entity",
+                "REQUIRED",
+                "name the individual whose document to verify (entities/{entity})",
+            )
+            .into());
+        }
+        Some(name) => name
+            .strip_prefix("entities/")
+            .filter(|id| is_well_formed_id(id) && *id != "-")
+            .ok_or_else(|| {
+                Error::invalid_field(
+                    "job.entity",
+                    "INVALID_NAME",
+                    format!("'{name}' is not an entity name (entities/{{entity}})"),
+                )
+            })?
+            .to_owned(),
+    };
+    create(&state.id_verification_jobs, caller, req, &entity, body).await
+}
+
+/// Gets an ID document verification job.
+#[utoipa::path(get, path = "/v1alpha/individualEntityIDVerificationJobs/{job}", tag = "jobs",
+    params(("job" = String, Path, description = "Job id"),
+        ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+    responses((status = 200, body = IndividualEntityIdVerificationJob), (status = 404, body = ErrorEnvelope)))]
+pub async fn get_id_verification(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+) -> Response {
+    get(&state.id_verification_jobs, caller, req, "-", &path).await
+}
+
+/// Runs an ID document verification job: returns the run's operation, to poll until
+/// `done`.
+#[utoipa::path(post, path = "/v1alpha/individualEntityIDVerificationJobs/{job}:run", tag = "jobs",
+    params(("job" = String, Path, description = "Job id"),
+        ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = RunRequest,
+    responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn run_id_verification(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    run(&state.id_verification_jobs, caller, req, "-", &path, body).await
+}
+
+/// An ID document verification run's operation.
+#[utoipa::path(get, path = "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}", tag = "jobs",
+    params(("job" = String, Path, description = "Job id"), ("operation" = String, Path, description = "Operation id")),
+    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)))]
+pub async fn operation_id_verification(
+    caller: Caller,
+    req: HttpRequest,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+) -> Response {
+    let (job, operation_id) = path.into_inner();
+    operation(
+        &state.id_verification_jobs,
+        caller,
+        req,
+        ("-".to_owned(), job, operation_id),
+    )
+    .await
 }

@@ -190,6 +190,11 @@ routes! {
     GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}" => jobs::get_risk_rating, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}:run" => jobs::run_risk_rating, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}/operations/{operation}" => jobs::operation_risk_rating, Some(Scope::Read);
+    GET "/v1alpha/individualEntityIDVerificationJobs" => jobs::list_id_verification, Some(Scope::Read);
+    POST "/v1alpha/individualEntityIDVerificationJobs" => jobs::create_id_verification, Some(Scope::Write);
+    GET "/v1alpha/individualEntityIDVerificationJobs/{job}" => jobs::get_id_verification, Some(Scope::Read);
+    POST "/v1alpha/individualEntityIDVerificationJobs/{job}:run" => jobs::run_id_verification, Some(Scope::Write);
+    GET "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}" => jobs::operation_id_verification, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}:evaluate" => risk::evaluate, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}:evaluationInput" => risk::evaluation_input, Some(Scope::Read);
     GET "/v1alpha/riskModels" => risk::list, Some(Scope::Read);
