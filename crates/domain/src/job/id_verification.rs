@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::kind::JobKind;
+use super::kind::{JobKind, retry_unless_final};
 use super::model::{ClaimedTask, JobRecord, worker_principal};
 use crate::activity::ActivityLogService;
 use crate::activity::model::{ActivityLog, ActivityType};
@@ -25,7 +25,7 @@ use crate::document::verification::{CheckStatus, Outcome, Verification, verify};
 use crate::entity::model::{Entity, VerificationStatus};
 use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::id::{IdGenerator, is_well_formed_id};
 use crate::lifecycle::deleted;
 use crate::list::{ListQuery, SortBy, SortKey};
@@ -356,19 +356,6 @@ impl JobKind for IdVerificationJobs {
             result["alert"] = json!(alert);
         }
         Ok(result)
-    }
-}
-
-/// A vanished or deleted entity or document, or no document of the type, fails the
-/// run; anything else is worth a retry.
-fn retry_unless_final(error: Error) -> Error {
-    if matches!(
-        error.code,
-        Code::NotFound | Code::FailedPrecondition | Code::InvalidArgument
-    ) {
-        error
-    } else {
-        error.with_code(Code::Unavailable)
     }
 }
 

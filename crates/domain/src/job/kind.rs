@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::model::{ClaimedTask, JobRecord};
 use crate::entity::Entity;
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::principal::Principal;
 
 /// A job family, such as PEP and sanctions screening.
@@ -53,4 +53,19 @@ pub trait JobKind: Send + Sync {
     /// # Errors
     /// UNAVAILABLE, INTERNAL or ABORTED are retried; any other error fails the run.
     async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value>;
+}
+
+/// How a family reports a failure of what a run depends on: an entity, document or
+/// model version that is gone, deleted or bad (NOT_FOUND, FAILED_PRECONDITION,
+/// INVALID_ARGUMENT) fails the run; anything else (a store that failed) becomes
+/// UNAVAILABLE, which the runner retries.
+pub fn retry_unless_final(error: Error) -> Error {
+    if matches!(
+        error.code,
+        Code::NotFound | Code::FailedPrecondition | Code::InvalidArgument
+    ) {
+        error
+    } else {
+        error.with_code(Code::Unavailable)
+    }
 }

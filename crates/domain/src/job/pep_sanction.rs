@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::kind::JobKind;
+use super::kind::{JobKind, retry_unless_final};
 use super::model::{ClaimedTask, JobRecord, worker_principal};
 use crate::activity::ActivityLogService;
 use crate::activity::model::{ActivityLog, ActivityType};
@@ -22,7 +22,7 @@ use crate::alert::model::{NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND};
 use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
 use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::id::IdGenerator;
 use crate::principal::{Principal, TenantId};
 use crate::resource::parse_body;
@@ -192,7 +192,7 @@ impl JobKind for PepSanctionJobs {
         };
         self.set_status(job, &task.tenant, &entity, status)
             .await
-            .map_err(retry_unless_gone)?;
+            .map_err(retry_unless_final)?;
         let worker = worker_principal(&task.tenant);
         let result_id = format!("screening-{}", task.id);
         let mut result = json!({
@@ -215,7 +215,7 @@ impl JobKind for PepSanctionJobs {
             .logs
             .record(&worker, &result_id, log)
             .await
-            .map_err(retry_unless_gone)?;
+            .map_err(retry_unless_final)?;
         result["activityLog"] = json!(log.name);
         if let Some(best) = outcome.matches.first() {
             let details = json!({
@@ -241,19 +241,10 @@ impl JobKind for PepSanctionJobs {
                 .alerts
                 .raise(&worker, &result_id, &job.name(), new)
                 .await
-                .map_err(retry_unless_gone)?;
+                .map_err(retry_unless_final)?;
             result["alert"] = json!(alert.name);
         }
         Ok(result)
-    }
-}
-
-/// A vanished or deleted entity fails the run; anything else is worth a retry.
-fn retry_unless_gone(error: Error) -> Error {
-    if matches!(error.code, Code::NotFound | Code::FailedPrecondition) {
-        error
-    } else {
-        error.with_code(Code::Unavailable)
     }
 }
 

@@ -11,10 +11,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::kind::JobKind;
+use super::kind::{JobKind, retry_unless_final};
 use super::model::{ClaimedTask, JobRecord, worker_principal};
 use crate::entity::Entity;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::principal::Principal;
 use crate::resource::parse_body;
 use crate::risk::model::parse_version;
@@ -107,18 +107,5 @@ impl JobKind for RiskRatingJobs {
             result["alert"] = json!(alert.name);
         }
         Ok(result)
-    }
-}
-
-/// A vanished or deleted entity, an organisation or an unknown model version fails
-/// the run; anything else is worth a retry.
-fn retry_unless_final(error: Error) -> Error {
-    if matches!(
-        error.code,
-        Code::NotFound | Code::FailedPrecondition | Code::InvalidArgument
-    ) {
-        error
-    } else {
-        error.with_code(Code::Unavailable)
     }
 }
