@@ -110,7 +110,29 @@ fn evaluate_rates_records_and_raises_edd_once(backend: Backend) {
     assert_ne!(again["activityLog"]["name"], log["name"]);
     assert_eq!(edd_alerts(&server, "reza").len(), 1);
 
-    // A change to the entity leaves the rating outdated until the next one.
+    // A new screening status leaves the rating outdated until the next one.
+    let job = server
+        .post(
+            &format!("{ENTITIES}/reza/pepSanctionIndividualEntityJobs"),
+            &json!({}),
+        )
+        .ok();
+    let run = server
+        .post(
+            &format!("/v1alpha/{}:run", job["name"].as_str().unwrap()),
+            &json!({}),
+        )
+        .ok();
+    server.wait_for(&run);
+    let screened = server.entity("reza");
+    assert_eq!(screened["screeningStatus"], "CLEAR");
+    assert_eq!(screened["riskDetails"]["riskStatus"], "OUTDATED");
+    server
+        .post(&format!("{ENTITIES}/reza:evaluate"), &json!({}))
+        .ok();
+    assert_eq!(server.entity("reza")["riskDetails"]["riskStatus"], "RATED");
+
+    // So does a change to the entity.
     server
         .patch(
             &format!("{ENTITIES}/reza?updateMask=displayName"),

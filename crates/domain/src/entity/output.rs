@@ -1,13 +1,14 @@
 //! The output-only fields that jobs set on an entity (`screeningStatus`,
 //! `verificationStatus`, `riskDetails`), written under optimistic concurrency: a write
 //! that loses a race with a user's update reads the entity again and re-applies the
-//! change, so neither side's change is lost.
+//! change, so neither side's change is lost. A new screening or verification status
+//! makes the entity's rating `OUTDATED`, as a user's change does.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::model::Entity;
+use super::model::{Entity, RiskStatus};
 use super::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
@@ -20,6 +21,8 @@ use crate::time::Clock;
 
 /// How often a write is retried when the entity changes meanwhile.
 const RETRIES: usize = 5;
+/// The output field ratings write.
+const RISK_DETAILS: &str = "riskDetails";
 
 /// Writes output-only fields of entities for rics's own workers.
 pub struct OutputWriter {
@@ -81,6 +84,13 @@ impl OutputWriter {
             let Some(mut changed) = change(&entity) else {
                 return Ok(entity);
             };
+            // A rating read the screening and verification statuses: a new one leaves
+            // it outdated until the next rating.
+            if field != RISK_DETAILS
+                && let Some(details) = changed.risk_details.as_mut()
+            {
+                details.risk_status = RiskStatus::Outdated;
+            }
             let now = self.clock.now();
             changed.revision = entity.revision + 1;
             changed.update_time = Some(now);
