@@ -1,7 +1,7 @@
 //! Job runs survive their workers: the built `rics serve` is killed (SIGKILL) while
 //! runs are queued and executing, started again on the same database, and every run
-//! ends exactly once; two servers on one PostgreSQL share the queue and never run a
-//! job twice.
+//! (screenings and risk ratings) ends exactly once with its side effects once; two
+//! servers on one PostgreSQL share the queue and never run a job twice.
 
 #![allow(
     clippy::expect_used,
@@ -25,6 +25,8 @@ use support::{Serving, http, rics_on};
 const CLIENT_ID: &str = "jobs-admin";
 const CLIENT_SECRET: &str = "jobs-admin-secret-0001";
 const JOBS: &str = "pepSanctionIndividualEntityJobs";
+/// The risk rating family, whose runs share the queue with the screening runs.
+const RATINGS: &str = "individualEntityRiskRatingJobs";
 
 /// Starts `rics serve` on `database_url` with short leases, `workers` job workers and
 /// the bundled UN list.
@@ -94,9 +96,15 @@ impl Api {
     /// Creates `count` screening jobs about `entity` and runs each; returns the run
     /// operations' names.
     fn queue_runs(&self, entity: &str, count: usize) -> Vec<String> {
+        self.queue_family_runs(entity, JOBS, count)
+    }
+
+    /// Creates `count` jobs of `family` about `entity` and runs each; returns the run
+    /// operations' names.
+    fn queue_family_runs(&self, entity: &str, family: &str, count: usize) -> Vec<String> {
         (0..count)
             .map(|_| {
-                let job = self.post(&format!("/v1alpha/entities/{entity}/{JOBS}"), json!({}));
+                let job = self.post(&format!("/v1alpha/entities/{entity}/{family}"), json!({}));
                 let run = self.post(
                     &format!("/v1alpha/{}:run", job["name"].as_str().unwrap()),
                     json!({}),
@@ -185,6 +193,8 @@ fn a_killed_server_leaves_no_run_behind_and_none_twice(backend: Backend) {
     let api = Api::of(&queueing);
     api.post("/v1alpha/entities?entityId=eric-badege", eric_badege());
     let operations = api.queue_runs("eric-badege", 40);
+    api.post("/v1alpha/entities?entityId=reza", high_risk_person());
+    let ratings = api.queue_family_runs("reza", RATINGS, 20);
     queueing.stop();
     // A server with workers starts on them; kill it as the first runs finish, with
     // some runs claimed and executing and the rest queued.
@@ -220,6 +230,34 @@ fn a_killed_server_leaves_no_run_behind_and_none_twice(backend: Backend) {
         api.get("/v1alpha/entities/eric-badege")["screeningStatus"],
         "POTENTIAL_MATCH"
     );
+    // The ratings too: one RISK_RATING log per run, and an EDD alert for exactly the
+    // runs whose log records a rise to High (from unrated), however often they ran.
+    let rated = api.wait_all(&ratings);
+    for operation in &rated {
+        assert_eq!(operation["response"]["state"], "SUCCEEDED", "{operation}");
+    }
+    let logs = api.get("/v1alpha/entities/reza/activityLogs?pageSize=100");
+    assert_eq!(logs["totalSize"], 20, "{logs}");
+    let rises = logs["activityLogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|log| log["payload"].get("previousRiskLevel").is_none())
+        .count();
+    assert!(rises >= 1);
+    let alerts = api.get("/v1alpha/alerts?pageSize=1&filter=entities%3A%22entities%2Freza%22");
+    assert_eq!(alerts["totalSize"], rises);
+    assert_eq!(
+        api.get("/v1alpha/entities/reza")["riskDetails"]["riskLevel"],
+        "HIGH"
+    );
+}
+
+/// An individual of Iranian nationality living in Iran: rated High.
+fn high_risk_person() -> Value {
+    json!({"displayName": "Reza Example", "individual": {
+        "legalName": {"givenName": "Reza", "familyName": "Example"},
+        "nationalities": ["IR"], "countryOfResidence": "IR"}})
 }
 
 /// A person on the UN list.
