@@ -178,6 +178,30 @@ fn a_consistent_passport_verifies_the_individual(backend: Backend) {
         array(&listed["individualEntityIDVerificationJobs"]).len(),
         2
     );
+    // The list filters on the entity.
+    server.create_person("bob-ray", "Bob Ray");
+    add_document(
+        &server,
+        "bob-passport",
+        &passport("bob-ray", &zone(), json!({})),
+    );
+    verify(
+        &server,
+        &json!({"entity": "entities/bob-ray", "idType": "PASSPORT"}),
+    );
+    let of = |entity: &str| {
+        let filter = format!("entity = \"entities/{entity}\"");
+        let page = server
+            .get(&format!("{JOBS}{}", query(&[("filter", &filter)])))
+            .ok();
+        array(&page["individualEntityIDVerificationJobs"])
+            .iter()
+            .map(|j| j["entity"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(of("anna"), ["entities/anna", "entities/anna"]);
+    assert_eq!(of("bob-ray"), ["entities/bob-ray"]);
+    assert_eq!(of("nobody"), Vec::<String>::new());
     let name = by_type["response"]["name"].as_str().unwrap();
     assert_eq!(
         server.get(&format!("/v1alpha/{name}")).ok(),

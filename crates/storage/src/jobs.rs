@@ -40,6 +40,15 @@ const JOB_FIELDS: FieldMap = FieldMap {
     id_column: "j.id",
     fields: &[
         (
+            // Jobs hold their entity's id; filters name the entity.
+            "entity",
+            Column::Scalar {
+                column: "('entities/' || j.entity_id)",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
             "state",
             Column::Scalar {
                 column: "j.state",

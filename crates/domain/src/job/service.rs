@@ -43,6 +43,7 @@ const RUN_METHOD: &str = "jobs.run";
 /// What job list filters may refer to.
 static JOB_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
+        .field("entity", FieldType::String)
         .field("state", FieldType::Enum(JobState::VALUES))
         .field("createTime", FieldType::Timestamp)
         .field("updateTime", FieldType::Timestamp)

@@ -160,7 +160,7 @@ pub struct RunRequest {
         ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
         ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
         ("skip" = Option<i32>, Query, description = "Items to skip"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over entity, state, createTime, updateTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
     responses((status = 200, body = ListPepSanctionIndividualEntityJobsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn list_pep_sanction(
@@ -286,7 +286,7 @@ pub struct IndividualEntityRiskRatingJob {
         ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
         ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
         ("skip" = Option<i32>, Query, description = "Items to skip"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over entity, state, createTime, updateTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
     responses((status = 200, body = ListIndividualEntityRiskRatingJobsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn list_risk_rating(
@@ -412,7 +412,7 @@ pub struct IndividualEntityIdVerificationJob {
         ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
         ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
         ("skip" = Option<i32>, Query, description = "Items to skip"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over state, createTime, updateTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over entity, state, createTime, updateTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
     responses((status = 200, body = ListIndividualEntityIdVerificationJobsResponse), (status = 400, body = ErrorEnvelope)))]
 pub async fn list_id_verification(
