@@ -100,6 +100,22 @@ pub struct ListQuery {
     pub show_deleted: bool,
 }
 
+impl ListQuery {
+    /// A query for a service's own reads (not a client's list): everything, in
+    /// `order`, `limit` items from the start.
+    pub fn first(order: SortKey, limit: u32) -> ListQuery {
+        ListQuery {
+            condition: None,
+            order: vec![order],
+            rank: None,
+            after: None,
+            skip: 0,
+            limit,
+            show_deleted: false,
+        }
+    }
+}
+
 /// One page from a repository.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {

@@ -365,18 +365,7 @@ fn name_matches_entity(
     let mut known = vec![entity.display_name.clone()];
     if let Some(individual) = &entity.individual {
         for person in individual.legal_name.iter().chain(&individual.other_names) {
-            known.push(
-                [
-                    person.given_name.as_str(),
-                    person.middle_names.as_str(),
-                    person.family_name.as_str(),
-                ]
-                .iter()
-                .filter(|p| !p.is_empty())
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" "),
-            );
+            known.push(person.full());
         }
     }
     let best = known

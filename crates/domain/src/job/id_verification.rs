@@ -144,18 +144,11 @@ impl IdVerificationJobs {
         id_type: DocumentType,
     ) -> Result<Document> {
         let entity = format!("entities/{entity_id}");
-        let query = ListQuery {
-            condition: None,
-            order: vec![SortKey {
-                by: SortBy::Field("createTime"),
-                descending: true,
-            }],
-            rank: None,
-            after: None,
-            skip: 0,
-            limit: DOCUMENT_PAGE,
-            show_deleted: false,
+        let newest_first = SortKey {
+            by: SortBy::Field("createTime"),
+            descending: true,
         };
+        let query = ListQuery::first(newest_first, DOCUMENT_PAGE);
         let page = self
             .documents
             .list(tenant, Some(&entity), &query)

@@ -283,17 +283,7 @@ fn screen_request(entity: &Entity, input: &PepSanctionInput) -> ScreenRequest {
     };
     if let Some(individual) = &entity.individual {
         for person in individual.legal_name.iter().chain(&individual.other_names) {
-            let full = [
-                person.given_name.as_str(),
-                person.middle_names.as_str(),
-                person.family_name.as_str(),
-            ]
-            .iter()
-            .filter(|part| !part.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join(" ");
-            names.push(full);
+            names.push(person.full());
         }
         request.date_of_birth = individual.date_of_birth.map(|d| d.to_string());
         request.nationalities = individual

@@ -280,17 +280,13 @@ impl RiskEvaluator {
         let mut links = Vec::new();
         let mut after = None;
         loop {
+            let oldest_first = SortKey {
+                by: SortBy::Field("createTime"),
+                descending: false,
+            };
             let query = ListQuery {
-                condition: None,
-                order: vec![SortKey {
-                    by: SortBy::Field("createTime"),
-                    descending: false,
-                }],
-                rank: None,
                 after,
-                skip: 0,
-                limit: RELATIONSHIP_PAGE,
-                show_deleted: false,
+                ..ListQuery::first(oldest_first, RELATIONSHIP_PAGE)
             };
             let page = self
                 .entities

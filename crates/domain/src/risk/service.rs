@@ -122,11 +122,14 @@ impl RiskModelService {
     ) -> Result<RiskModel> {
         let number = parse_version(field, version)?;
         let name = RiskModel::name_of(number);
-        self.current(&principal.tenant).await?;
-        self.models
-            .get(&principal.tenant, number)
-            .await
-            .map_err(|e| e.for_resource(&name))?
+        let tenant = &principal.tenant;
+        if let Some(model) = self.stored(tenant, number, &name).await? {
+            return Ok(model);
+        }
+        // A tenant that never rated has no version yet: store the default, then look.
+        self.current(tenant).await?;
+        self.stored(tenant, number, &name)
+            .await?
             .ok_or_else(|| Error::not_found(&name))
     }
 
@@ -209,6 +212,19 @@ impl RiskModelService {
         let model = self.get(principal, "name", version).await?;
         let request: RateRequest = parse_body(body, "rate")?;
         Ok(rate(&model, &request.input))
+    }
+
+    /// The stored version `number`, named `name` in errors.
+    async fn stored(
+        &self,
+        tenant: &TenantId,
+        number: i64,
+        name: &str,
+    ) -> Result<Option<RiskModel>> {
+        self.models
+            .get(tenant, number)
+            .await
+            .map_err(|e| e.for_resource(name))
     }
 
     fn complete(&self, model: &mut RiskModel, version: i64) {
