@@ -12,7 +12,7 @@ pub mod state;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::http::Uri;
+use actix_web::http::{Method, Uri, header};
 use actix_web::middleware::{Next, from_fn};
 use actix_web::web::Data;
 use actix_web::{App, HttpRequest, HttpResponse};
@@ -22,18 +22,44 @@ use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder, TracingLogger};
 pub use error::ApiError;
 pub use state::{ApiState, Discovery, Readiness};
 
-/// The answer to a request no route matches: NOT_FOUND in the error envelope
-/// for unknown paths, unknown `:verbs` and methods a path does not have.
-async fn route_not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError(
-        Error::new(
-            Code::NotFound,
-            "ROUTE_NOT_FOUND",
-            format!("No method {} {} exists.", req.method(), req.path()),
-        )
-        .with_metadata("method", req.method().as_str())
-        .with_metadata("path", req.path()),
-    ))
+/// The answer to a request no route matches. On a path of the route table it is the
+/// method that is wrong: OPTIONS answers 204 and any other method 405
+/// `METHOD_NOT_ALLOWED`, both with `Allow` (RFC 9110). Other paths, unknown `:verbs`
+/// included, are 404 `ROUTE_NOT_FOUND`. No route's gate runs here, so neither
+/// answer needs a token.
+async fn unrouted(req: HttpRequest) -> HttpResponse {
+    let method = req.method().as_str();
+    let path = req.path();
+    let Some(allowed) = routes::allowed_methods(req.match_info().as_str()) else {
+        return HttpResponse::from_error(ApiError(
+            Error::new(
+                Code::NotFound,
+                "ROUTE_NOT_FOUND",
+                format!("No method {method} {path} exists."),
+            )
+            .with_metadata("method", method)
+            .with_metadata("path", path),
+        ));
+    };
+    let allowed = allowed.join(", ");
+    let mut response = if req.method() == Method::OPTIONS {
+        HttpResponse::NoContent().finish()
+    } else {
+        HttpResponse::from_error(ApiError(
+            Error::new(
+                Code::Unimplemented,
+                error::METHOD_NOT_ALLOWED,
+                format!("The method {method} is not allowed on {path}; it allows {allowed}."),
+            )
+            .with_metadata("method", method)
+            .with_metadata("path", path)
+            .with_metadata("allowedMethods", allowed.as_str()),
+        ))
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&allowed) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response
 }
 
 /// Decodes a percent-encoded `:` in the path (`entities/abc%3Aundelete`) before routing,
@@ -116,7 +142,7 @@ pub fn app(
     App::new()
         .app_data(state)
         .configure(routes::configure)
-        .default_service(actix_web::web::to(route_not_found))
+        .default_service(actix_web::web::to(unrouted))
         .wrap(TracingLogger::<RequestSpan>::new())
         .wrap(from_fn(request_id::middleware))
         .wrap(from_fn(decode_colons))
