@@ -184,17 +184,6 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let request_id = request_id::current();
-        if self.0.code.is_server_fault() {
-            tracing::error!(
-                code = %self.0.code,
-                reason = self.0.reason,
-                request_id = %request_id,
-                "request failed: {}",
-                self.0.message
-            );
-        } else {
-            tracing::debug!(code = %self.0.code, reason = self.0.reason, "request refused: {}", self.0.message);
-        }
         let mut response = HttpResponse::build(self.status_code());
         if self.0.code == Code::Unauthenticated {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));

@@ -281,6 +281,15 @@ pub fn allowed_methods(request_path: &str) -> Option<Vec<&'static str>> {
     Some(allowed)
 }
 
+/// The variable pattern [`actix_pattern`] gives every path variable.
+const VARIABLE_PATTERN: &str = ":[^/:]+}";
+
+/// The OpenAPI path of an actix pattern made by [`actix_pattern`]: the route template
+/// (`/v1alpha/entities/{entity}`) as logs and the document show it.
+pub fn openapi_path(pattern: &str) -> String {
+    pattern.replace(VARIABLE_PATTERN, "}")
+}
+
 /// The actix pattern of an OpenAPI path: path variables match one segment without
 /// `:`, so `entities/abc:undelete` is never read as the id `abc:undelete`.
 pub fn actix_pattern(path: &str) -> String {
@@ -292,7 +301,7 @@ pub fn actix_pattern(path: &str) -> String {
         };
         pattern.push_str(&rest[..open]);
         pattern.push_str(&rest[open..open + close]);
-        pattern.push_str(":[^/:]+}");
+        pattern.push_str(VARIABLE_PATTERN);
         rest = &rest[open + close + 1..];
     }
     pattern.push_str(rest);
@@ -310,6 +319,13 @@ mod tests {
             "/v1alpha/entities/{entity:[^/:]+}:undelete"
         );
         assert_eq!(actix_pattern("/v1alpha/entities"), "/v1alpha/entities");
+    }
+
+    #[test]
+    fn patterns_give_back_their_paths() {
+        for route in ROUTES {
+            assert_eq!(openapi_path(&actix_pattern(route.path)), route.path);
+        }
     }
 
     #[test]
