@@ -403,7 +403,7 @@ on_both_backends! {
         assert_eq!(events_about(&server, "acme", "activityLogs/screen-1"), ["activity_log.created"]);
         let generated = server.post(LOGS, &json!({"type": "RISK_RATING", "entityNames": ["entities/acme"]})).ok();
         assert!(generated["name"].as_str().unwrap().starts_with("activityLogs/"));
-        server.patch(&log_path("screen-1"), &json!({"description": "changed"})).error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+        server.patch(&log_path("screen-1"), &json!({"description": "changed"})).error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
     }
 
     /// Bad logs are refused with the field at fault and write nothing: ids of 3 or 64

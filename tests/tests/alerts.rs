@@ -128,8 +128,8 @@ on_both_backends! {
         server.get(&format!("{ALERT_TYPES}?showDeleted=true")).invalid("UNKNOWN_PARAMETER", "showDeleted");
         server.get(&format!("{ALERT_TYPES}{}", query(&[("filter", "defaultSeverity = URGENT")]))).invalid("INVALID_FILTER_VALUE", "filter");
         // Read-only: no method changes them.
-        server.post(ALERT_TYPES, &json!({"displayName": "Mine"})).error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
-        server.delete(&format!("{ALERT_TYPES}/unusual-event")).error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+        server.post(ALERT_TYPES, &json!({"displayName": "Mine"})).error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
+        server.delete(&format!("{ALERT_TYPES}/unusual-event")).error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
 
         let (_, child) = server.child_tenant("Acme Compliance");
         let theirs = as_token(&server, &child, Method::GET, ALERT_TYPES, None).ok();

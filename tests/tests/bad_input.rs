@@ -460,32 +460,93 @@ on_both_backends! {
         raw(&server, Method::POST, ENTITIES, Some("Application/JSON"), &body).ok();
     }
 
-    /// Unknown routes, verbs and methods are NOT_FOUND in the envelope (R-127.8,
-    /// ), never actix's plain text.
-    fn unknown_routes_and_methods(server) {
+    /// Unknown paths and unknown custom verbs are NOT_FOUND in the envelope (R-127.8,
+    /// ), never actix's plain text, whatever the method.
+    fn unknown_routes(server) {
         let before = seed(&server);
         for (method, path) in [
             (Method::GET, "/"),
             (Method::GET, "/v1alpha"),
             (Method::GET, "/v1alpha/nothing"),
             (Method::GET, "/v1/entities"),
-            (Method::PUT, JANE),
-            (Method::POST, JANE),
-            (Method::PUT, ENTITIES),
-            (Method::DELETE, ENTITIES),
-            (Method::GET, "/v1alpha/entities/jane-doe:undelete"),
+            (Method::PUT, "/v1alpha/nothing"),
+            (Method::OPTIONS, "/v1alpha/nothing"),
             (Method::POST, "/v1alpha/entities/jane-doe:unknownVerb"),
-            (Method::GET, "/v1alpha/entities/jane-doe:hardDelete"),
-            (Method::POST, "/v1alpha/entities/jane-doe:EntityRelationships"),
-            (Method::POST, "/v1alpha/entities:batchGet"),
+            (Method::OPTIONS, "/v1alpha/entities/jane-doe:unknownVerb"),
             (Method::GET, "/v1alpha/entities/jane-doe/notes/x/y"),
             (Method::GET, "/v1alpha/entities/jane-doe:"),
             (Method::GET, "/v1alpha/entities/jane-doe:addTag:removeTag"),
-            (Method::POST, "/healthz"),
+            (Method::GET, "/v1alpha/entities/"),
         ] {
             let reply = server.send(server.request(method.clone(), path).header("content-type", "application/json").body("{}"));
             reply.error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
             assert_eq!(reply.metadata("method"), Some(method.as_str()), "{}", reply.text);
+            assert_eq!(reply.header("allow"), None, "{}", reply.text);
+        }
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A method a path does not have is 405 METHOD_NOT_ALLOWED in the envelope, with
+    /// `Allow` naming the path's methods (RFC 9110 section 15.5.6), answered before
+    /// authentication: no token, or a bad one, learns the same.
+    fn wrong_methods_are_not_allowed(server) {
+        let before = seed(&server);
+        for (method, path, allowed) in [
+            (Method::PUT, JANE, "GET, PATCH, DELETE, OPTIONS"),
+            (Method::POST, JANE, "GET, PATCH, DELETE, OPTIONS"),
+            (Method::PUT, ENTITIES, "GET, POST, OPTIONS"),
+            (Method::DELETE, ENTITIES, "GET, POST, OPTIONS"),
+            (Method::HEAD, ENTITIES, "GET, POST, OPTIONS"),
+            (Method::GET, "/v1alpha/entities/jane-doe:undelete", "POST, OPTIONS"),
+            (Method::GET, "/v1alpha/entities/jane-doe%3Aundelete", "POST, OPTIONS"),
+            (Method::GET, "/v1alpha/entities/jane-doe:hardDelete", "DELETE, OPTIONS"),
+            (Method::POST, "/v1alpha/entities/jane-doe:EntityRelationships", "GET, OPTIONS"),
+            (Method::POST, "/v1alpha/entities:batchGet", "GET, OPTIONS"),
+            (Method::PUT, "/v1alpha/entities/jane-doe/notes/n1", "GET, PATCH, DELETE, OPTIONS"),
+            (Method::POST, "/healthz", "GET, OPTIONS"),
+            (Method::DELETE, "/oauth2/token", "POST, OPTIONS"),
+            (Method::PUT, "/oauth2/authorize", "GET, POST, OPTIONS"),
+        ] {
+            for (credentials, token) in [("a token", Some(server.token())), ("a bad token", Some("not-a-token")), ("no token", None)] {
+                let mut request = server.request_as(token, method.clone(), path);
+                if method != Method::HEAD {
+                    request = request.header("content-type", "application/json").body("{}");
+                }
+                let reply = server.send(request);
+                let context = format!("{method} {path} with {credentials}: {}", reply.text);
+                assert_eq!(reply.header("allow"), Some(allowed), "{context}");
+                assert_eq!(reply.header("www-authenticate"), None, "{context}");
+                if method == Method::HEAD {
+                    assert_eq!(reply.status, 405, "{context}");
+                    continue;
+                }
+                reply.error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
+                assert_eq!(reply.metadata("method"), Some(method.as_str()), "{context}");
+                assert_eq!(reply.metadata("allowedMethods"), Some(allowed), "{context}");
+            }
+        }
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// OPTIONS on a path that exists answers 204 with `Allow` and no body, without a
+    /// token; on one that does not, 404.
+    fn options_lists_the_methods(server) {
+        let before = seed(&server);
+        for (path, allowed) in [
+            (JANE, "GET, PATCH, DELETE, OPTIONS"),
+            (ENTITIES, "GET, POST, OPTIONS"),
+            ("/v1alpha/entities/jane-doe:addTag", "POST, OPTIONS"),
+            ("/v1alpha/openapi.json", "GET, OPTIONS"),
+            ("/oauth2/token", "POST, OPTIONS"),
+        ] {
+            for (credentials, token) in [("a token", Some(server.token())), ("no token", None)] {
+                let reply = server.send(server.request_as(token, Method::OPTIONS, path));
+                let context = format!("OPTIONS {path} with {credentials}: {}", reply.text);
+                assert_eq!(reply.status, 204, "{context}");
+                assert_eq!(reply.header("allow"), Some(allowed), "{context}");
+                assert!(reply.text.is_empty(), "{context}");
+                assert!(reply.header("x-request-id").is_some(), "{context}");
+            }
         }
         assert_eq!(server.snapshot(), before);
     }
@@ -508,7 +569,7 @@ on_both_backends! {
             .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
         server
             .get(&format!("{JANE}%3Aundelete"))
-            .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+            .error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
     }
 
     /// Every route refuses a query parameter it does not know, naming it, and does

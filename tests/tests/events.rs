@@ -99,9 +99,10 @@ on_both_backends! {
         let path = format!("/v1alpha/{}", event["name"].as_str().unwrap());
         for method in [Method::PATCH, Method::DELETE, Method::POST, Method::PUT] {
             let reply = server.send(server.request(method.clone(), &path).json(&json!({"eventType": "forged"})));
-            reply.error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+            reply.error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
+            assert_eq!(reply.header("allow"), Some("GET, OPTIONS"));
         }
-        server.post(&format!("{ENTITIES}/jane-doe/events"), &json!({"eventType": "forged"})).error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+        server.post(&format!("{ENTITIES}/jane-doe/events"), &json!({"eventType": "forged"})).error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
         assert_eq!(server.get(&path).ok(), event);
     }
 

@@ -19,9 +19,16 @@ use crate::request_id;
 /// The `ErrorInfo.domain` of every error of this service.
 pub const ERROR_DOMAIN: &str = "rics";
 
-/// The HTTP status for a canonical code (`google/rpc/code.proto`).
-pub fn http_status(code: Code) -> StatusCode {
-    let status = match code {
+/// The `ErrorInfo.reason` of a request for a method its path does not have.
+pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
+
+/// The HTTP status of an error: its canonical code's, as `google/rpc/code.proto` maps
+/// them, with one exception. A method the path does not have is UNIMPLEMENTED (the
+/// method is not supported there, as grpc-gateway reports it too) but answers HTTP 405,
+/// which RFC 9110 requires and no canonical code maps to.
+pub fn http_status(error: &Error) -> StatusCode {
+    let status = match error.code {
+        Code::Unimplemented if error.reason == METHOD_NOT_ALLOWED => 405,
         Code::Cancelled => 499,
         Code::Unknown | Code::Internal | Code::DataLoss => 500,
         Code::InvalidArgument | Code::FailedPrecondition | Code::OutOfRange => 400,
@@ -118,7 +125,7 @@ impl ApiError {
     /// The envelope sent for this error, with `request_id` in its `RequestInfo`.
     pub fn envelope(&self, request_id: &str) -> ErrorEnvelope {
         let error = &self.0;
-        let status = http_status(error.code);
+        let status = http_status(error);
         let (message, metadata) = if error.code.is_server_fault() {
             let message = match error.code {
                 Code::Unavailable => format!(
@@ -172,22 +179,11 @@ impl ApiError {
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        http_status(self.0.code)
+        http_status(&self.0)
     }
 
     fn error_response(&self) -> HttpResponse {
         let request_id = request_id::current();
-        if self.0.code.is_server_fault() {
-            tracing::error!(
-                code = %self.0.code,
-                reason = self.0.reason,
-                request_id = %request_id,
-                "request failed: {}",
-                self.0.message
-            );
-        } else {
-            tracing::debug!(code = %self.0.code, reason = self.0.reason, "request refused: {}", self.0.message);
-        }
         let mut response = HttpResponse::build(self.status_code());
         if self.0.code == Code::Unauthenticated {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
@@ -205,7 +201,7 @@ mod tests {
     fn code_to_http_follows_code_proto() {
         let table: Vec<(Code, u16)> = Code::ALL
             .iter()
-            .map(|c| (*c, http_status(*c).as_u16()))
+            .map(|c| (*c, http_status(&Error::new(*c, "ANY_REASON", "m")).as_u16()))
             .collect();
         assert_eq!(
             table,
@@ -227,6 +223,20 @@ mod tests {
                 (Code::DataLoss, 500),
                 (Code::Unauthenticated, 401),
             ]
+        );
+    }
+
+    #[test]
+    fn a_method_the_path_lacks_is_405() {
+        let error = Error::new(Code::Unimplemented, METHOD_NOT_ALLOWED, "m");
+        assert_eq!(http_status(&error).as_u16(), 405);
+        let body = serde_json::to_value(ApiError(error).envelope("r3")).unwrap();
+        assert_eq!(body["error"]["code"], 405);
+        assert_eq!(body["error"]["status"], "UNIMPLEMENTED");
+        assert_eq!(
+            http_status(&Error::new(Code::NotFound, METHOD_NOT_ALLOWED, "m")).as_u16(),
+            404,
+            "only UNIMPLEMENTED becomes 405"
         );
     }
 

@@ -6,12 +6,12 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actix_web::HttpMessage;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
-use actix_web::{HttpMessage, ResponseError};
 use governor::clock::{Clock as _, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::{Quota, RateLimiter};
@@ -122,13 +122,14 @@ pub async fn admit(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let refused = |req: ServiceRequest, error: ApiError, retry: Option<u64>| {
-        let mut response = error.error_response();
+        // Built from the error, which stays attached for the request's log line.
+        let mut response = req.error_response(error);
         if let Some(seconds) = retry {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, number(seconds));
         }
-        Ok(req.into_response(response).map_into_right_body())
+        Ok(response.map_into_right_body())
     };
     let Some(state) = state else {
         return refused(req, ApiError(Error::internal("API state missing")), None);

@@ -12,28 +12,54 @@ pub mod state;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::http::Uri;
+use actix_web::http::{Method, Uri, header};
 use actix_web::middleware::{Next, from_fn};
 use actix_web::web::Data;
 use actix_web::{App, HttpRequest, HttpResponse};
 use rics_domain::error::{Code, Error};
-use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder, TracingLogger};
+use tracing_actix_web::{RootSpanBuilder, TracingLogger};
 
 pub use error::ApiError;
 pub use state::{ApiState, Discovery, Readiness};
 
-/// The answer to a request no route matches: NOT_FOUND in the error envelope
-/// for unknown paths, unknown `:verbs` and methods a path does not have.
-async fn route_not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError(
-        Error::new(
-            Code::NotFound,
-            "ROUTE_NOT_FOUND",
-            format!("No method {} {} exists.", req.method(), req.path()),
-        )
-        .with_metadata("method", req.method().as_str())
-        .with_metadata("path", req.path()),
-    ))
+/// The answer to a request no route matches. On a path of the route table it is the
+/// method that is wrong: OPTIONS answers 204 and any other method 405
+/// `METHOD_NOT_ALLOWED`, both with `Allow` (RFC 9110). Other paths, unknown `:verbs`
+/// included, are 404 `ROUTE_NOT_FOUND`. No route's gate runs here, so neither
+/// answer needs a token.
+async fn unrouted(req: HttpRequest) -> HttpResponse {
+    let method = req.method().as_str();
+    let path = req.path();
+    let Some(allowed) = routes::allowed_methods(req.match_info().as_str()) else {
+        return HttpResponse::from_error(ApiError(
+            Error::new(
+                Code::NotFound,
+                "ROUTE_NOT_FOUND",
+                format!("No method {method} {path} exists."),
+            )
+            .with_metadata("method", method)
+            .with_metadata("path", path),
+        ));
+    };
+    let allowed = allowed.join(", ");
+    let mut response = if req.method() == Method::OPTIONS {
+        HttpResponse::NoContent().finish()
+    } else {
+        HttpResponse::from_error(ApiError(
+            Error::new(
+                Code::Unimplemented,
+                error::METHOD_NOT_ALLOWED,
+                format!("The method {method} is not allowed on {path}; it allows {allowed}."),
+            )
+            .with_metadata("method", method)
+            .with_metadata("path", path)
+            .with_metadata("allowedMethods", allowed.as_str()),
+        ))
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&allowed) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response
 }
 
 /// Decodes a percent-encoded `:` in the path (`entities/abc%3Aundelete`) before routing,
@@ -57,25 +83,28 @@ async fn decode_colons(
     next.call(req).await
 }
 
-/// Log spans carrying our request id (the one echoed in `X-Request-Id`), in place of
-/// tracing-actix-web's own, so each request has one id everywhere.
+/// The log span of each request, and the one line logged when it fails.
+///
+/// The span carries the method, the route template and our request id (the one echoed
+/// in `X-Request-Id`), in place of tracing-actix-web's own, so each request has one id
+/// everywhere. It holds no request value: no path (ids are chosen by clients), no query
+/// string (filters hold names; a misplaced token or secret would be written out).
+///
+/// A refused request (4xx) is one INFO line with the status and the `ErrorInfo` reason,
+/// never the message, which may quote the input. A failed one (5xx) is one ERROR line
+/// with the internal detail that its response leaves out.
 struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> tracing::Span {
         let route = request
             .match_pattern()
-            .unwrap_or_else(|| "unmatched".into());
+            .map_or_else(|| "unmatched".to_owned(), |p| routes::openapi_path(&p));
         tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),
             http.route = %route,
-            http.target = %request.uri(),
             request_id = %request::id_of(request),
-            http.status_code = tracing::field::Empty,
-            otel.status_code = tracing::field::Empty,
-            exception.message = tracing::field::Empty,
-            exception.details = tracing::field::Empty,
         )
     }
 
@@ -83,7 +112,35 @@ impl RootSpanBuilder for RequestSpan {
         span: tracing::Span,
         outcome: &Result<ServiceResponse<B>, actix_web::Error>,
     ) {
-        DefaultRootSpanBuilder::on_request_end(span, outcome);
+        span.in_scope(|| log_outcome(outcome));
+    }
+}
+
+/// Logs a request's outcome when it is an error, as [`RequestSpan`] describes.
+fn log_outcome<B>(outcome: &Result<ServiceResponse<B>, actix_web::Error>) {
+    let (status, error) = match outcome {
+        Ok(response) => (response.status(), response.response().error()),
+        Err(error) => (error.as_response_error().status_code(), Some(error)),
+    };
+    let api_error = error.and_then(|e| e.as_error::<ApiError>());
+    let reason = api_error.map(|e| e.0.reason);
+    if status.is_server_error() {
+        let detail = match (api_error, error) {
+            (Some(api_error), _) => Some(api_error.0.message.clone()),
+            (None, error) => error.map(|error| format!("{error:?}")),
+        };
+        tracing::error!(
+            http.status_code = status.as_u16(),
+            reason,
+            detail,
+            "request failed"
+        );
+    } else if status.is_client_error() {
+        tracing::info!(
+            http.status_code = status.as_u16(),
+            reason,
+            "request refused"
+        );
     }
 }
 
@@ -116,7 +173,7 @@ pub fn app(
     App::new()
         .app_data(state)
         .configure(routes::configure)
-        .default_service(actix_web::web::to(route_not_found))
+        .default_service(actix_web::web::to(unrouted))
         .wrap(TracingLogger::<RequestSpan>::new())
         .wrap(from_fn(request_id::middleware))
         .wrap(from_fn(decode_colons))

@@ -17,8 +17,10 @@ pub mod screening_lists;
 pub mod tenants;
 pub mod workspaces;
 
+use std::sync::LazyLock;
+
 use actix_web::body::BoxBody;
-use actix_web::dev::ServiceRequest;
+use actix_web::dev::{ResourceDef, ServiceRequest};
 use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{FromRequest, Handler, HttpResponse, Responder, guard, web};
@@ -253,6 +255,41 @@ routes! {
     GET "/v1alpha/tenants/{tenant}/operations/{operation}" => tenants::operation, Some(Scope::Read);
 }
 
+/// Each route of [`ROUTES`] as the actix resource definition its requests match, with
+/// its method; built once, on the first request no route answers.
+static ROUTE_PATTERNS: LazyLock<Vec<(ResourceDef, &'static str)>> = LazyLock::new(|| {
+    ROUTES
+        .iter()
+        .map(|route| (ResourceDef::new(actix_pattern(route.path)), route.method))
+        .collect()
+});
+
+/// The methods the route table serves on `request_path` (a request's path, not a
+/// template), in table order and followed by OPTIONS, which every such path answers;
+/// `None` when no route has that path.
+pub fn allowed_methods(request_path: &str) -> Option<Vec<&'static str>> {
+    let mut allowed: Vec<&'static str> = Vec::new();
+    for (pattern, method) in ROUTE_PATTERNS.iter() {
+        if pattern.is_match(request_path) && !allowed.contains(method) {
+            allowed.push(method);
+        }
+    }
+    if allowed.is_empty() {
+        return None;
+    }
+    allowed.push("OPTIONS");
+    Some(allowed)
+}
+
+/// The variable pattern [`actix_pattern`] gives every path variable.
+const VARIABLE_PATTERN: &str = ":[^/:]+}";
+
+/// The OpenAPI path of an actix pattern made by [`actix_pattern`]: the route template
+/// (`/v1alpha/entities/{entity}`) as logs and the document show it.
+pub fn openapi_path(pattern: &str) -> String {
+    pattern.replace(VARIABLE_PATTERN, "}")
+}
+
 /// The actix pattern of an OpenAPI path: path variables match one segment without
 /// `:`, so `entities/abc:undelete` is never read as the id `abc:undelete`.
 pub fn actix_pattern(path: &str) -> String {
@@ -264,7 +301,7 @@ pub fn actix_pattern(path: &str) -> String {
         };
         pattern.push_str(&rest[..open]);
         pattern.push_str(&rest[open..open + close]);
-        pattern.push_str(":[^/:]+}");
+        pattern.push_str(VARIABLE_PATTERN);
         rest = &rest[open + close + 1..];
     }
     pattern.push_str(rest);
@@ -282,6 +319,45 @@ mod tests {
             "/v1alpha/entities/{entity:[^/:]+}:undelete"
         );
         assert_eq!(actix_pattern("/v1alpha/entities"), "/v1alpha/entities");
+    }
+
+    #[test]
+    fn patterns_give_back_their_paths() {
+        for route in ROUTES {
+            assert_eq!(openapi_path(&actix_pattern(route.path)), route.path);
+        }
+    }
+
+    #[test]
+    fn allowed_methods_come_from_the_route_table() {
+        assert_eq!(
+            allowed_methods("/v1alpha/entities/jane-doe"),
+            Some(vec!["GET", "PATCH", "DELETE", "OPTIONS"])
+        );
+        assert_eq!(
+            allowed_methods("/v1alpha/entities/jane-doe:undelete"),
+            Some(vec!["POST", "OPTIONS"])
+        );
+        assert_eq!(
+            allowed_methods("/v1alpha/entities"),
+            Some(vec!["GET", "POST", "OPTIONS"])
+        );
+        assert_eq!(
+            allowed_methods("/v1alpha/entities/jane-doe:frobnicate"),
+            None
+        );
+        assert_eq!(allowed_methods("/v1alpha/entities/jane-doe/unknown"), None);
+        assert_eq!(allowed_methods("/v1alpha/nothing"), None);
+        for route in ROUTES {
+            let path = route.path.replace('{', "x").replace('}', "");
+            let allowed = allowed_methods(&path).unwrap_or_default();
+            assert!(
+                allowed.contains(&route.method),
+                "{} {} is not allowed on {path}: {allowed:?}",
+                route.method,
+                route.path
+            );
+        }
     }
 
     #[test]
