@@ -159,7 +159,7 @@ on_both_backends! {
             .invalid("INVALID_FIELDS", "activityLogType.displayName");
         server
             .post(TYPES, &json!({"displayName": "Two\nlines"}))
-            .invalid("INVALID_FIELDS", "activityLogType.displayName");
+            .invalid("CONTROL_CHARACTER", "activityLogType.displayName");
         server
             .post(TYPES, &json!({"displayName": "A", "description": "x".repeat(2001)}))
             .invalid("INVALID_FIELDS", "activityLogType.description");

@@ -257,7 +257,7 @@ on_both_backends! {
         reply.assert_violation("alert.workspace");
         server.post(ALERTS, &json!({"alertType": "alertTypes/unusual-event"})).invalid("INVALID_FIELDS", "alert.title");
         server.post(ALERTS, &json!({"title": "Odd"})).invalid("INVALID_FIELDS", "alert.alertType");
-        server.post(ALERTS, &alert("unusual-event", &[], "two\nlines")).invalid("INVALID_FIELDS", "alert.title");
+        server.post(ALERTS, &alert("unusual-event", &[], "two\nlines")).invalid("CONTROL_CHARACTER", "alert.title");
         server.post(ALERTS, &alert("unusual-event", &[], &"x".repeat(201))).invalid("INVALID_FIELDS", "alert.title");
         server.post(ALERTS, &json!({"alertType": "unusual-event", "title": "Odd"})).invalid("INVALID_FIELDS", "alert.alertType");
         server.post(ALERTS, &alert("unusual-event", &["jane-doe", "jane-doe"], "Odd")).invalid("INVALID_FIELDS", "alert.entities[1]");

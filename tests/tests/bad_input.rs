@@ -445,7 +445,8 @@ on_both_backends! {
         server.create("", &person("Still Works"));
     }
 
-    /// A body that is not `application/json` is refused; a charset parameter is fine.
+    /// A body that is not `application/json` is refused; `charset=utf-8` is fine (other
+    /// charsets: [`charsets_other_than_utf8_are_refused`]).
     fn wrong_content_type(server) {
         let before = seed(&server);
         let body = person("Ann Lee").to_string();
@@ -706,6 +707,358 @@ on_both_backends! {
             .patch(JANE, &json!({"displayName": "y".repeat(201)}))
             .assert_violation("entity.displayName");
         assert_eq!(server.snapshot(), before);
+    }
+}
+
+// ---- Input hygiene: control characters, duplicate keys, charsets, UTF-8 (issue 13) ----
+
+/// The string-taking filter variants of every list route, `{}` standing for the literal
+/// (issue 13: a U+0000 there answered 500 on PostgreSQL). A list route of the OpenAPI
+/// document missing here fails [`nul_in_every_list_filter_is_refused`].
+const STRING_FILTERS: &[(&str, &[&str])] = &[
+    (
+        "/v1alpha/entities",
+        &[
+            "displayName = \"{}\"",
+            "displayName:\"{}\"",
+            "\"{}\"",
+            "tags:\"{}\"",
+            "externalIds.crm = \"{}\"",
+            "externalIds:\"{}\"",
+            "createTime > \"{}\"",
+        ],
+    ),
+    (
+        "/v1alpha/entities/{entity}:EntityRelationships",
+        &["createTime > \"{}\""],
+    ),
+    ("/v1alpha/entities/{entity}/events", &["eventType = \"{}\""]),
+    (
+        "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs",
+        &["entity = \"{}\""],
+    ),
+    (
+        "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs",
+        &["entity = \"{}\""],
+    ),
+    (
+        "/v1alpha/individualEntityIDVerificationJobs",
+        &["entity = \"{}\""],
+    ),
+    ("/v1alpha/riskModels", &["createTime > \"{}\""]),
+    ("/v1alpha/entities/{entity}/notes", &["authorId = \"{}\""]),
+    (
+        "/v1alpha/workspaces",
+        &["displayName = \"{}\"", "entities:\"{}\""],
+    ),
+    (
+        "/v1alpha/workspaces/{workspace}/notes",
+        &["authorId = \"{}\""],
+    ),
+    (
+        "/v1alpha/activityLogTypes",
+        &["displayName = \"{}\"", "\"{}\""],
+    ),
+    (
+        "/v1alpha/entities/{entity}/activityLogs",
+        &["activityLogType = \"{}\"", "source = \"{}\""],
+    ),
+    ("/v1alpha/alertTypes", &["displayName = \"{}\""]),
+    (
+        "/v1alpha/alerts",
+        &[
+            "alertType = \"{}\"",
+            "entities:\"{}\"",
+            "workspace = \"{}\"",
+        ],
+    ),
+    (
+        "/v1alpha/documents",
+        &[
+            "entity = \"{}\"",
+            "issuingCountry = \"{}\"",
+            "expiryDate < \"{}\"",
+        ],
+    ),
+    (
+        "/v1alpha/entities/{entity}/documents",
+        &[
+            "entity = \"{}\"",
+            "issuingCountry = \"{}\"",
+            "expiryDate < \"{}\"",
+        ],
+    ),
+    (
+        "/v1alpha/tenants/{tenant}/children",
+        &["displayName = \"{}\""],
+    ),
+];
+
+/// The GET operations of the OpenAPI document that take a `filter`.
+fn filtered_lists(server: &Server) -> Vec<String> {
+    let document = server.get("/v1alpha/openapi.json").ok();
+    let paths = document["paths"].as_object().expect("paths");
+    paths
+        .iter()
+        .filter(|(_, item)| {
+            array(&item["get"]["parameters"])
+                .iter()
+                .any(|p| p["name"] == "filter" && p["in"] == "query")
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// Sends a raw JSON text (not re-encoded by serde_json, so duplicate keys survive).
+fn json_text(server: &Server, method: Method, path: &str, body: &str) -> Reply {
+    raw(server, method, path, Some("application/json"), body)
+}
+
+on_both_backends! {
+    /// Every list route refuses U+0000 in each of its string filters, sent raw
+    /// (`%00`) or as a CEL escape (`\x00`, `\u0000`, `\000`): 400 CONTROL_CHARACTER
+    /// naming `filter`, never 500 (issue 13).
+    fn nul_in_every_list_filter_is_refused(server) {
+        let before = seed(&server);
+        server.post("/v1alpha/workspaces?workspaceId=case-1", &json!({"displayName": "Case 1"})).ok();
+        let documented = filtered_lists(&server);
+        let known: Vec<&str> = STRING_FILTERS.iter().map(|(path, _)| *path).collect();
+        let missing: Vec<&String> = documented.iter().filter(|p| !known.contains(&p.as_str())).collect();
+        assert!(missing.is_empty(), "list routes without string filters in STRING_FILTERS: {missing:?}");
+        let mut wrong = Vec::new();
+        for (template, filters) in STRING_FILTERS {
+            assert!(documented.iter().any(|p| p == template), "{template} is not a documented list route");
+            let path = template
+                .replace("{entity}", "jane-doe")
+                .replace("{workspace}", "case-1")
+                .replace("{tenant}", server.partner().trim_start_matches("tenants/"));
+            for filter in *filters {
+                for literal in ["a\u{0}b", "a\\x00b", "a\\u0000b", "a\\000b"] {
+                    let filter = filter.replace("{}", literal);
+                    let reply = server.get(&format!("{path}{}", query(&[("filter", &filter)])));
+                    if reply.status != 400 || reply.reason() != "CONTROL_CHARACTER" || reply.violation_fields() != ["filter"] {
+                        wrong.push(format!("GET {path} filter={filter:?} -> {} {}", reply.status, reply.text));
+                    } else {
+                        reply.invalid("CONTROL_CHARACTER", "filter");
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "NUL in a filter literal must be 400 CONTROL_CHARACTER:\n{}", wrong.join("\n"));
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Other C0 and C1 controls are refused in filter literals (single line), quoted or
+    /// bare, raw or escaped; TAB, LF and CR between tokens are whitespace.
+    fn control_characters_in_filter_literals(server) {
+        let before = seed(&server);
+        for filter in [
+            "displayName = \"a\u{7}b\"",
+            "displayName = \"a\\ab\"",
+            "displayName = \"a\nb\"",
+            "displayName = \"a\\nb\"",
+            "displayName = \"a\\tb\"",
+            "displayName = \"a\u{85}b\"",
+            "tags:a\u{1b}b",
+            "a\u{9f}b",
+        ] {
+            let reply = server.get(&format!("{ENTITIES}{}", query(&[("filter", filter)])));
+            reply.invalid("CONTROL_CHARACTER", "filter");
+            assert!(reply.metadata("position").is_some(), "{filter:?}: {}", reply.text);
+        }
+        let found = server.get(&format!("{ENTITIES}{}", query(&[("filter", "tags:vip\tAND\ndisplayName = \"Jane Doe\"\r")]))).ok();
+        assert_eq!(names(&found["entities"]), vec!["entities/jane-doe"]);
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// U+0000 is refused in JSON strings and keys at any depth, free-form values
+    /// included, naming the path from the body's root; tenants too (issue 13).
+    fn nul_in_json_bodies_is_refused(server) {
+        let before = seed(&server);
+        let mut nested = person("Ann Lee");
+        nested["individual"]["legalName"]["givenName"] = json!("A\u{0}nn");
+        let mut tagged = person("Ann Lee");
+        tagged["tags"] = json!(["a", "b", "c\u{0}"]);
+        let mut keyed = person("Ann Lee");
+        keyed["externalIds"] = json!({"cr\u{0}m": "1"});
+        for (body, field) in [
+            (json!({"displayName": "A\u{0}B", "individual": {}}), "displayName"),
+            (nested, "individual.legalName.givenName"),
+            (tagged, "tags[2]"),
+            (keyed, "externalIds.cr\\u0000m"),
+        ] {
+            server.post(ENTITIES, &body).invalid("CONTROL_CHARACTER", field);
+        }
+        server.patch(JANE, &json!({"displayName": "Jane\u{0}"})).invalid("CONTROL_CHARACTER", "displayName");
+        server.post(&format!("{JANE}:addTag"), &json!({"tag": "x\u{0}"})).invalid("CONTROL_CHARACTER", "tag");
+        server
+            .post("/v1alpha/alerts", &json!({"alertType": "alertTypes/unusual-event", "title": "T", "details": {"notes": ["ok", "n\u{0}"]}}))
+            .invalid("CONTROL_CHARACTER", "details.notes[1]");
+        server
+            .post("/v1alpha/tenants", &json!({"displayName": "Child\u{0}Co"}))
+            .invalid("CONTROL_CHARACTER", "displayName");
+        let children = server.get(&format!("/v1alpha/{}/children", server.partner())).ok();
+        assert!(array(&children["tenants"]).is_empty(), "no tenant was made: {children}");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// U+0000 is refused in query values and path segments, naming the parameter or
+    /// the path variable (issue 13).
+    fn nul_in_queries_and_paths_is_refused(server) {
+        let before = seed(&server);
+        server.post(&format!("{ENTITIES}?entityId=ab%00cd"), &person("Ann Lee")).invalid("CONTROL_CHARACTER", "entityId");
+        server.delete(&format!("{JANE}?etag=%22a%00%22")).invalid("CONTROL_CHARACTER", "etag");
+        server.get(&format!("{ENTITIES}?orderBy=displayName%00")).invalid("CONTROL_CHARACTER", "orderBy");
+        server.get(&format!("{ENTITIES}:batchGet?names=entities/jane%00doe")).invalid("CONTROL_CHARACTER", "names");
+        server.get(&format!("{ENTITIES}?page%00Size=1")).invalid("CONTROL_CHARACTER", "page\\u0000Size");
+        server.get(&format!("{ENTITIES}/jane%00doe")).invalid("CONTROL_CHARACTER", "entity");
+        server.patch(&format!("{ENTITIES}/jane%00doe"), &json!({"displayName": "X"})).invalid("CONTROL_CHARACTER", "entity");
+        server.get(&format!("{ENTITIES}/jane-doe/notes/n%00te")).invalid("CONTROL_CHARACTER", "note");
+        server.get("/v1alpha/tenants/te%00nant").invalid("CONTROL_CHARACTER", "tenant");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// Other C0 and C1 controls are refused in single-line fields (names, displayName,
+    /// title, tags); TAB, LF and CR only where api.md allows line breaks
+    /// (descriptions, note content), and free-form values keep them.
+    fn control_characters_in_single_line_fields(server) {
+        let before = seed(&server);
+        for (body, field) in [
+            (json!({"displayName": "A\u{7}B", "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "A\nB", "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "A\tB", "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "A\u{85}B", "individual": {}}), "entity.displayName"),
+            (json!({"displayName": "A", "individual": {"legalName": {"givenName": "A\rB"}}}), "entity.individual.legalName.givenName"),
+            (json!({"displayName": "A", "individual": {}, "contactInfo": {"addresses": [{"lines": ["1 Rue\u{1b}"]}]}}), "entity.contactInfo.addresses[0].lines[0]"),
+            (json!({"displayName": "A", "individual": {}, "externalIds": {"crm": "4\u{9b}2"}}), "entity.externalIds.crm"),
+        ] {
+            server.post(ENTITIES, &body).invalid("CONTROL_CHARACTER", field);
+        }
+        server.patch(JANE, &json!({"displayName": "Jane\u{1}"})).invalid("CONTROL_CHARACTER", "entity.displayName");
+        server
+            .post("/v1alpha/tenants", &json!({"displayName": "Child\u{85}Co"}))
+            .invalid("CONTROL_CHARACTER", "tenant.displayName");
+        server
+            .post("/v1alpha/tenants", &json!({"displayName": "Child\nCo"}))
+            .invalid("CONTROL_CHARACTER", "tenant.displayName");
+        server
+            .post("/v1alpha/workspaces", &json!({"displayName": "Case\t1"}))
+            .invalid("CONTROL_CHARACTER", "workspace.displayName");
+        server
+            .post("/v1alpha/workspaces", &json!({"displayName": "Case", "description": "bell\u{7}"}))
+            .invalid("CONTROL_CHARACTER", "workspace.description");
+        server
+            .post("/v1alpha/alerts", &json!({"alertType": "alertTypes/unusual-event", "title": "Two\nlines"}))
+            .invalid("CONTROL_CHARACTER", "alert.title");
+        assert_eq!(server.snapshot(), before);
+        let workspace = server
+            .post("/v1alpha/workspaces", &json!({"displayName": "Case", "description": "Line one\r\n\tLine two"}))
+            .ok();
+        assert_eq!(workspace["description"], "Line one\r\n\tLine two");
+        let note = server.post(&format!("{JANE}/notes"), &json!({"content": "Called.\n\tNo answer."})).ok();
+        assert_eq!(note["content"], "Called.\n\tNo answer.");
+        let alert = server
+            .post("/v1alpha/alerts", &json!({"alertType": "alertTypes/unusual-event", "title": "Odd", "details": {"text": "two\nlines"}}))
+            .ok();
+        assert_eq!(alert["details"]["text"], "two\nlines");
+    }
+
+    /// The OAuth endpoints refuse U+0000 too, in their own formats: an RFC 6749
+    /// `invalid_request` from the token endpoint, a refusal page from the authorization
+    /// endpoint; never 500 (a client id holding it reached PostgreSQL).
+    fn nul_in_oauth_requests_is_refused(server) {
+        let form = |body: &str| {
+            server.send(
+                server
+                    .request_as(None, Method::POST, "/oauth2/token")
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(body.to_owned()),
+            )
+        };
+        for reply in [
+            form("grant_type=client_credentials&client_id=e2e%00admin&client_secret=x"),
+            form("grant_type=client_credentials&client_id=e2e-admin&client_secret=e2e-admin-secret-0001&scope=rics.read%00"),
+            server.send(
+                server
+                    .request_as(None, Method::POST, "/oauth2/token")
+                    .basic_auth("e2e\u{0}admin", Some("x"))
+                    .form(&[("grant_type", "client_credentials")]),
+            ),
+        ] {
+            assert_eq!(reply.status, 400, "{}", reply.text);
+            assert_eq!(reply.json["error"], "invalid_request", "{}", reply.text);
+        }
+        let page = server.send(server.request_as(
+            None,
+            Method::GET,
+            "/oauth2/authorize?response_type=code&client_id=e2e%00admin&redirect_uri=http://x&code_challenge=abc&code_challenge_method=S256",
+        ));
+        assert_eq!(page.status, 400, "{}", page.text);
+        assert!(page.text.contains("U+0000"), "{}", page.text);
+        let submitted = server.send(
+            server
+                .request_as(None, Method::POST, "/oauth2/authorize")
+                .form(&[("username", "a\u{0}b"), ("password", "x"), ("client_id", ADMIN_CLIENT_ID)]),
+        );
+        assert_eq!(submitted.status, 400, "{}", submitted.text);
+        assert!(submitted.text.contains("U+0000"), "{}", submitted.text);
+    }
+
+    /// A key given twice in a JSON object, at any depth, is refused naming its path;
+    /// the last one does not silently win (issue 13).
+    fn duplicate_json_keys_are_refused(server) {
+        let before = seed(&server);
+        for (body, field) in [
+            (r#"{"displayName": "A", "displayName": "B", "individual": {}}"#, "displayName"),
+            (r#"{"displayName": "A", "individual": {"legalName": {"givenName": "A", "givenName": "B"}}}"#, "individual.legalName.givenName"),
+            (r#"{"displayName": "A", "individual": {}, "contactInfo": {"addresses": [{"locality": "X"}, {"locality": "Y", "locality": "Z"}]}}"#, "contactInfo.addresses[1].locality"),
+            (r#"{"displayName": "A", "individual": {}, "externalIds": {"crm": "1", "crm": "1"}}"#, "externalIds.crm"),
+        ] {
+            let reply = json_text(&server, Method::POST, ENTITIES, body);
+            reply.invalid("DUPLICATE_JSON_KEY", field);
+        }
+        json_text(&server, Method::PATCH, JANE, r#"{"displayName": "X", "displayName": "Y"}"#)
+            .invalid("DUPLICATE_JSON_KEY", "displayName");
+        json_text(&server, Method::POST, &format!("{JANE}:addTag"), r#"{"tag": "a", "tag": "b"}"#)
+            .invalid("DUPLICATE_JSON_KEY", "tag");
+        assert_eq!(server.snapshot(), before);
+    }
+
+    /// A charset other than UTF-8 is refused like a wrong content type; `utf-8` is
+    /// accepted in any case, quoted or not (issue 13).
+    fn charsets_other_than_utf8_are_refused(server) {
+        let before = seed(&server);
+        let body = person("Ann Lee").to_string();
+        for content_type in ["application/json; charset=latin1", "application/json; charset=ISO-8859-1", "application/json;charset=utf-16", "application/json; charset=utf8"] {
+            let reply = raw(&server, Method::POST, ENTITIES, Some(content_type), &body);
+            reply.error(400, "INVALID_ARGUMENT", "UNSUPPORTED_CONTENT_TYPE");
+            assert!(reply.metadata("charset").is_some(), "{content_type}: {}", reply.text);
+        }
+        assert_eq!(server.snapshot(), before);
+        for content_type in ["application/json; charset=UTF-8", "application/json;charset=\"utf-8\""] {
+            raw(&server, Method::POST, ENTITIES, Some(content_type), &body).ok();
+        }
+    }
+
+    /// Percent-encoded bytes that are not UTF-8 are refused in query values and path
+    /// segments, naming the parameter or path variable, never decoded lossily
+    /// (issue 13).
+    fn invalid_utf8_in_queries_and_paths_is_refused(server) {
+        let before = seed(&server);
+        for (path, field) in [
+            (format!("{ENTITIES}?filter=%FF"), "filter"),
+            (format!("{ENTITIES}?filter=displayName%20%3D%20%22caf%E9%22"), "filter"),
+            (format!("{ENTITIES}?pageToken=%C3"), "pageToken"),
+            (format!("{ENTITIES}/jane%FFdoe"), "entity"),
+            (format!("{ENTITIES}/jane-doe/notes/%ED%A0%80"), "note"),
+        ] {
+            let reply = server.get(&path);
+            reply.invalid("INVALID_UTF8", field);
+        }
+        server.post(&format!("{ENTITIES}?entityId=caf%E9"), &person("Ann Lee")).invalid("INVALID_UTF8", "entityId");
+        assert_eq!(server.snapshot(), before);
+        let found = server.get(&format!("{ENTITIES}?filter=displayName%20%3D%20%22Jane%20Doe%22")).ok();
+        assert_eq!(names(&found["entities"]), vec!["entities/jane-doe"]);
     }
 }
 

@@ -54,12 +54,22 @@ use serde_json::{Map, Value};
 
 use crate::case;
 
-/// What a field holds; decides how masks traverse and replace it.
+/// What a field holds; decides how masks traverse and replace it, and which control
+/// characters its text may hold (the rule itself is the service's: rics refuses every
+/// control character in one-line text, and all but line breaks and tabs in multi-line
+/// text).
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldKind {
-    /// Any single JSON value, replaced whole: strings, numbers, bools, enums,
-    /// timestamps, and free-form objects such as `google.protobuf.Struct`.
+    /// Any single JSON value, replaced whole: one-line strings (names, titles, ids),
+    /// numbers, bools, enums, timestamps.
     Scalar,
+    /// A string that may span lines (a description, a note's content); replaced whole
+    /// like a [`FieldKind::Scalar`].
+    MultiLineText,
+    /// Free-form JSON (`google.protobuf.Struct` or `Value`: an alert's `details`, a
+    /// log's `payload`), replaced whole; its strings are data, not text of the
+    /// resource's own.
+    FreeForm,
     /// A nested message with its own declared fields; masks can go into it.
     Message(FieldTable),
     /// A repeated field (JSON array); replaced whole, never indexed.
@@ -423,7 +433,7 @@ fn resolve(
         fields.push(field.name);
         match &field.kind {
             FieldKind::Message(sub) => current = Some(sub),
-            FieldKind::Scalar => current = None,
+            FieldKind::Scalar | FieldKind::MultiLineText | FieldKind::FreeForm => current = None,
             FieldKind::Repeated => {
                 if let Some(next) = iter.next() {
                     let numeric =
@@ -501,7 +511,11 @@ fn validate(
             }
             FieldKind::Repeated if !value.is_array() => return Err(wrong("an array")),
             FieldKind::Map if !value.is_object() => return Err(wrong("an object")),
-            FieldKind::Scalar | FieldKind::Repeated | FieldKind::Map => {}
+            FieldKind::Scalar
+            | FieldKind::MultiLineText
+            | FieldKind::FreeForm
+            | FieldKind::Repeated
+            | FieldKind::Map => {}
         }
     }
     Ok(())

@@ -1,23 +1,78 @@
 //! Reading request bodies and update masks against a resource's [`FieldTable`]: the
-//! same AIP-134 and AIP-203 rules for every resource.
+//! same AIP-134 and AIP-203 rules, and the same text rule, for every resource.
 
 use rics_aip::field_mask::{self, Behavior, FieldKind, FieldTable, UpdateMask};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::validate::{Lines, Violations};
 
 /// A request body made ready to read: output-only fields dropped (ignored on input,
-/// R-203.1). Nulls stay: they read as unset, and an unknown field is refused even when
-/// null.
+/// R-203.1), then every string checked for control characters as the table declares
+/// its field ([`check_text`]). Nulls stay: they read as unset, and an unknown field is
+/// refused even when null.
 ///
 /// # Errors
-/// INVALID_ARGUMENT naming `field` when the body is not a JSON object.
+/// INVALID_ARGUMENT naming `field` when the body is not a JSON object;
+/// `CONTROL_CHARACTER` naming each string that breaks its field's rule.
 pub fn input(table: &FieldTable, mut body: Value, field: &str) -> Result<Value> {
     crate::resource::require_object(&body, field)?;
     strip_output_only(table, &mut body);
+    let mut violations = Violations::new();
+    if let Value::Object(members) = &body {
+        check_text(table, members, field, &mut violations);
+    }
+    violations.finish()?;
     Ok(body)
+}
+
+/// Checks every string of a resource body against the text rule of its field
+/// ([`Lines`], docs/api.md "Text"), in one pass, naming each offender under `prefix`:
+/// [`FieldKind::MultiLineText`] fields may hold line breaks and tabs, the strings of
+/// [`FieldKind::FreeForm`] values are data and not checked, and every other string
+/// (scalars, list items, map keys and values, at any depth, and fields the table does
+/// not declare, which are refused later) is one line.
+fn check_text(
+    table: &FieldTable,
+    members: &Map<String, Value>,
+    prefix: &str,
+    violations: &mut Violations,
+) {
+    for (key, value) in members {
+        let path = format!("{prefix}.{key}");
+        match (table.get(key).map(|f| &f.kind), value) {
+            (Some(FieldKind::FreeForm), _) => {}
+            (Some(FieldKind::MultiLineText), _) => {
+                check_strings(value, &path, Lines::Multi, violations);
+            }
+            (Some(FieldKind::Message(inner)), Value::Object(inner_members)) => {
+                check_text(inner, inner_members, &path, violations);
+            }
+            _ => check_strings(value, &path, Lines::Single, violations),
+        }
+    }
+}
+
+/// Checks every string in `value` (object keys as one line) against `lines`.
+fn check_strings(value: &Value, path: &str, lines: Lines, violations: &mut Violations) {
+    match value {
+        Value::String(text) => violations.control_characters(path, text, lines),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                check_strings(item, &format!("{path}[{index}]"), lines, violations);
+            }
+        }
+        Value::Object(members) => {
+            for (key, member) in members {
+                let member_path = format!("{path}.{key}");
+                violations.control_characters(&member_path, key, Lines::Single);
+                check_strings(member, &member_path, lines, violations);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 fn strip_output_only(table: &FieldTable, value: &mut Value) {
@@ -143,6 +198,49 @@ mod tests {
         assert_eq!(body, json!({"displayName": "A", "inner": {}}));
         let error = input(&table(), json!([1]), "thing").unwrap_err();
         assert_eq!(error.field_violations[0].field, "thing");
+    }
+
+    #[test]
+    fn text_follows_the_kind_of_its_field() {
+        let table = FieldTable::new()
+            .field("createTime", FieldKind::Scalar, Behavior::OutputOnly)
+            .field("title", FieldKind::Scalar, Behavior::Required)
+            .field("description", FieldKind::MultiLineText, Behavior::Mutable)
+            .field("details", FieldKind::FreeForm, Behavior::Mutable)
+            .field("tags", FieldKind::Repeated, Behavior::Mutable)
+            .field("ids", FieldKind::Map, Behavior::Mutable)
+            .field(
+                "inner",
+                FieldKind::Message(FieldTable::new().field(
+                    "notes",
+                    FieldKind::MultiLineText,
+                    Behavior::Mutable,
+                )),
+                Behavior::Mutable,
+            );
+        let fine = json!({
+            "createTime": "ignored\u{7}", "title": "Zoë 東京", "description": "a\r\n\tb",
+            "details": {"text": "x\n\u{7}", "k\ney": 1}, "tags": ["a"], "ids": {"crm": "1"},
+            "inner": {"notes": "one\ntwo"}
+        });
+        assert!(input(&table, fine, "thing").is_ok());
+        for (body, field) in [
+            (json!({"title": "a\tb"}), "thing.title"),
+            (json!({"title": "a\u{85}b"}), "thing.title"),
+            (json!({"description": "bell\u{7}"}), "thing.description"),
+            (json!({"tags": ["ok", "n\ne"]}), "thing.tags[1]"),
+            (json!({"ids": {"c\u{1b}rm": "1"}}), "thing.ids.c\u{1b}rm"),
+            (json!({"ids": {"crm": "1\r"}}), "thing.ids.crm"),
+            (json!({"inner": {"notes": "x\u{7f}"}}), "thing.inner.notes"),
+            (json!({"inner": ["a\n"]}), "thing.inner[0]"),
+            (json!({"colour": "re\nd"}), "thing.colour"),
+        ] {
+            let error = input(&table, body.clone(), "thing").unwrap_err();
+            assert_eq!(error.reason, "CONTROL_CHARACTER", "{body}");
+            assert_eq!(error.field_violations[0].field, field, "{body}");
+        }
+        let both = input(&table, json!({"title": "\n", "tags": ["\t"]}), "thing");
+        assert_eq!(both.unwrap_err().field_violations.len(), 2);
     }
 
     #[test]

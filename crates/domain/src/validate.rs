@@ -3,6 +3,37 @@
 
 use crate::error::FieldViolation;
 
+/// How many lines a text may span, which decides the control characters (C0, DEL, C1)
+/// it may hold: the one rule of docs/api.md ("Text"). U+0000 never gets this far: the
+/// HTTP adapter refuses it in any request text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lines {
+    /// One line (names, titles, ids, tags, filter literals): no control character,
+    /// TAB, LF and CR included.
+    Single,
+    /// Several lines (descriptions, note content): TAB, LF and CR allowed, every other
+    /// control character refused.
+    Multi,
+}
+
+impl Lines {
+    /// Whether `text` holds a control character these lines may not.
+    pub fn refuses(self, text: &str) -> bool {
+        text.chars()
+            .any(|c| c.is_control() && !(self == Lines::Multi && matches!(c, '\t' | '\n' | '\r')))
+    }
+
+    /// The rule, for field violations.
+    fn rule(self) -> &'static str {
+        match self {
+            Lines::Single => {
+                "must be one line, without control characters (tabs and line breaks included)"
+            }
+            Lines::Multi => "must not contain control characters other than line breaks and tabs",
+        }
+    }
+}
+
 /// Collects field violations while a resource is checked.
 #[derive(Debug, Default)]
 pub struct Violations(Vec<FieldViolation>);
@@ -62,8 +93,8 @@ impl Violations {
         }
     }
 
-    /// Checks a required single-line text: present, at most `max` characters, no
-    /// control characters.
+    /// Checks a required text: present (not blank) and at most `max` characters. Its
+    /// control characters are the field table's to check ([`crate::fields::input`]).
     pub fn required_text(&mut self, field: &str, value: &str, max: usize) {
         if value.trim().is_empty() {
             self.add(field, "REQUIRED", "is required and must not be blank");
@@ -72,8 +103,8 @@ impl Violations {
         }
     }
 
-    /// Checks an optional single-line text: at most `max` characters, no control
-    /// characters.
+    /// Checks an optional text: at most `max` characters. Its control characters are
+    /// the field table's to check ([`crate::fields::input`]).
     pub fn optional_text(&mut self, field: &str, value: &str, max: usize) {
         let length = value.chars().count();
         if length > max {
@@ -83,35 +114,12 @@ impl Violations {
                 format!("must be at most {max} characters (got {length})"),
             );
         }
-        if value.chars().any(char::is_control) {
-            self.add(
-                field,
-                "CONTROL_CHARACTER",
-                "must not contain control characters",
-            );
-        }
     }
 
-    /// Checks free text that may span lines (notes, descriptions): at most `max`
-    /// characters, no control characters but line breaks and tabs.
-    pub fn multiline_text(&mut self, field: &str, value: &str, max: usize) {
-        let length = value.chars().count();
-        if length > max {
-            self.add(
-                field,
-                "TOO_LONG",
-                format!("must be at most {max} characters (got {length})"),
-            );
-        }
-        if value
-            .chars()
-            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-        {
-            self.add(
-                field,
-                "CONTROL_CHARACTER",
-                "must not contain control characters other than line breaks and tabs",
-            );
+    /// Checks the control characters of a text that may span `lines`.
+    pub fn control_characters(&mut self, field: &str, value: &str, lines: Lines) {
+        if lines.refuses(value) {
+            self.add(field, "CONTROL_CHARACTER", lines.rule());
         }
     }
 
@@ -136,23 +144,34 @@ mod tests {
         let mut v = Violations::new();
         v.required_text("a", "  ", 10);
         v.optional_text("b", "12345678901", 10);
-        v.optional_text("c", "x\u{7}y", 10);
-        v.optional_text("d", "ok", 10);
-        v.multiline_text("e", "two\nlines\tok", 20);
-        v.multiline_text("f", "bell\u{7}", 20);
+        v.optional_text("c", "ok", 10);
+        v.control_characters("d", "x\u{7}y", Lines::Single);
+        v.control_characters("e", "two\nlines\tok\r", Lines::Multi);
+        v.control_characters("f", "tab\t", Lines::Single);
+        v.control_characters("g", "bell\u{7}", Lines::Multi);
+        v.control_characters("h", "nel\u{85}", Lines::Multi);
+        v.control_characters("i", "del\u{7f}", Lines::Single);
+        v.control_characters("j", "Zoë 東京 \u{a0}", Lines::Single);
         let reasons: Vec<_> = v
             .into_vec()
             .into_iter()
             .map(|v| (v.field, v.reason))
             .collect();
+        let expected = [
+            ("a", "REQUIRED"),
+            ("b", "TOO_LONG"),
+            ("d", "CONTROL_CHARACTER"),
+            ("f", "CONTROL_CHARACTER"),
+            ("g", "CONTROL_CHARACTER"),
+            ("h", "CONTROL_CHARACTER"),
+            ("i", "CONTROL_CHARACTER"),
+        ];
         assert_eq!(
             reasons,
-            vec![
-                ("a".to_string(), "REQUIRED"),
-                ("b".to_string(), "TOO_LONG"),
-                ("c".to_string(), "CONTROL_CHARACTER"),
-                ("f".to_string(), "CONTROL_CHARACTER")
-            ]
+            expected
+                .iter()
+                .map(|(f, r)| ((*f).to_owned(), *r))
+                .collect::<Vec<_>>()
         );
     }
 }

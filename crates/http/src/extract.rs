@@ -4,10 +4,13 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::dev::Payload;
+use actix_web::ResponseError;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
+use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut, Data};
-use actix_web::{FromRequest, HttpRequest};
+use actix_web::{FromRequest, HttpRequest, mime};
 use futures_util::StreamExt;
 use rics_domain::error::{Code, Error};
 use rics_domain::list::ListRequest;
@@ -15,17 +18,104 @@ use rics_domain::principal::Principal;
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::json::BodyError;
 use crate::state::ApiState;
 
 /// A JSON request body. An empty body reads as `{}` (custom methods such as
 /// `:undelete` take an empty object). The content type must be `application/json`
-/// when there is a body; bodies over the configured limit are refused without being
-/// read further.
+/// when there is a body, with no charset but `utf-8`; bodies over the configured limit
+/// are refused without being read further. The JSON is read strictly
+/// ([`crate::json`]): a key given twice is `DUPLICATE_JSON_KEY`, U+0000 in a string or
+/// key is `CONTROL_CHARACTER`, each naming the path from the body's root.
 #[derive(Debug)]
 pub struct JsonBody(pub Value);
 
 fn body_error(reason: &'static str, message: String) -> ApiError {
     ApiError(Error::new(Code::InvalidArgument, reason, message))
+}
+
+/// Refuses U+0000 in one piece of request text, naming `field` (the JSON path, the
+/// query parameter, the path variable): PostgreSQL cannot store it, so it is refused
+/// everywhere, on both backends, before any handler sees it. The JSON body reader, the
+/// query string and the path variables call this; so will the multipart extractor (the
+/// files issue) for each text part, naming the part.
+///
+/// # Errors
+/// INVALID_ARGUMENT `CONTROL_CHARACTER` naming `field`.
+pub fn refuse_nul(text: &str, field: impl FnOnce() -> String) -> Result<(), ApiError> {
+    if text.contains('\0') {
+        return Err(nul_error(field()));
+    }
+    Ok(())
+}
+
+fn nul_error(field: String) -> ApiError {
+    ApiError(Error::invalid_field(
+        field,
+        "CONTROL_CHARACTER",
+        "must not contain U+0000",
+    ))
+}
+
+/// INVALID_ARGUMENT `INVALID_UTF8` naming the parameter or path variable whose
+/// percent-decoded bytes are not UTF-8.
+fn invalid_utf8(field: String) -> ApiError {
+    ApiError(Error::invalid_field(
+        field,
+        "INVALID_UTF8",
+        "is not UTF-8 once percent-decoded",
+    ))
+}
+
+/// Percent-decodes one component of a URL strictly: bytes that are not UTF-8 are an
+/// error, never replaced by U+FFFD.
+fn percent_decode(raw: &str) -> Result<String, std::str::Utf8Error> {
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map(std::borrow::Cow::into_owned)
+}
+
+/// The answer to a body that is not `application/json` in UTF-8.
+fn unsupported_content_type(message: String, content_type: &str) -> ApiError {
+    ApiError(
+        Error::new(Code::InvalidArgument, "UNSUPPORTED_CONTENT_TYPE", message)
+            .with_metadata("contentType", content_type),
+    )
+}
+
+/// Checks the `Content-Type` of a body: `application/json`, in any case, with no
+/// `charset` but `utf-8` (in any case, quoted or not).
+fn check_content_type(header: Option<&str>) -> Result<(), ApiError> {
+    let Some(header) = header else {
+        return Err(unsupported_content_type(
+            "The request body must be application/json, not 'none'.".to_owned(),
+            "",
+        ));
+    };
+    let parsed: Option<mime::Mime> = header.parse().ok();
+    let essence = parsed.as_ref().map(mime::Mime::essence_str);
+    if essence != Some("application/json") {
+        let shown = essence.unwrap_or(header);
+        return Err(unsupported_content_type(
+            format!("The request body must be application/json, not '{shown}'."),
+            shown,
+        ));
+    }
+    let charset = parsed
+        .as_ref()
+        .and_then(|m| m.get_param(mime::CHARSET))
+        .map(|c| c.as_str().trim_matches('"').to_owned());
+    match charset {
+        Some(charset) if !charset.eq_ignore_ascii_case("utf-8") => Err(ApiError(
+            unsupported_content_type(
+                format!("The request body must be UTF-8 JSON, not charset '{charset}'."),
+                header,
+            )
+            .0
+            .with_metadata("charset", charset),
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl FromRequest for JsonBody {
@@ -39,14 +129,7 @@ impl FromRequest for JsonBody {
         let content_type = req
             .headers()
             .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| {
-                v.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase()
-            });
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let declared_length = req
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -80,26 +163,20 @@ impl FromRequest for JsonBody {
             if body.iter().all(u8::is_ascii_whitespace) {
                 return Ok(JsonBody(Value::Object(serde_json::Map::new())));
             }
-            match content_type.as_deref() {
-                Some("application/json") => {}
-                other => {
-                    return Err(body_error(
-                        "UNSUPPORTED_CONTENT_TYPE",
-                        format!(
-                            "The request body must be application/json, not '{}'.",
-                            other.unwrap_or("none")
-                        ),
-                    )
-                    .with_metadata("contentType", other.unwrap_or("").to_owned()));
-                }
-            }
-            serde_json::from_slice(&body).map(JsonBody).map_err(|e| {
-                body_error(
+            check_content_type(content_type.as_deref())?;
+            crate::json::read(&body).map(JsonBody).map_err(|e| match e {
+                BodyError::Malformed(e) => body_error(
                     "MALFORMED_JSON",
                     format!("The request body is not valid JSON: {e}."),
                 )
                 .with_metadata("line", e.line().to_string())
-                .with_metadata("column", e.column().to_string())
+                .with_metadata("column", e.column().to_string()),
+                BodyError::DuplicateKey(path) => ApiError(Error::invalid_field(
+                    path,
+                    "DUPLICATE_JSON_KEY",
+                    "is given twice in its object; give each key once",
+                )),
+                BodyError::Nul(path) => nul_error(path),
             })
         })
     }
@@ -136,23 +213,30 @@ fn snake_to_camel(name: &str) -> String {
 }
 
 impl QueryParams {
-    /// Parses a raw query string.
+    /// Parses a raw query string (`application/x-www-form-urlencoded`: pairs split on
+    /// `&`, `+` for a space, percent-encoding). Decoding is strict: a name or value
+    /// that is not UTF-8 once decoded, or holds U+0000, is refused naming the
+    /// parameter (lowerCamelCase, as the errors of its value name it).
     ///
     /// # Errors
-    /// INVALID_ARGUMENT when it is not valid `application/x-www-form-urlencoded`.
+    /// INVALID_ARGUMENT `INVALID_UTF8` or `CONTROL_CHARACTER`.
     pub fn parse(raw: &str) -> Result<QueryParams, ApiError> {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).map_err(|e| {
-            body_error(
-                "MALFORMED_QUERY",
-                format!("The query string is malformed: {e}."),
-            )
-        })?;
-        Ok(QueryParams {
-            pairs: pairs
-                .into_iter()
-                .map(|(name, value)| (snake_to_camel(&name), value))
-                .collect(),
-        })
+        let mut pairs = Vec::new();
+        for pair in raw.split('&').filter(|pair| !pair.is_empty()) {
+            let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+            let raw_name = raw_name.replace('+', " ");
+            let name = percent_decode(&raw_name).map_err(|_| {
+                let lossy = percent_encoding::percent_decode_str(&raw_name).decode_utf8_lossy();
+                invalid_utf8(crate::json::show_path(&lossy))
+            })?;
+            refuse_nul(&name, || crate::json::show_path(&name))?;
+            let name = snake_to_camel(&name);
+            let value = percent_decode(&raw_value.replace('+', " "))
+                .map_err(|_| invalid_utf8(name.clone()))?;
+            refuse_nul(&value, || name.clone())?;
+            pairs.push((name, value));
+        }
+        Ok(QueryParams { pairs })
     }
 
     /// Every value of `name`, removing them.
@@ -258,6 +342,47 @@ impl QueryParams {
     }
 }
 
+/// Refuses a path variable of a request routed to `template` (the route table's
+/// `/v1alpha/entities/{entity}:undelete`) whose value in `raw_path` is not UTF-8 once
+/// percent-decoded or holds U+0000, naming the variable as the OpenAPI document does
+/// (`entity`). actix decodes paths lossily (a bad sequence becomes U+FFFD), so the raw
+/// path is read against the template: a matched route has as many `/`-separated
+/// segments, and a variable runs to the segment's end or to the `:` of a custom verb.
+///
+/// # Errors
+/// INVALID_ARGUMENT `INVALID_UTF8` or `CONTROL_CHARACTER` naming the variable.
+pub fn check_path_variables(template: &str, raw_path: &str) -> Result<(), ApiError> {
+    for (pattern, segment) in template.split('/').zip(raw_path.split('/')) {
+        let Some((name, _)) = pattern
+            .strip_prefix('{')
+            .and_then(|rest| rest.split_once('}'))
+        else {
+            continue;
+        };
+        let raw_value = segment.split(':').next().unwrap_or(segment);
+        let value = percent_decode(raw_value).map_err(|_| invalid_utf8(name.to_owned()))?;
+        refuse_nul(&value, || name.to_owned())?;
+    }
+    Ok(())
+}
+
+/// The middleware of every route (see [`crate::routes`]): [`check_path_variables`]
+/// against the route's `template`, after the gate and before the handler.
+///
+/// # Errors
+/// Errors of the wrapped service pass through; a refusal becomes the response.
+pub async fn path_variables(
+    template: &'static str,
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if let Err(error) = check_path_variables(template, req.uri().path()) {
+        let response = error.error_response();
+        return Ok(req.into_response(response));
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
 /// For custom methods whose whole request is the body (`body: "*"`, R-127.5): any
 /// query parameter is refused as unknown.
 #[derive(Debug, Clone, Copy)]
@@ -319,7 +444,93 @@ mod tests {
 
     #[test]
     fn percent_encoding_is_decoded() {
-        let mut q = QueryParams::parse("filter=tags%3Ared%20AND%20a").unwrap();
-        assert_eq!(q.take("filter").unwrap().as_deref(), Some("tags:red AND a"));
+        let mut q = QueryParams::parse("filter=tags%3Ared%20AND%20a+b&&flag&e=caf%C3%A9").unwrap();
+        assert_eq!(
+            q.take("filter").unwrap().as_deref(),
+            Some("tags:red AND a b")
+        );
+        assert_eq!(q.take("flag").unwrap().as_deref(), Some(""));
+        assert_eq!(q.take("e").unwrap().as_deref(), Some("café"));
+        assert!(q.finish().is_ok());
+    }
+
+    fn refusal(error: ApiError) -> (&'static str, String) {
+        (error.0.reason, error.0.field_violations[0].field.clone())
+    }
+
+    #[test]
+    fn query_text_is_utf8_without_nul() {
+        for (raw, reason, field) in [
+            ("filter=%FF", "INVALID_UTF8", "filter"),
+            ("page_token=%C3", "INVALID_UTF8", "pageToken"),
+            ("filter=a%00b", "CONTROL_CHARACTER", "filter"),
+            ("a%00b=1", "CONTROL_CHARACTER", "a\\u0000b"),
+            ("%FF=1", "INVALID_UTF8", "\u{fffd}"),
+        ] {
+            let error = QueryParams::parse(raw).unwrap_err();
+            assert_eq!(refusal(error), (reason, field.to_owned()), "{raw}");
+        }
+    }
+
+    #[test]
+    fn path_variables_are_utf8_without_nul() {
+        let template = "/v1alpha/entities/{entity}/notes/{note}:undelete";
+        assert!(
+            check_path_variables(template, "/v1alpha/entities/caf%C3%A9/notes/n:undelete").is_ok()
+        );
+        for (path, reason, field) in [
+            (
+                "/v1alpha/entities/a%FF/notes/n:undelete",
+                "INVALID_UTF8",
+                "entity",
+            ),
+            (
+                "/v1alpha/entities/a/notes/%00:undelete",
+                "CONTROL_CHARACTER",
+                "note",
+            ),
+            (
+                "/v1alpha/entities/a/notes/%ED%A0%80",
+                "INVALID_UTF8",
+                "note",
+            ),
+        ] {
+            let error = check_path_variables(template, path).unwrap_err();
+            assert_eq!(refusal(error), (reason, field.to_owned()), "{path}");
+        }
+        assert!(
+            check_path_variables("/v1alpha/entities:batchGet", "/v1alpha/entities:batchGet")
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn bodies_are_json_in_utf8() {
+        for accepted in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=UTF-8",
+            "application/json; charset=\"utf-8\"",
+        ] {
+            assert!(check_content_type(Some(accepted)).is_ok(), "{accepted}");
+        }
+        for (refused, charset) in [
+            ("application/json; charset=latin1", Some("latin1")),
+            ("application/json; charset=utf8", Some("utf8")),
+            ("application/json; charset=\"utf-16\"", Some("utf-16")),
+            ("text/plain; charset=utf-8", None),
+            ("application/jsonx", None),
+            ("not a type", None),
+        ] {
+            let error = check_content_type(Some(refused)).unwrap_err().0;
+            assert_eq!(error.reason, "UNSUPPORTED_CONTENT_TYPE", "{refused}");
+            assert_eq!(
+                error.metadata.get("charset").map(String::as_str),
+                charset,
+                "{refused}"
+            );
+        }
+        assert!(check_content_type(None).is_err());
     }
 }

@@ -5,6 +5,7 @@
 pub mod error;
 pub mod extract;
 pub mod guard;
+pub mod json;
 pub mod openapi;
 pub mod request_id;
 pub mod routes;

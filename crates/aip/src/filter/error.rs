@@ -35,6 +35,9 @@ pub enum FilterErrorKind {
     /// The text does not follow the AIP-160 grammar (includes lexer errors such as an
     /// unterminated string or a bad escape).
     Syntax,
+    /// A literal (quoted, escaped or bare) holds a control character (C0, DEL or C1,
+    /// line breaks and tabs included): filter literals are single-line text.
+    ControlCharacter,
     /// The filter is longer, deeper or has more restrictions than the documented limits.
     LimitExceeded,
     /// A field path names no declared field.
@@ -67,6 +70,7 @@ impl FilterErrorKind {
     pub fn reason(self) -> &'static str {
         match self {
             Self::Syntax => "INVALID_FILTER_SYNTAX",
+            Self::ControlCharacter => "CONTROL_CHARACTER",
             Self::LimitExceeded => "FILTER_LIMIT_EXCEEDED",
             Self::UnknownField => "UNKNOWN_FILTER_FIELD",
             Self::InvalidTraversal => "INVALID_FILTER_TRAVERSAL",

@@ -14,10 +14,13 @@
 //! | TEXT | any other maximal run of characters that are neither whitespace nor one of `( ) - . = : < > ! ,` |
 //!
 //! A quote starts a STRING only at the start of a token; inside a TEXT run it is an
-//! ordinary character. `2.5` lexes as NUMBER DOT NUMBER and `1.2s` as NUMBER DOT TEXT;
+//! ordinary character. Literals are single-line text: a control character (C0, DEL or
+//! C1) in a TEXT run, or in a STRING raw or from an escape (`\n`, `\x00`, `\u0000`,
+//! `\000`), is a [`FilterErrorKind::ControlCharacter`](super::FilterErrorKind) error.
+//! Whitespace controls between tokens (TAB, LF, CR) are whitespace. `2.5` lexes as NUMBER DOT NUMBER and `1.2s` as NUMBER DOT TEXT;
 //! the parser rebuilds such numbers. Lower-case `and`/`or`/`not` are TEXT.
 
-use super::error::{FilterError, Position};
+use super::error::{FilterError, FilterErrorKind, Position};
 
 /// What a [`Token`] is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,7 +138,9 @@ impl Cursor<'_> {
 /// # Errors
 ///
 /// A [`FilterErrorKind::Syntax`](super::FilterErrorKind::Syntax) error for an
-/// unterminated string, an unknown escape sequence, or a `!` not followed by `=`.
+/// unterminated string, an unknown escape sequence, or a `!` not followed by `=`; a
+/// [`FilterErrorKind::ControlCharacter`](super::FilterErrorKind::ControlCharacter)
+/// error for a control character in a literal.
 pub fn tokenize(input: &str) -> Result<Vec<Token>, FilterError> {
     let mut cursor = Cursor {
         input,
@@ -189,7 +194,7 @@ pub fn tokenize(input: &str) -> Result<Vec<Token>, FilterError> {
                     _ => TokenKind::Has,
                 }
             }
-            _ => lex_text(&mut cursor),
+            _ => lex_text(&mut cursor)?,
         };
         tokens.push(Token {
             kind,
@@ -202,22 +207,38 @@ pub fn tokenize(input: &str) -> Result<Vec<Token>, FilterError> {
     Ok(tokens)
 }
 
-fn lex_text(cursor: &mut Cursor<'_>) -> TokenKind {
+/// The error for a control character at `position` of a literal.
+fn control_character(position: Position, ch: char) -> FilterError {
+    FilterError::new(
+        FilterErrorKind::ControlCharacter,
+        position,
+        format!(
+            "filter values must not contain control characters (U+{:04X} found)",
+            u32::from(ch)
+        ),
+        None,
+    )
+}
+
+fn lex_text(cursor: &mut Cursor<'_>) -> Result<TokenKind, FilterError> {
     let start = cursor.pos.offset;
     while let Some(ch) = cursor.peek() {
         if ch.is_whitespace() || is_terminator(ch) {
             break;
         }
+        if ch.is_control() {
+            return Err(control_character(cursor.pos, ch));
+        }
         cursor.bump();
     }
     let text = &cursor.input[start..cursor.pos.offset];
-    match text {
+    Ok(match text {
         "AND" => TokenKind::And,
         "OR" => TokenKind::Or,
         "NOT" => TokenKind::Not,
         _ if is_number(text) => TokenKind::Number(text.to_owned()),
         _ => TokenKind::Text(text.to_owned()),
-    }
+    })
 }
 
 /// Digits only, or `0x`/`0X` followed by at least one hex digit.
@@ -242,8 +263,17 @@ fn lex_string(cursor: &mut Cursor<'_>) -> Result<TokenKind, FilterError> {
                 ));
             }
             Some(ch) if Some(ch) == quote => return Ok(TokenKind::String(value)),
-            Some('\\') => value.push(lex_escape(cursor, here)?),
-            Some(ch) => value.push(ch),
+            Some(ch) => {
+                let decoded = if ch == '\\' {
+                    lex_escape(cursor, here)?
+                } else {
+                    ch
+                };
+                if decoded.is_control() {
+                    return Err(control_character(here, decoded));
+                }
+                value.push(decoded);
+            }
         }
     }
 }

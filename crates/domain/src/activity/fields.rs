@@ -66,14 +66,14 @@ pub static LOG_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 /// Every field of the activity log type JSON with its update behaviour.
 pub static TYPE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Mutable, OutputOnly, Required};
-    use FieldKind::Scalar;
+    use FieldKind::{FreeForm, MultiLineText, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
         .field("displayName", Scalar, Required)
-        .field("description", Scalar, Mutable)
+        .field("description", MultiLineText, Mutable)
         .field("activityType", Scalar, Mutable)
-        .field("payloadSchema", Scalar, Mutable)
+        .field("payloadSchema", FreeForm, Mutable)
         .field("createTime", Scalar, OutputOnly)
         .field("updateTime", Scalar, OutputOnly)
         .field("deleteTime", Scalar, OutputOnly)
@@ -85,17 +85,17 @@ pub static TYPE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
 /// which fields are ignored on input.
 pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly};
-    use FieldKind::{Repeated, Scalar};
+    use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
         .field("type", Scalar, Immutable)
         .field("activityLogType", Scalar, Immutable)
         .field("source", Scalar, Immutable)
-        .field("payload", Scalar, Immutable)
+        .field("payload", FreeForm, Immutable)
         .field("entityNames", Repeated, Immutable)
         .field("workspace", Scalar, Immutable)
-        .field("description", Scalar, Immutable)
+        .field("description", MultiLineText, Immutable)
         .field("occurTime", Scalar, Immutable)
         .field("createTime", Scalar, OutputOnly)
         .field("deleteTime", Scalar, OutputOnly)

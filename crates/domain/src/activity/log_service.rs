@@ -510,7 +510,7 @@ fn check_fields(log: &mut ActivityLog) -> Result<()> {
     } else {
         v.required_text("activityLog.source", &log.source, MAX_SOURCE);
     }
-    v.multiline_text("activityLog.description", &log.description, MAX_DESCRIPTION);
+    v.optional_text("activityLog.description", &log.description, MAX_DESCRIPTION);
     if log.entity_names.is_empty() {
         v.add(
             "activityLog.entityNames",

@@ -339,7 +339,7 @@ fn validate_type(log_type: &mut ActivityLogType) -> Result<()> {
         &log_type.display_name,
         MAX_DISPLAY_NAME,
     );
-    v.multiline_text(
+    v.optional_text(
         "activityLogType.description",
         &log_type.description,
         MAX_DESCRIPTION,

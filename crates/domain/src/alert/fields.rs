@@ -34,7 +34,7 @@ pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 /// Every field of the alert JSON with its behaviour on create (alerts have no update).
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly, Required};
-    use FieldKind::{Repeated, Scalar};
+    use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
@@ -42,11 +42,11 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("entities", Repeated, Immutable)
         .field("workspace", Scalar, Immutable)
         .field("title", Scalar, Required)
-        .field("description", Scalar, Immutable)
+        .field("description", MultiLineText, Immutable)
         .field("severity", Scalar, Immutable)
         .field("state", Scalar, OutputOnly)
         .field("source", Scalar, OutputOnly)
-        .field("details", Scalar, Immutable)
+        .field("details", FreeForm, Immutable)
         .field("acknowledgeTime", Scalar, OutputOnly)
         .field("acknowledger", Scalar, OutputOnly)
         .field("createTime", Scalar, OutputOnly)

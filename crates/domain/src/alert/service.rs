@@ -566,7 +566,7 @@ fn validate(alert: &Alert) -> Result<()> {
         );
     }
     v.required_text("alert.title", &alert.title, MAX_TITLE);
-    v.multiline_text("alert.description", &alert.description, MAX_DESCRIPTION);
+    v.optional_text("alert.description", &alert.description, MAX_DESCRIPTION);
     if !alert.workspace.is_empty()
         && !alert
             .workspace

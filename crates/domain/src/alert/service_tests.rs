@@ -231,7 +231,7 @@ async fn bad_alerts_are_refused_before_anything_is_written() {
         (
             with("title", json!("two\nlines")),
             Code::InvalidArgument,
-            "INVALID_FIELDS",
+            "CONTROL_CHARACTER",
             "alert.title",
         ),
         (

@@ -11,11 +11,11 @@ use crate::list::{ListSpec, SortBy, SortKey};
 /// against the path before the body is read, and is otherwise output only.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{OutputOnly, Required};
-    use FieldKind::Scalar;
+    use FieldKind::{MultiLineText, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
-        .field("content", Scalar, Required)
+        .field("content", MultiLineText, Required)
         .field("authorId", Scalar, OutputOnly)
         .field("author", Scalar, OutputOnly)
         .field("createTime", Scalar, OutputOnly)

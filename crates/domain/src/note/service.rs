@@ -416,8 +416,6 @@ fn validate(note: &Note) -> Result<()> {
                 note.content.len()
             ),
         );
-    } else {
-        v.multiline_text("note.content", &note.content, MAX_CONTENT_BYTES);
     }
     if v.is_empty() {
         Ok(())

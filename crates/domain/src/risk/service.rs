@@ -31,12 +31,12 @@ const CREATE_METHOD: &str = "riskModels.create";
 /// update).
 static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly, Required};
-    use FieldKind::{Repeated, Scalar};
+    use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
         .field("displayName", Scalar, Immutable)
-        .field("description", Scalar, Immutable)
+        .field("description", MultiLineText, Immutable)
         .field("countryRisk", Scalar, Required)
         .field("factors", Repeated, Required)
         .field("thresholds", Repeated, Required)

@@ -6,6 +6,7 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 use serde_json::{Value, json};
 
@@ -128,6 +129,21 @@ pub struct BootstrapReport {
     pub username: Option<String>,
 }
 
+/// Every field of the tenant JSON with its behaviour on create (tenants have no
+/// update): only `displayName` is the caller's.
+static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{OutputOnly, Required};
+    use FieldKind::Scalar;
+    FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("displayName", Scalar, Required)
+        .field("tenantType", Scalar, OutputOnly)
+        .field("parent", Scalar, OutputOnly)
+        .field("state", Scalar, OutputOnly)
+        .field("createTime", Scalar, OutputOnly)
+        .field("updateTime", Scalar, OutputOnly)
+});
+
 /// What child-tenant lists may filter on.
 static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
@@ -242,7 +258,8 @@ impl TenantService {
                 "Only partner tenants may create tenants.",
             ));
         }
-        let mut request: Tenant = parse_body(body, "tenant")?;
+        let mut request: Tenant =
+            parse_body(crate::fields::input(&TABLE, body, "tenant")?, "tenant")?;
         let display_name = request.display_name.trim().to_owned();
         if display_name.is_empty() {
             return Err(Error::invalid_field(

@@ -12,12 +12,12 @@ use crate::list::{ListSpec, SortBy, SortKey};
 /// Every field of the workspace JSON with its update behaviour.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Mutable, OutputOnly, Required};
-    use FieldKind::{Repeated, Scalar};
+    use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
         .field("displayName", Scalar, Required)
-        .field("description", Scalar, Mutable)
+        .field("description", MultiLineText, Mutable)
         .field("entities", Repeated, Mutable)
         .field("state", Scalar, OutputOnly)
         .field("createTime", Scalar, OutputOnly)

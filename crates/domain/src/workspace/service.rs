@@ -420,7 +420,7 @@ fn validate(workspace: &Workspace) -> Result<()> {
         &workspace.display_name,
         MAX_DISPLAY_NAME,
     );
-    v.multiline_text(
+    v.optional_text(
         "workspace.description",
         &workspace.description,
         MAX_DESCRIPTION,

@@ -132,11 +132,13 @@ macro_rules! routes {
     };
 }
 
-/// Registers one route: a resource answering only `method`, gated by `scope`.
+/// Registers one route: a resource answering only `method`, gated by `scope`, its
+/// path variables checked ([`crate::extract::path_variables`]) once the gate has
+/// admitted the caller.
 fn register<F, Args>(
     config: &mut web::ServiceConfig,
     method: Method,
-    path: &str,
+    path: &'static str,
     scope: Option<Scope>,
     handler: F,
 ) where
@@ -144,7 +146,11 @@ fn register<F, Args>(
     Args: FromRequest + 'static,
     F::Output: Responder + 'static,
 {
-    let resource = web::resource(actix_pattern(path)).guard(guard::Method(method));
+    let resource = web::resource(actix_pattern(path))
+        .guard(guard::Method(method))
+        .wrap(from_fn(move |req: ServiceRequest, next: Next<BoxBody>| {
+            crate::extract::path_variables(path, req, next)
+        }));
     match scope {
         Some(scope) => config.service(
             resource

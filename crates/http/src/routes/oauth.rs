@@ -27,6 +27,23 @@ fn form_fields(body: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether any name or value holds U+0000, which no request may carry (PostgreSQL
+/// cannot store it; the API refuses it as `CONTROL_CHARACTER`, these endpoints as a
+/// malformed request).
+fn holds_nul<'a>(texts: impl IntoIterator<Item = &'a String>) -> bool {
+    texts.into_iter().any(|text| text.contains('\0'))
+}
+
+/// The names and values of form or query pairs, for [`holds_nul`].
+fn pair_texts(pairs: &[(String, String)]) -> impl Iterator<Item = &String> {
+    pairs.iter().flat_map(|(name, value)| [name, value])
+}
+
+/// The page refusing an authorization request that holds U+0000.
+fn nul_page() -> HttpResponse {
+    error_page("The request must not contain the character U+0000.")
+}
+
 fn field(fields: &[(String, String)], name: &str) -> Option<String> {
     fields
         .iter()
@@ -85,6 +102,14 @@ pub async fn token(req: HttpRequest, state: Data<ApiState>, body: Bytes) -> Http
     }
     let fields = form_fields(&body);
     let basic = basic_credentials(&req);
+    let basic_texts = basic.iter().flat_map(|(id, secret)| [id, secret]);
+    if holds_nul(pair_texts(&fields).chain(basic_texts)) {
+        let error = OAuthError {
+            code: OAuthErrorCode::InvalidRequest,
+            description: "parameters must not contain the character U+0000".into(),
+        };
+        return oauth_error(&error, false);
+    }
     let (client_id, client_secret) = match &basic {
         Some((id, secret)) => (Some(id.clone()), Some(secret.clone())),
         None => (field(&fields, "client_id"), field(&fields, "client_secret")),
@@ -269,6 +294,9 @@ fn csrf_cookie(state: &ApiState, value: &str) -> Cookie<'static> {
     responses((status = 200, description = "The sign-in page"), (status = 302, description = "Back to the client with an error"), (status = 400, description = "Untrusted client or redirect URI")))]
 pub async fn authorize_page(req: HttpRequest, state: Data<ApiState>) -> HttpResponse {
     let pairs = form_fields(req.query_string().as_bytes());
+    if holds_nul(pair_texts(&pairs)) {
+        return nul_page();
+    }
     match state
         .authorization
         .check_authorization(&authorize_request(&pairs))
@@ -302,6 +330,9 @@ pub async fn authorize_submit(
         return error_page("The form must be submitted as application/x-www-form-urlencoded.");
     }
     let pairs = form_fields(&body);
+    if holds_nul(pair_texts(&pairs)) {
+        return nul_page();
+    }
     let cookie = req.cookie(CSRF_COOKIE).map(|c| c.value().to_owned());
     let submitted = field(&pairs, "csrf");
     let csrf_ok = match (cookie.as_deref(), submitted.as_deref()) {
