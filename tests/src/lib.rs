@@ -181,6 +181,26 @@ impl Server {
         server
     }
 
+    /// Starts a server on a new database of `backend` whose issuer (public URL) is the
+    /// loopback address it listens on, so that another server can trust it as an
+    /// external OpenID Connect issuer (`oidc_issuers`): it serves discovery and its
+    /// keys there, and its tokens name its own partner tenant, which exists on no other
+    /// server's database.
+    ///
+    /// # Panics
+    /// When no port is free, the database cannot be created or the server does not
+    /// start.
+    pub fn start_issuer(backend: Backend) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .unwrap_or_else(|e| panic!("no free port: {e}"))
+            .port();
+        Server::start_with(backend, |config| {
+            config.bind_address = format!("127.0.0.1:{port}");
+            config.public_url = format!("http://127.0.0.1:{port}");
+        })
+    }
+
     /// Starts a second server on this server's database (another replica), after
     /// `adjust` has changed the [`test_config`]; its requests bear a token it issued.
     /// Drop it before this server, which owns the database.
