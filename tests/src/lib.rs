@@ -958,3 +958,36 @@ pub fn timestamp(value: &Value) -> time::OffsetDateTime {
     time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|e| panic!("'{text}' is not RFC 3339: {e}"))
 }
+
+/// A reader over chunks, so that reqwest sends a body without a Content-Length
+/// (`reqwest::blocking::Body::new(ChunkReader::new(chunks))`).
+#[derive(Debug)]
+pub struct ChunkReader {
+    chunks: std::vec::IntoIter<Result<Vec<u8>, std::io::Error>>,
+    current: std::io::Cursor<Vec<u8>>,
+}
+
+impl ChunkReader {
+    /// A reader yielding `chunks` in order.
+    pub fn new(chunks: Vec<Result<Vec<u8>, std::io::Error>>) -> ChunkReader {
+        ChunkReader {
+            chunks: chunks.into_iter(),
+            current: std::io::Cursor::new(Vec::new()),
+        }
+    }
+}
+
+impl std::io::Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let read = self.current.read(buf)?;
+            if read > 0 {
+                return Ok(read);
+            }
+            match self.chunks.next() {
+                Some(chunk) => self.current = std::io::Cursor::new(chunk?),
+                None => return Ok(0),
+            }
+        }
+    }
+}

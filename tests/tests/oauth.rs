@@ -527,4 +527,42 @@ on_both_backends! {
         let again = exchange(&client, verifier);
         assert_eq!(refusal(again), BasicErrorResponseType::InvalidGrant, "a code buys tokens once");
     }
+
+    /// A body over the OAuth endpoints' limit, with its length declared or in chunks:
+    /// the token endpoint answers an RFC 6749 error (400 `invalid_request`, JSON, not
+    /// cached); the sign-in form answers its error page (400 HTML), never a redirect.
+    /// The endpoints work afterwards.
+    fn oversized_oauth_bodies(server) {
+        let form = format!("grant_type=client_credentials&scope={}", "x".repeat(2 * 1024 * 1024));
+        let declared = |path: &str| {
+            server.send(
+                server.request_as(None, Method::POST, path)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(form.clone()),
+            )
+        };
+        let chunked = |path: &str| {
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = form.as_bytes().chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+            server.send(
+                server.request_as(None, Method::POST, path)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(reqwest::blocking::Body::new(ChunkReader::new(chunks))),
+            )
+        };
+        for reply in [declared("/oauth2/token"), chunked("/oauth2/token")] {
+            assert_eq!(reply.status, 400, "{}", reply.text);
+            assert!(reply.header("content-type").unwrap().starts_with("application/json"), "{:?}", reply.header("content-type"));
+            assert_eq!(reply.json["error"], "invalid_request", "{}", reply.text);
+            assert!(reply.json["error_description"].as_str().unwrap().contains("65536"), "{}", reply.text);
+            assert_eq!(reply.header("cache-control"), Some("no-store"));
+        }
+        for reply in [declared("/oauth2/authorize"), chunked("/oauth2/authorize")] {
+            assert_eq!(reply.status, 400, "{}", reply.text);
+            assert!(reply.header("content-type").unwrap().starts_with("text/html"));
+            assert!(reply.header("location").is_none());
+            assert!(reply.text.contains("Sign-in refused"), "{}", reply.text);
+        }
+        let token = token_request(&server, &[("grant_type", "client_credentials"), ("client_id", ADMIN_CLIENT_ID), ("client_secret", ADMIN_CLIENT_SECRET)]);
+        assert_eq!(token.status, 200, "{}", token.text);
+    }
 }
