@@ -181,6 +181,26 @@ impl Server {
         server
     }
 
+    /// Starts a server on a new database of `backend` whose issuer (public URL) is the
+    /// loopback address it listens on, so that another server can trust it as an
+    /// external OpenID Connect issuer (`oidc_issuers`): it serves discovery and its
+    /// keys there, and its tokens name its own partner tenant, which exists on no other
+    /// server's database.
+    ///
+    /// # Panics
+    /// When no port is free, the database cannot be created or the server does not
+    /// start.
+    pub fn start_issuer(backend: Backend) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .unwrap_or_else(|e| panic!("no free port: {e}"))
+            .port();
+        Server::start_with(backend, |config| {
+            config.bind_address = format!("127.0.0.1:{port}");
+            config.public_url = format!("http://127.0.0.1:{port}");
+        })
+    }
+
     /// Starts a second server on this server's database (another replica), after
     /// `adjust` has changed the [`test_config`]; its requests bear a token it issued.
     /// Drop it before this server, which owns the database.
@@ -943,4 +963,37 @@ pub fn timestamp(value: &Value) -> time::OffsetDateTime {
     assert!(text.ends_with('Z'), "timestamps are UTC with a Z: {text}");
     time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|e| panic!("'{text}' is not RFC 3339: {e}"))
+}
+
+/// A reader over chunks, so that reqwest sends a body without a Content-Length
+/// (`reqwest::blocking::Body::new(ChunkReader::new(chunks))`).
+#[derive(Debug)]
+pub struct ChunkReader {
+    chunks: std::vec::IntoIter<Result<Vec<u8>, std::io::Error>>,
+    current: std::io::Cursor<Vec<u8>>,
+}
+
+impl ChunkReader {
+    /// A reader yielding `chunks` in order.
+    pub fn new(chunks: Vec<Result<Vec<u8>, std::io::Error>>) -> ChunkReader {
+        ChunkReader {
+            chunks: chunks.into_iter(),
+            current: std::io::Cursor::new(Vec::new()),
+        }
+    }
+}
+
+impl std::io::Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let read = self.current.read(buf)?;
+            if read > 0 {
+                return Ok(read);
+            }
+            match self.chunks.next() {
+                Some(chunk) => self.current = std::io::Cursor::new(chunk?),
+                None => return Ok(0),
+            }
+        }
+    }
 }

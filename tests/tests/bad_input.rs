@@ -1061,33 +1061,3 @@ on_both_backends! {
         assert_eq!(names(&found["entities"]), vec!["entities/jane-doe"]);
     }
 }
-
-/// A reader over chunks, so that reqwest sends a body without a Content-Length.
-struct ChunkReader {
-    chunks: std::vec::IntoIter<Result<Vec<u8>, std::io::Error>>,
-    current: std::io::Cursor<Vec<u8>>,
-}
-
-impl ChunkReader {
-    fn new(chunks: Vec<Result<Vec<u8>, std::io::Error>>) -> ChunkReader {
-        ChunkReader {
-            chunks: chunks.into_iter(),
-            current: std::io::Cursor::new(Vec::new()),
-        }
-    }
-}
-
-impl std::io::Read for ChunkReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            let read = self.current.read(buf)?;
-            if read > 0 {
-                return Ok(read);
-            }
-            match self.chunks.next() {
-                Some(chunk) => self.current = std::io::Cursor::new(chunk?),
-                None => return Ok(0),
-            }
-        }
-    }
-}

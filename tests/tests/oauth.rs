@@ -468,4 +468,101 @@ on_both_backends! {
         assert_eq!(forged.status, 400, "{}", forged.text);
         assert!(forged.header("location").is_none());
     }
+
+    /// A refresh request that is refused leaves the refresh token usable: a scope
+    /// wider than the grant or unknown, another client, a wrong secret. The retry is
+    /// not taken for a reuse, and the family keeps rotating.
+    fn a_refused_refresh_leaves_the_token_usable(server) {
+        let registered = register_client(&server, &[RicsScope::Read, RicsScope::Write], false);
+        let other = register_client(&server, &[RicsScope::Read, RicsScope::Write], false);
+        register_user(&server, &[RicsScope::Read, RicsScope::Write]);
+        let client = oauth_client(&server, &registered);
+        let (code, verifier) = authorize(&server, &client, "rics.read");
+        let tokens = client.exchange_code(AuthorizationCode::new(code)).set_pkce_verifier(verifier).request(&http()).unwrap();
+        let first = tokens.refresh_token().unwrap().clone();
+
+        let wider = client.exchange_refresh_token(&first).add_scope(Scope::new("rics.write".into())).request(&http());
+        assert_eq!(refusal(wider), BasicErrorResponseType::InvalidScope);
+        let unknown = client.exchange_refresh_token(&first).add_scope(Scope::new("rics.everything".into())).request(&http());
+        assert_eq!(refusal(unknown), BasicErrorResponseType::InvalidScope);
+        let elsewhere = oauth_client(&server, &other).exchange_refresh_token(&first).request(&http());
+        assert_eq!(refusal(elsewhere), BasicErrorResponseType::InvalidGrant);
+        let impostor = client.clone().set_client_secret(ClientSecret::new("not-the-secret-at-all".into()));
+        assert_eq!(refusal(impostor.exchange_refresh_token(&first).request(&http())), BasicErrorResponseType::InvalidClient);
+
+        let rotated = client.exchange_refresh_token(&first).request(&http()).unwrap();
+        assert_eq!(rotated.scopes().unwrap().iter().map(|s| s.to_string()).collect::<Vec<_>>(), vec!["rics.read"]);
+        server.send(server.request_as(Some(rotated.access_token().secret()), Method::GET, ENTITIES)).ok();
+        let second = rotated.refresh_token().unwrap().clone();
+        let third = client.exchange_refresh_token(&second).request(&http()).unwrap();
+        assert!(third.refresh_token().is_some(), "the family was not revoked");
+    }
+
+    /// A code exchange refused for the request rather than the code (a wrong PKCE
+    /// verifier, another redirect URI, another client, a wrong secret) leaves the code
+    /// usable; the right exchange then succeeds, once.
+    fn a_refused_code_exchange_leaves_the_code_usable(server) {
+        let registered = register_client(&server, &[RicsScope::Read], false);
+        let other = register_client(&server, &[RicsScope::Read], false);
+        register_user(&server, &[RicsScope::Read]);
+        let client = oauth_client(&server, &registered);
+        let (code, verifier) = authorize(&server, &client, "rics.read");
+        let exchange = |client: &Client, verifier: PkceCodeVerifier| {
+            client.exchange_code(AuthorizationCode::new(code.clone())).set_pkce_verifier(verifier).request(&http())
+        };
+
+        let wrong = exchange(&client, PkceCodeVerifier::new("x".repeat(64)));
+        assert_eq!(refusal(wrong), BasicErrorResponseType::InvalidGrant);
+        let elsewhere = client.clone().set_redirect_uri(RedirectUrl::new("http://localhost:8765/other".into()).unwrap());
+        let moved = exchange(&elsewhere, PkceCodeVerifier::new(verifier.secret().clone()));
+        assert_eq!(refusal(moved), BasicErrorResponseType::InvalidGrant);
+        let stranger = exchange(&oauth_client(&server, &other), PkceCodeVerifier::new(verifier.secret().clone()));
+        assert_eq!(refusal(stranger), BasicErrorResponseType::InvalidGrant);
+        let impostor = client.clone().set_client_secret(ClientSecret::new("not-the-secret-at-all".into()));
+        let forged = exchange(&impostor, PkceCodeVerifier::new(verifier.secret().clone()));
+        assert_eq!(refusal(forged), BasicErrorResponseType::InvalidClient);
+
+        let tokens = exchange(&client, PkceCodeVerifier::new(verifier.secret().clone())).unwrap();
+        server.send(server.request_as(Some(tokens.access_token().secret()), Method::GET, ENTITIES)).ok();
+        let again = exchange(&client, verifier);
+        assert_eq!(refusal(again), BasicErrorResponseType::InvalidGrant, "a code buys tokens once");
+    }
+
+    /// A body over the OAuth endpoints' limit, with its length declared or in chunks:
+    /// the token endpoint answers an RFC 6749 error (400 `invalid_request`, JSON, not
+    /// cached); the sign-in form answers its error page (400 HTML), never a redirect.
+    /// The endpoints work afterwards.
+    fn oversized_oauth_bodies(server) {
+        let form = format!("grant_type=client_credentials&scope={}", "x".repeat(2 * 1024 * 1024));
+        let declared = |path: &str| {
+            server.send(
+                server.request_as(None, Method::POST, path)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(form.clone()),
+            )
+        };
+        let chunked = |path: &str| {
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = form.as_bytes().chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+            server.send(
+                server.request_as(None, Method::POST, path)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(reqwest::blocking::Body::new(ChunkReader::new(chunks))),
+            )
+        };
+        for reply in [declared("/oauth2/token"), chunked("/oauth2/token")] {
+            assert_eq!(reply.status, 400, "{}", reply.text);
+            assert!(reply.header("content-type").unwrap().starts_with("application/json"), "{:?}", reply.header("content-type"));
+            assert_eq!(reply.json["error"], "invalid_request", "{}", reply.text);
+            assert!(reply.json["error_description"].as_str().unwrap().contains("65536"), "{}", reply.text);
+            assert_eq!(reply.header("cache-control"), Some("no-store"));
+        }
+        for reply in [declared("/oauth2/authorize"), chunked("/oauth2/authorize")] {
+            assert_eq!(reply.status, 400, "{}", reply.text);
+            assert!(reply.header("content-type").unwrap().starts_with("text/html"));
+            assert!(reply.header("location").is_none());
+            assert!(reply.text.contains("Sign-in refused"), "{}", reply.text);
+        }
+        let token = token_request(&server, &[("grant_type", "client_credentials"), ("client_id", ADMIN_CLIENT_ID), ("client_secret", ADMIN_CLIENT_SECRET)]);
+        assert_eq!(token.status, 200, "{}", token.text);
+    }
 }

@@ -64,15 +64,50 @@ on_both_backends! {
             reply.error(401, "UNAUTHENTICATED", "MISSING_TOKEN");
             assert!(reply.header("www-authenticate").unwrap().starts_with("Bearer"), "{} {path}", route.method);
         }
+        let missing = server.send(server.request_as(None, Method::GET, ENTITIES));
+        assert_eq!(missing.header("www-authenticate"), Some("Bearer"), "RFC 6750: no error code without a token");
         let garbage = server.send(server.request_as(Some("not.a.token"), Method::GET, ENTITIES));
         garbage.error(401, "UNAUTHENTICATED", "MALFORMED_TOKEN");
-        assert!(garbage.header("www-authenticate").unwrap().starts_with("Bearer"));
+        assert_eq!(garbage.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));
         let basic = server.send(server.request_as(None, Method::GET, ENTITIES).basic_auth(ADMIN_CLIENT_ID, Some(ADMIN_CLIENT_SECRET)));
         basic.error(401, "UNAUTHENTICATED", "UNSUPPORTED_AUTHORIZATION_SCHEME");
+        assert_eq!(basic.header("www-authenticate"), Some("Bearer"));
         let tampered = format!("{}x", server.token());
         let reply = server.send(server.request_as(Some(&tampered), Method::GET, ENTITIES));
         assert_eq!(reply.status, 401, "{}", reply.text);
+        assert_eq!(reply.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));
         assert_eq!(server.snapshot(), before);
+    }
+
+    /// Tokens of an external OpenID Connect issuer act only in a tenant that exists
+    /// here: one naming an unknown tenant gets 401 UNKNOWN_TENANT with
+    /// `WWW-Authenticate: Bearer error="invalid_token"`, on reads and writes alike, and
+    /// writes nothing; once the tenant exists, the same token works at once.
+    fn external_tokens_must_name_an_existing_tenant(server) {
+        let idp = Server::start_issuer(server.backend());
+        let trusting = server.sibling(|config| config.oidc_issuers = vec![idp.url("")]);
+        let as_idp = |method: Method, path: &str| trusting.request_as(Some(idp.token()), method, path);
+        let foreign = tenant_id(idp.partner()).to_owned();
+        let refusals = [
+            trusting.send(as_idp(Method::GET, ENTITIES)),
+            trusting.send(as_idp(Method::POST, ENTITIES).json(&person("Jane Doe"))),
+            trusting.send(as_idp(Method::GET, "/v1alpha/tenants/current")),
+        ];
+        for reply in refusals {
+            reply.error(401, "UNAUTHENTICATED", "UNKNOWN_TENANT");
+            assert_eq!(reply.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));
+        }
+
+        server.execute_sql(&format!(
+            "INSERT INTO tenants (id, display_name, tenant_type, parent, state, create_time, update_time) \
+             VALUES ('{foreign}', 'Federated', 'STANDARD', NULL, 'ACTIVE', 0, 0)"
+        ));
+        let listed = trusting.send(as_idp(Method::GET, &format!("{ENTITIES}?showDeleted=true"))).ok();
+        assert!(array(&listed["entities"]).is_empty(), "the refused create wrote nothing: {listed}");
+        let created = trusting.send(as_idp(Method::POST, ENTITIES).json(&person("Jane Doe"))).ok();
+        let mine = trusting.send(as_idp(Method::GET, ENTITIES)).ok();
+        assert_eq!(names(&mine["entities"]), vec![created["name"].as_str().unwrap().to_owned()]);
+        drop(trusting);
     }
 
     /// A token names its scopes; each route needs its own: 403 PERMISSION_DENIED with

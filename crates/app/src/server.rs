@@ -34,8 +34,8 @@ use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::screen::Screener;
-use rics_domain::tenant::TenantService;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
+use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
@@ -515,7 +515,11 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
             issuer: config.public_url.clone(),
             auth: services.auth.clone(),
         }),
-        authenticator: services.auth.authenticator.clone(),
+        authenticator: Arc::new(TenantAdmission::new(
+            services.auth.authenticator.clone(),
+            Arc::new(DieselTenantRepository::new(services.db.clone())),
+            services.clock.clone(),
+        )),
         limiter: Limiter::new(RateLimit { per_minute }),
         ids: services.ids.clone(),
         readiness: Arc::new(DatabaseReadiness(services.db.clone())),

@@ -51,10 +51,7 @@ const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// The `ErrorInfo` reasons of authentication failures.
 pub mod reasons {
-    /// No `Authorization` header, or `Bearer` without a token.
-    pub const MISSING_TOKEN: &str = "MISSING_TOKEN";
-    /// An `Authorization` header of another scheme than `Bearer`.
-    pub const UNSUPPORTED_AUTHORIZATION_SCHEME: &str = "UNSUPPORTED_AUTHORIZATION_SCHEME";
+    pub use rics_domain::principal::reasons::{MISSING_TOKEN, UNSUPPORTED_AUTHORIZATION_SCHEME};
     /// Not a JWT: wrong shape, bad base64url, header or claims not JSON objects, a
     /// claim of the wrong type, or unsupported critical header parameters.
     pub const MALFORMED_TOKEN: &str = "MALFORMED_TOKEN";

@@ -76,6 +76,24 @@ impl Principal {
     }
 }
 
+/// `ErrorInfo` reasons of UNAUTHENTICATED that the HTTP adapter tells apart (RFC 6750
+/// section 3: a request without a bearer token gets no error code; one whose token is
+/// refused gets `invalid_token`). The token verifier defines the other reasons.
+pub mod reasons {
+    /// No `Authorization` header, or `Bearer` without a token.
+    pub const MISSING_TOKEN: &str = "MISSING_TOKEN";
+    /// An `Authorization` header of another scheme than `Bearer`.
+    pub const UNSUPPORTED_AUTHORIZATION_SCHEME: &str = "UNSUPPORTED_AUTHORIZATION_SCHEME";
+    /// A valid token names a tenant that does not exist here, or is not ACTIVE.
+    pub const UNKNOWN_TENANT: &str = "UNKNOWN_TENANT";
+
+    /// Whether an UNAUTHENTICATED error with `reason` means that the request carried
+    /// no bearer token at all, rather than one that was refused.
+    pub fn no_bearer_token(reason: &str) -> bool {
+        reason == MISSING_TOKEN || reason == UNSUPPORTED_AUTHORIZATION_SCHEME
+    }
+}
+
 /// Turns a request's credentials into a [`Principal`]. A port: the HTTP adapter calls
 /// it for every request that needs a caller; the auth adapter implements it.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]

@@ -177,6 +177,17 @@ impl ApiError {
     }
 }
 
+/// The `WWW-Authenticate` challenge of a 401 (RFC 6750 section 3): `Bearer` alone when
+/// the request carried no bearer token, with `error="invalid_token"` when it carried
+/// one that was refused (malformed, expired, badly signed, of an unknown tenant, ...).
+fn bearer_challenge(reason: &str) -> HeaderValue {
+    if rics_domain::principal::reasons::no_bearer_token(reason) {
+        HeaderValue::from_static("Bearer")
+    } else {
+        HeaderValue::from_static("Bearer error=\"invalid_token\"")
+    }
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         http_status(&self.0)
@@ -186,7 +197,7 @@ impl ResponseError for ApiError {
         let request_id = request_id::current();
         let mut response = HttpResponse::build(self.status_code());
         if self.0.code == Code::Unauthenticated {
-            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+            response.insert_header((header::WWW_AUTHENTICATE, bearer_challenge(self.0.reason)));
         }
         response.json(self.envelope(&request_id))
     }
@@ -237,6 +248,37 @@ mod tests {
             http_status(&Error::new(Code::NotFound, METHOD_NOT_ALLOWED, "m")).as_u16(),
             404,
             "only UNIMPLEMENTED becomes 405"
+        );
+    }
+
+    #[test]
+    fn a_refused_token_is_challenged_with_invalid_token() {
+        let challenge = |reason: &'static str| {
+            let response =
+                ApiError(Error::new(Code::Unauthenticated, reason, "refused")).error_response();
+            response.headers().get(header::WWW_AUTHENTICATE).cloned()
+        };
+        for reason in ["MISSING_TOKEN", "UNSUPPORTED_AUTHORIZATION_SCHEME"] {
+            assert_eq!(challenge(reason).unwrap(), "Bearer", "{reason}");
+        }
+        for reason in ["UNKNOWN_TENANT", "TOKEN_EXPIRED", "BAD_SIGNATURE"] {
+            assert_eq!(
+                challenge(reason).unwrap(),
+                "Bearer error=\"invalid_token\"",
+                "{reason}"
+            );
+        }
+        let forbidden = ApiError(Error::new(
+            Code::PermissionDenied,
+            "INSUFFICIENT_SCOPE",
+            "no",
+        ));
+        assert!(
+            forbidden
+                .error_response()
+                .headers()
+                .get(header::WWW_AUTHENTICATE)
+                .is_none()
         );
     }
 

@@ -179,7 +179,8 @@ struct TokenRow {
 }
 
 impl TokenRow {
-    fn from_token(token: &RefreshToken, revoked: bool) -> TokenRow {
+    /// A new token's row: neither spent nor revoked.
+    fn from_token(token: &RefreshToken) -> TokenRow {
         TokenRow {
             token_hash: token.token_hash.clone(),
             family_id: token.family_id.clone(),
@@ -189,7 +190,7 @@ impl TokenRow {
             display_name: token.display_name.clone(),
             scopes: scopes_text(&token.scopes),
             spent: false,
-            revoked,
+            revoked: false,
             expire_time: token.expire_time.unix_micros(),
         }
     }
@@ -249,13 +250,14 @@ fn load_token(
         .map_err(repository_error)
 }
 
-/// Spends the refresh token `token_hash` in the current write transaction (see
-/// [`IdentityRepository::spend_refresh_token`]).
-fn spend(
+/// Rotates the refresh token `token_hash` in the current write transaction (see
+/// [`IdentityRepository::rotate_refresh_token`]).
+fn rotate(
     conn: &mut DbConnection,
     token_hash: &str,
     client_id: &str,
     now: Timestamp,
+    successor: &RefreshToken,
 ) -> Result<Rotation, RepositoryError> {
     let Some(found) = load_token(conn, token_hash)? else {
         return Ok(Rotation::Unknown);
@@ -280,11 +282,21 @@ fn spend(
         .map_err(repository_error)?;
         return Ok(Rotation::Reused);
     }
+    if successor.family_id != row.family_id || successor.tenant.as_str() != row.tenant_id {
+        return Err(internal(
+            "a refresh token's successor must be of its family and tenant",
+            &successor.family_id,
+        ));
+    }
     diesel::update(refresh_tokens::table.filter(refresh_tokens::token_hash.eq(token_hash)))
         .set(refresh_tokens::spent.eq(true))
         .execute(conn)
         .map_err(repository_error)?;
-    Ok(Rotation::Rotated(row.into_token()?))
+    diesel::insert_into(refresh_tokens::table)
+        .values(&TokenRow::from_token(successor))
+        .execute(conn)
+        .map_err(repository_error)?;
+    Ok(Rotation::Rotated)
 }
 
 /// The Diesel identity repository.
@@ -359,73 +371,93 @@ impl IdentityRepository for DieselIdentityRepository {
             .await
     }
 
-    async fn consume_code(
+    async fn find_code(
         &self,
         code_hash: &str,
         now: Timestamp,
     ) -> Result<Option<AuthorizationCode>, RepositoryError> {
         let code_hash = code_hash.to_owned();
         self.db
-            .write(move |conn| {
-                let found = authorization_codes::table
+            .run(move |conn| {
+                authorization_codes::table
                     .filter(authorization_codes::code_hash.eq(&code_hash))
+                    .filter(authorization_codes::expire_time.ge(now.unix_micros()))
                     .select(CodeRow::as_select())
                     .first(conn)
                     .optional()
-                    .map_err(repository_error)?;
-                let Some(row) = found else {
-                    return Ok(None);
-                };
+                    .map_err(repository_error)?
+                    .map(CodeRow::into_code)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        first: &RefreshToken,
+    ) -> Result<bool, RepositoryError> {
+        let code_hash = code_hash.to_owned();
+        let first = TokenRow::from_token(first);
+        self.db
+            .write(move |conn| {
                 // The delete decides who exchanges the code: on PostgreSQL a
-                // concurrent consumer that read the same row waits for this delete
-                // and then removes nothing. An expired code goes too.
+                // concurrent exchange waits for this delete and then removes nothing.
                 let removed = diesel::delete(
                     authorization_codes::table
-                        .filter(authorization_codes::code_hash.eq(&code_hash)),
+                        .filter(authorization_codes::code_hash.eq(&code_hash))
+                        .filter(authorization_codes::expire_time.ge(now.unix_micros())),
                 )
                 .execute(conn)
                 .map_err(repository_error)?;
-                if removed == 0 || row.expire_time < now.unix_micros() {
-                    return Ok(None);
+                if removed == 0 {
+                    return Ok(false);
                 }
-                row.into_code().map(Some)
-            })
-            .await
-    }
-
-    async fn save_refresh_token(&self, token: &RefreshToken) -> Result<(), RepositoryError> {
-        let token = token.clone();
-        self.db
-            .write(move |conn| {
-                // A successor stored after its family was revoked (a reuse racing the
-                // rotation that made it) is born revoked.
-                lock_family(conn, &token.family_id)?;
-                let revoked = refresh_tokens::table
-                    .filter(refresh_tokens::tenant_id.eq(token.tenant.as_str()))
-                    .filter(refresh_tokens::family_id.eq(&token.family_id))
-                    .filter(refresh_tokens::revoked.eq(true))
-                    .count()
-                    .get_result::<i64>(conn)
-                    .map_err(repository_error)?
-                    > 0;
                 diesel::insert_into(refresh_tokens::table)
-                    .values(&TokenRow::from_token(&token, revoked))
+                    .values(&first)
                     .execute(conn)
-                    .map(|_| ())
-                    .map_err(repository_error)
+                    .map_err(repository_error)?;
+                Ok(true)
             })
             .await
     }
 
-    async fn spend_refresh_token(
+    async fn find_refresh_token(
         &self,
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
-    ) -> Result<Rotation, RepositoryError> {
+    ) -> Result<Option<RefreshToken>, RepositoryError> {
         let (token_hash, client_id) = (token_hash.to_owned(), client_id.to_owned());
         self.db
-            .write(move |conn| spend(conn, &token_hash, &client_id, now))
+            .run(move |conn| {
+                refresh_tokens::table
+                    .filter(refresh_tokens::token_hash.eq(&token_hash))
+                    .filter(refresh_tokens::client_id.eq(&client_id))
+                    .filter(refresh_tokens::revoked.eq(false))
+                    .filter(refresh_tokens::expire_time.ge(now.unix_micros()))
+                    .select(TokenRow::as_select())
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?
+                    .map(TokenRow::into_token)
+                    .transpose()
+            })
+            .await
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        successor: &RefreshToken,
+    ) -> Result<Rotation, RepositoryError> {
+        let (token_hash, client_id) = (token_hash.to_owned(), client_id.to_owned());
+        let successor = successor.clone();
+        self.db
+            .write(move |conn| rotate(conn, &token_hash, &client_id, now, &successor))
             .await
     }
 

@@ -58,7 +58,7 @@ contract!(
     concurrent_exchanges_of_a_code_succeed_once,
     refresh_tokens_rotate_and_reuse_revokes_the_family,
     refresh_tokens_of_others_expired_or_revoked_are_unknown,
-    a_successor_stored_after_the_family_was_revoked_is_revoked,
+    a_failed_rotation_spends_nothing,
     concurrent_spends_of_a_refresh_token_rotate_once,
     expired_grants_are_forgotten,
     keys_rotate_only_from_the_expected_current_key,
@@ -359,24 +359,84 @@ async fn users_of_two_tenants_may_share_an_id(backend: Backend) {
     );
 }
 
+/// Stores `token` as the first of its family, by the exchange of a code made for it.
+async fn issue(f: &Fixture, token: &RefreshToken) {
+    let code_hash = format!("code-for-{}", token.token_hash);
+    f.identity.save_code(&code(&code_hash, 0)).await.unwrap();
+    assert!(
+        f.identity
+            .exchange_code(&code_hash, at(0), token)
+            .await
+            .unwrap()
+    );
+}
+
 async fn codes_are_single_use_and_refused_after_they_expire(backend: Backend) {
     let f = Fixture::new(backend);
     for (hash, expires) in [("a", 60), ("b", 60), ("c", 60)] {
         f.identity.save_code(&code(hash, expires)).await.unwrap();
     }
-    assert_eq!(
-        f.identity.consume_code("a", at(10)).await.unwrap(),
-        Some(code("a", 60))
+    // Finding a code spends nothing; exchanging it stores the first refresh token.
+    for _ in 0..2 {
+        assert_eq!(
+            f.identity.find_code("a", at(10)).await.unwrap(),
+            Some(code("a", 60))
+        );
+    }
+    assert!(
+        f.identity
+            .exchange_code("a", at(10), &token("t-a", "fam-a", 3600))
+            .await
+            .unwrap()
     );
-    assert_eq!(f.identity.consume_code("a", at(10)).await.unwrap(), None);
-    // Valid up to its expiry instant, refused after it, and gone once refused.
     assert_eq!(
-        f.identity.consume_code("b", at(60)).await.unwrap(),
+        f.identity
+            .find_refresh_token("t-a", "web", at(10))
+            .await
+            .unwrap(),
+        Some(token("t-a", "fam-a", 3600))
+    );
+    assert_eq!(f.identity.find_code("a", at(10)).await.unwrap(), None);
+    // A second exchange stores nothing.
+    assert!(
+        !f.identity
+            .exchange_code("a", at(10), &token("t-a2", "fam-a2", 3600))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        f.identity
+            .find_refresh_token("t-a2", "web", at(10))
+            .await
+            .unwrap(),
+        None
+    );
+    // Valid up to its expiry instant, refused after it.
+    assert_eq!(
+        f.identity.find_code("b", at(60)).await.unwrap(),
         Some(code("b", 60))
     );
-    assert_eq!(f.identity.consume_code("c", at(61)).await.unwrap(), None);
-    assert_eq!(f.identity.consume_code("c", at(10)).await.unwrap(), None);
-    assert_eq!(f.identity.consume_code("zzz", at(10)).await.unwrap(), None);
+    assert!(
+        f.identity
+            .exchange_code("b", at(60), &token("t-b", "fam-b", 3600))
+            .await
+            .unwrap()
+    );
+    assert_eq!(f.identity.find_code("c", at(61)).await.unwrap(), None);
+    assert!(
+        !f.identity
+            .exchange_code("c", at(61), &token("t-c", "fam-c", 3600))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        f.identity
+            .find_refresh_token("t-c", "web", at(10))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(f.identity.find_code("zzz", at(10)).await.unwrap(), None);
 }
 
 async fn concurrent_exchanges_of_a_code_succeed_once(backend: Backend) {
@@ -385,53 +445,91 @@ async fn concurrent_exchanges_of_a_code_succeed_once(backend: Backend) {
         let hash = format!("code-{round}");
         f.identity.save_code(&code(&hash, 60)).await.unwrap();
         let tasks: Vec<_> = (0..8)
-            .map(|_| {
+            .map(|attempt| {
                 let (identity, hash) = (f.identity.clone(), hash.clone());
-                tokio::spawn(async move { identity.consume_code(&hash, at(1)).await })
+                let first = token(
+                    &format!("{hash}-t{attempt}"),
+                    &format!("{hash}-f{attempt}"),
+                    3600,
+                );
+                tokio::spawn(async move { identity.exchange_code(&hash, at(1), &first).await })
             })
             .collect();
         let mut exchanged = 0;
         for task in tasks {
-            if task.await.unwrap().unwrap().is_some() {
+            if task.await.unwrap().unwrap() {
                 exchanged += 1;
             }
         }
         assert_eq!(exchanged, 1, "round {round}");
+        let mut stored = 0;
+        for attempt in 0..8 {
+            let first = format!("{hash}-t{attempt}");
+            if f.identity
+                .find_refresh_token(&first, "web", at(1))
+                .await
+                .unwrap()
+                .is_some()
+            {
+                stored += 1;
+            }
+        }
+        assert_eq!(stored, 1, "round {round}: one first refresh token");
     }
 }
 
 async fn refresh_tokens_rotate_and_reuse_revokes_the_family(backend: Backend) {
     let f = Fixture::new(backend);
-    f.identity
-        .save_refresh_token(&token("r1", "fam", 3600))
-        .await
-        .unwrap();
-    f.identity
-        .save_refresh_token(&token("other", "fam2", 3600))
-        .await
-        .unwrap();
+    issue(&f, &token("r1", "fam", 3600)).await;
+    issue(&f, &token("other", "fam2", 3600)).await;
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(1))
+            .rotate_refresh_token("r1", "web", at(1), &token("r2", "fam", 3700))
             .await
             .unwrap(),
-        Rotation::Rotated(token("r1", "fam", 3600))
+        Rotation::Rotated
     );
-    f.identity
-        .save_refresh_token(&token("r2", "fam", 3700))
-        .await
-        .unwrap();
-    // The spent token presented again: reuse; the live successor dies with it.
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(2))
+            .find_refresh_token("r2", "web", at(1))
+            .await
+            .unwrap(),
+        Some(token("r2", "fam", 3700))
+    );
+    // A spent token is still found: presenting it again is a reuse.
+    assert_eq!(
+        f.identity
+            .find_refresh_token("r1", "web", at(1))
+            .await
+            .unwrap(),
+        Some(token("r1", "fam", 3600))
+    );
+    // The spent token presented again: reuse; nothing is stored for it, and the live
+    // successor dies with the family.
+    assert_eq!(
+        f.identity
+            .rotate_refresh_token("r1", "web", at(2), &token("r2b", "fam", 3700))
             .await
             .unwrap(),
         Rotation::Reused
     );
+    for (hash, what) in [
+        ("r2b", "nothing stored"),
+        ("r2", "revoked"),
+        ("r1", "revoked"),
+    ] {
+        assert_eq!(
+            f.identity
+                .find_refresh_token(hash, "web", at(2))
+                .await
+                .unwrap(),
+            None,
+            "{hash}: {what}"
+        );
+    }
     assert_eq!(
         f.identity
-            .spend_refresh_token("r2", "web", at(3))
+            .rotate_refresh_token("r2", "web", at(3), &token("r3", "fam", 3800))
             .await
             .unwrap(),
         Rotation::Unknown
@@ -439,7 +537,7 @@ async fn refresh_tokens_rotate_and_reuse_revokes_the_family(backend: Backend) {
     // Once revoked, the spent token is unknown too.
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(4))
+            .rotate_refresh_token("r1", "web", at(4), &token("r3", "fam", 3800))
             .await
             .unwrap(),
         Rotation::Unknown
@@ -447,37 +545,50 @@ async fn refresh_tokens_rotate_and_reuse_revokes_the_family(backend: Backend) {
     // Another family is untouched.
     assert_eq!(
         f.identity
-            .spend_refresh_token("other", "web", at(5))
+            .rotate_refresh_token("other", "web", at(5), &token("other2", "fam2", 3600))
             .await
             .unwrap(),
-        Rotation::Rotated(token("other", "fam2", 3600))
+        Rotation::Rotated
     );
 }
 
 async fn refresh_tokens_of_others_expired_or_revoked_are_unknown(backend: Backend) {
     let f = Fixture::new(backend);
-    f.identity
-        .save_refresh_token(&token("r1", "fam", 60))
-        .await
-        .unwrap();
+    issue(&f, &token("r1", "fam", 60)).await;
+    let next = |hash: &str| token(hash, "fam", 120);
     assert_eq!(
         f.identity
-            .spend_refresh_token("nope", "web", at(1))
+            .rotate_refresh_token("nope", "web", at(1), &next("x1"))
             .await
             .unwrap(),
         Rotation::Unknown
     );
-    // Another client's attempt changes nothing.
+    // Another client's attempt finds and changes nothing.
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "intruder", at(1))
+            .find_refresh_token("r1", "intruder", at(1))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        f.identity
+            .rotate_refresh_token("r1", "intruder", at(1), &next("x2"))
             .await
             .unwrap(),
         Rotation::Unknown
     );
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(61))
+            .find_refresh_token("r1", "web", at(61))
+            .await
+            .unwrap(),
+        None,
+        "expired"
+    );
+    assert_eq!(
+        f.identity
+            .rotate_refresh_token("r1", "web", at(61), &next("x3"))
             .await
             .unwrap(),
         Rotation::Unknown,
@@ -485,64 +596,64 @@ async fn refresh_tokens_of_others_expired_or_revoked_are_unknown(backend: Backen
     );
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(60))
+            .rotate_refresh_token("r1", "web", at(60), &next("r2"))
             .await
             .unwrap(),
-        Rotation::Rotated(token("r1", "fam", 60)),
+        Rotation::Rotated,
         "valid up to its expiry instant"
     );
     // A spent token after its expiry: unknown, and the family is not revoked for it.
-    f.identity
-        .save_refresh_token(&token("r2", "fam", 120))
-        .await
-        .unwrap();
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(90))
+            .rotate_refresh_token("r1", "web", at(90), &next("x4"))
             .await
             .unwrap(),
         Rotation::Unknown
     );
     assert_eq!(
         f.identity
-            .spend_refresh_token("r2", "web", at(90))
+            .rotate_refresh_token("r2", "web", at(90), &next("r3"))
             .await
             .unwrap(),
-        Rotation::Rotated(token("r2", "fam", 120))
+        Rotation::Rotated
     );
+    for hash in ["x1", "x2", "x3", "x4"] {
+        assert_eq!(
+            f.identity
+                .find_refresh_token(hash, "web", at(90))
+                .await
+                .unwrap(),
+            None,
+            "{hash}: nothing stored for a refused rotation"
+        );
+    }
 }
 
-async fn a_successor_stored_after_the_family_was_revoked_is_revoked(backend: Backend) {
+async fn a_failed_rotation_spends_nothing(backend: Backend) {
     let f = Fixture::new(backend);
-    f.identity
-        .save_refresh_token(&token("r1", "fam", 3600))
-        .await
-        .unwrap();
+    issue(&f, &token("r1", "fam", 3600)).await;
+    issue(&f, &token("taken", "fam2", 3600)).await;
+    // The successor cannot be stored (its hash is taken): the spend is rolled back.
+    assert!(
+        f.identity
+            .rotate_refresh_token("r1", "web", at(1), &token("taken", "fam", 3600))
+            .await
+            .is_err()
+    );
+    // A successor of another family is refused before anything changes.
     assert!(matches!(
         f.identity
-            .spend_refresh_token("r1", "web", at(1))
-            .await
-            .unwrap(),
-        Rotation::Rotated(_)
+            .rotate_refresh_token("r1", "web", at(1), &token("r2", "fam2", 3600))
+            .await,
+        Err(RepositoryError::Internal(_))
     ));
-    // A replay is detected before the legitimate rotation stored its successor.
     assert_eq!(
         f.identity
-            .spend_refresh_token("r1", "web", at(2))
+            .rotate_refresh_token("r1", "web", at(2), &token("r2", "fam", 3600))
             .await
             .unwrap(),
-        Rotation::Reused
-    );
-    f.identity
-        .save_refresh_token(&token("r2", "fam", 3600))
-        .await
-        .unwrap();
-    assert_eq!(
-        f.identity
-            .spend_refresh_token("r2", "web", at(3))
-            .await
-            .unwrap(),
-        Rotation::Unknown
+        Rotation::Rotated,
+        "still live: not taken for a reuse"
     );
 }
 
@@ -550,24 +661,25 @@ async fn concurrent_spends_of_a_refresh_token_rotate_once(backend: Backend) {
     let f = Fixture::new(backend);
     for round in 0..4 {
         let (hash, family) = (format!("r-{round}"), format!("fam-{round}"));
-        f.identity
-            .save_refresh_token(&token(&hash, &family, 3600))
-            .await
-            .unwrap();
-        let tasks: Vec<_> = (0..6)
-            .map(|_| {
+        issue(&f, &token(&hash, &family, 3600)).await;
+        let successors: Vec<String> = (0..6).map(|i| format!("{hash}-next-{i}")).collect();
+        let tasks: Vec<_> = successors
+            .iter()
+            .map(|successor| {
                 let (identity, hash) = (f.identity.clone(), hash.clone());
-                tokio::spawn(async move { identity.spend_refresh_token(&hash, "web", at(1)).await })
+                let successor = token(successor, &family, 3600);
+                tokio::spawn(async move {
+                    identity
+                        .rotate_refresh_token(&hash, "web", at(1), &successor)
+                        .await
+                })
             })
             .collect();
         let mut outcomes = Vec::new();
         for task in tasks {
             outcomes.push(task.await.unwrap().unwrap());
         }
-        let rotated = outcomes
-            .iter()
-            .filter(|o| matches!(o, Rotation::Rotated(_)))
-            .count();
+        let rotated = outcomes.iter().filter(|o| **o == Rotation::Rotated).count();
         assert_eq!(rotated, 1, "round {round}: {outcomes:?}");
         // Every other attempt saw the token spent (a replay) and revoked the family,
         // unless it came after the revocation.
@@ -575,19 +687,16 @@ async fn concurrent_spends_of_a_refresh_token_rotate_once(backend: Backend) {
             outcomes.contains(&Rotation::Reused),
             "round {round}: {outcomes:?}"
         );
-        let successor = format!("{hash}-next");
-        f.identity
-            .save_refresh_token(&token(&successor, &family, 3600))
-            .await
-            .unwrap();
-        assert_eq!(
-            f.identity
-                .spend_refresh_token(&successor, "web", at(2))
-                .await
-                .unwrap(),
-            Rotation::Unknown,
-            "round {round}: the family is revoked"
-        );
+        for successor in &successors {
+            assert_eq!(
+                f.identity
+                    .rotate_refresh_token(successor, "web", at(2), &token("never", &family, 3600))
+                    .await
+                    .unwrap(),
+                Rotation::Unknown,
+                "round {round}: the family is revoked"
+            );
+        }
     }
 }
 
@@ -595,36 +704,28 @@ async fn expired_grants_are_forgotten(backend: Backend) {
     let f = Fixture::new(backend);
     for (hash, expires) in [("old", 10), ("edge", 20), ("new", 30)] {
         f.identity.save_code(&code(hash, expires)).await.unwrap();
-        f.identity
-            .save_refresh_token(&token(hash, hash, expires))
-            .await
-            .unwrap();
+        issue(&f, &token(hash, hash, expires)).await;
     }
     assert_eq!(f.identity.expire_grants(at(20)).await.unwrap(), 2);
     assert_eq!(f.identity.expire_grants(at(20)).await.unwrap(), 0);
-    assert_eq!(f.identity.consume_code("old", at(0)).await.unwrap(), None);
+    assert_eq!(f.identity.find_code("old", at(0)).await.unwrap(), None);
     assert_eq!(
         f.identity
-            .spend_refresh_token("old", "web", at(0))
+            .find_refresh_token("old", "web", at(0))
             .await
             .unwrap(),
-        Rotation::Unknown
+        None
     );
-    assert!(
+    assert!(f.identity.find_code("edge", at(0)).await.unwrap().is_some());
+    assert_eq!(
         f.identity
-            .consume_code("edge", at(0))
-            .await
-            .unwrap()
-            .is_some()
-    );
-    assert!(matches!(
-        f.identity
-            .spend_refresh_token("new", "web", at(0))
+            .rotate_refresh_token("new", "web", at(0), &token("newer", "new", 30))
             .await
             .unwrap(),
-        Rotation::Rotated(_)
-    ));
-    assert_eq!(f.identity.expire_grants(at(100)).await.unwrap(), 3);
+        Rotation::Rotated
+    );
+    // The codes edge and new, the tokens edge, new (spent) and newer.
+    assert_eq!(f.identity.expire_grants(at(100)).await.unwrap(), 5);
 }
 
 async fn keys_rotate_only_from_the_expected_current_key(backend: Backend) {

@@ -480,6 +480,10 @@ impl AuthorizationService {
         })
     }
 
+    /// The authorization code grant. Every refusal (client, redirect URI, PKCE
+    /// verifier) is decided on the stored code before it is spent, so a refused
+    /// request leaves the code usable by the request that should have been made; the
+    /// code is spent, and the first refresh token stored, in one transaction.
     async fn authorization_code(
         &self,
         request: &TokenRequest,
@@ -491,12 +495,14 @@ impl AuthorizationService {
             .filter(|c| !c.is_empty())
             .ok_or_else(|| OAuthError::new(OAuthErrorCode::InvalidRequest, "code is required"))?;
         let now = self.clock.now();
+        let code_hash = token_hash(code);
         let invalid = |why: &str| OAuthError::new(OAuthErrorCode::InvalidGrant, why);
+        let spent = || invalid("the authorization code is invalid, expired or already used");
         let grant = self
             .identity
-            .consume_code(&token_hash(code), now)
+            .find_code(&code_hash, now)
             .await?
-            .ok_or_else(|| invalid("the authorization code is invalid, expired or already used"))?;
+            .ok_or_else(spent)?;
         if grant.client_id != client.client_id {
             return Err(invalid(
                 "the authorization code was issued to another client",
@@ -513,19 +519,30 @@ impl AuthorizationService {
                 "the PKCE code_verifier does not match the code_challenge",
             ));
         }
-        self.issue(
-            &client,
-            Grant {
-                family_id: self.ids.resource_id(),
-                subject: grant.user_id,
-                display_name: grant.display_name,
-                tenant: grant.tenant,
-                scopes: grant.scopes,
-            },
-        )
-        .await
+        let (first, response) = self
+            .prepare(
+                &client,
+                Grant {
+                    family_id: self.ids.resource_id(),
+                    subject: grant.user_id,
+                    display_name: grant.display_name,
+                    tenant: grant.tenant,
+                    scopes: grant.scopes,
+                },
+            )
+            .await?;
+        if self.identity.exchange_code(&code_hash, now, &first).await? {
+            Ok(response)
+        } else {
+            Err(spent())
+        }
     }
 
+    /// The refresh token grant. Every refusal (scope, client) is decided on the
+    /// stored token before it is spent, so a refused request leaves the token usable;
+    /// the token is spent, and its successor stored, in one transaction. A spent
+    /// token presented with a request that would otherwise be granted revokes its
+    /// family.
     async fn refresh(&self, request: &TokenRequest) -> Result<TokenResponse, OAuthError> {
         let client = self.client(request, true).await?;
         let presented = request
@@ -535,38 +552,49 @@ impl AuthorizationService {
             .ok_or_else(|| {
                 OAuthError::new(OAuthErrorCode::InvalidRequest, "refresh_token is required")
             })?;
+        let now = self.clock.now();
+        let presented_hash = token_hash(presented);
         let invalid = |why: &str| OAuthError::new(OAuthErrorCode::InvalidGrant, why);
-        let spent = self
+        let unknown = || invalid("the refresh token is invalid, expired or revoked");
+        let old = self
             .identity
-            .spend_refresh_token(&token_hash(presented), &client.client_id, self.clock.now())
-            .await?;
-        let old = match spent {
-            Rotation::Rotated(old) => old,
-            Rotation::Unknown => {
-                return Err(invalid("the refresh token is invalid, expired or revoked"));
-            }
-            Rotation::Reused => {
-                return Err(invalid(
-                    "the refresh token was already used: the whole grant is revoked",
-                ));
-            }
-        };
+            .find_refresh_token(&presented_hash, &client.client_id, now)
+            .await?
+            .ok_or_else(unknown)?;
         let scopes = granted_scopes(request.scope.as_deref(), &old.scopes)?;
-        self.issue(
-            &client,
-            Grant {
-                family_id: old.family_id,
-                subject: old.subject,
-                display_name: old.display_name,
-                tenant: old.tenant,
-                scopes,
-            },
-        )
-        .await
+        let (successor, response) = self
+            .prepare(
+                &client,
+                Grant {
+                    family_id: old.family_id,
+                    subject: old.subject,
+                    display_name: old.display_name,
+                    tenant: old.tenant,
+                    scopes,
+                },
+            )
+            .await?;
+        match self
+            .identity
+            .rotate_refresh_token(&presented_hash, &client.client_id, now, &successor)
+            .await?
+        {
+            Rotation::Rotated => Ok(response),
+            Rotation::Unknown => Err(unknown()),
+            Rotation::Reused => Err(invalid(
+                "the refresh token was already used: the whole grant is revoked",
+            )),
+        }
     }
 
-    /// Issues an access token and a new refresh token for `grant`.
-    async fn issue(&self, client: &Client, grant: Grant) -> Result<TokenResponse, OAuthError> {
+    /// The refresh token and the signed access token for `grant`. Nothing is stored:
+    /// the caller stores the refresh token in the transaction that spends what paid
+    /// for it, and answers only once that has committed.
+    async fn prepare(
+        &self,
+        client: &Client,
+        grant: Grant,
+    ) -> Result<(RefreshToken, TokenResponse), OAuthError> {
         let now = self.clock.now();
         let refresh_secret = self.ids.secret()?;
         let refresh = RefreshToken {
@@ -579,7 +607,6 @@ impl AuthorizationService {
             scopes: grant.scopes,
             expire_time: now.plus(REFRESH_LIFETIME),
         };
-        self.identity.save_refresh_token(&refresh).await?;
         let claims = AccessClaims {
             subject: refresh.subject.clone(),
             tenant: refresh.tenant.clone(),
@@ -588,12 +615,13 @@ impl AuthorizationService {
             client_id: client.client_id.clone(),
         };
         let token = self.signer.sign(&claims, now).await?;
-        Ok(TokenResponse {
+        let response = TokenResponse {
             access_token: token.token,
             expires_in: token.expires_in,
             refresh_token: Some(refresh_secret),
             scope: scope_text(&refresh.scopes),
-        })
+        };
+        Ok((refresh, response))
     }
 }
 

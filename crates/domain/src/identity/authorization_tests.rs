@@ -177,18 +177,19 @@ async fn an_authorization_code_with_the_right_verifier_gives_tokens() {
     let mut identity = MockIdentityRepository::new();
     with_clients(&mut identity);
     identity
-        .expect_consume_code()
+        .expect_find_code()
         .withf(|hash, _| hash == token_hash("the-code"))
         .returning(|_, _| Ok(Some(stored_code("public"))));
     identity
-        .expect_save_refresh_token()
-        .withf(|token| {
-            token.family_id == "family-1"
-                && token.subject == "u1"
-                && token.token_hash == token_hash("fresh-secret")
+        .expect_exchange_code()
+        .withf(|hash, _, first| {
+            hash == token_hash("the-code")
+                && first.family_id == "family-1"
+                && first.subject == "u1"
+                && first.token_hash == token_hash("fresh-secret")
         })
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _, _| Ok(true));
     let response = service(identity)
         .token(&code_request(VERIFIER, "https://app.example/callback"))
         .await
@@ -199,7 +200,7 @@ async fn an_authorization_code_with_the_right_verifier_gives_tokens() {
 }
 
 #[tokio::test]
-async fn authorization_code_refusals() {
+async fn authorization_code_refusals_spend_nothing() {
     for (request, stored, why) in [
         (
             code_request(
@@ -228,12 +229,30 @@ async fn authorization_code_refusals() {
         let mut identity = MockIdentityRepository::new();
         with_clients(&mut identity);
         identity
-            .expect_consume_code()
+            .expect_find_code()
             .returning(move |_, _| Ok(stored.clone()));
-        identity.expect_save_refresh_token().never();
+        identity.expect_exchange_code().never();
         let error = service(identity).token(&request).await.unwrap_err();
         assert_eq!(error.code, OAuthErrorCode::InvalidGrant, "{why}");
     }
+}
+
+#[tokio::test]
+async fn a_code_exchanged_meanwhile_is_refused() {
+    let mut identity = MockIdentityRepository::new();
+    with_clients(&mut identity);
+    identity
+        .expect_find_code()
+        .returning(|_, _| Ok(Some(stored_code("public"))));
+    identity
+        .expect_exchange_code()
+        .times(1)
+        .returning(|_, _, _| Ok(false));
+    let error = service(identity)
+        .token(&code_request(VERIFIER, "https://app.example/callback"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, OAuthErrorCode::InvalidGrant);
 }
 
 fn refresh_request(scope: Option<&str>) -> TokenRequest {
@@ -264,14 +283,20 @@ async fn refresh_tokens_rotate_within_their_family() {
     let mut identity = MockIdentityRepository::new();
     with_clients(&mut identity);
     identity
-        .expect_spend_refresh_token()
+        .expect_find_refresh_token()
         .withf(|hash, client, _| hash == token_hash("old-refresh") && client == "public")
-        .returning(|_, _, _| Ok(Rotation::Rotated(old_refresh())));
+        .returning(|_, _, _| Ok(Some(old_refresh())));
     identity
-        .expect_save_refresh_token()
-        .withf(|next| next.family_id == "family-0" && next.scopes == BTreeSet::from([Scope::Read]))
+        .expect_rotate_refresh_token()
+        .withf(|hash, client, _, next| {
+            hash == token_hash("old-refresh")
+                && client == "public"
+                && next.family_id == "family-0"
+                && next.token_hash == token_hash("fresh-secret")
+                && next.scopes == BTreeSet::from([Scope::Read])
+        })
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _, _, _| Ok(Rotation::Rotated));
     let response = service(identity)
         .token(&refresh_request(Some("rics.read")))
         .await
@@ -281,28 +306,91 @@ async fn refresh_tokens_rotate_within_their_family() {
 }
 
 #[tokio::test]
-async fn a_reused_refresh_token_is_refused() {
-    for (rotation, scope, expected) in [
-        (Rotation::Reused, None, OAuthErrorCode::InvalidGrant),
-        (Rotation::Unknown, None, OAuthErrorCode::InvalidGrant),
+async fn a_reused_or_unknown_refresh_token_is_refused() {
+    for rotation in [Rotation::Reused, Rotation::Unknown] {
+        let mut identity = MockIdentityRepository::new();
+        with_clients(&mut identity);
+        identity
+            .expect_find_refresh_token()
+            .returning(|_, _, _| Ok(Some(old_refresh())));
+        identity
+            .expect_rotate_refresh_token()
+            .times(1)
+            .returning(move |_, _, _, _| Ok(rotation));
+        let error = service(identity)
+            .token(&refresh_request(None))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, OAuthErrorCode::InvalidGrant, "{rotation:?}");
+    }
+}
+
+#[tokio::test]
+async fn refresh_refusals_spend_nothing() {
+    let mut wrong_secret = refresh_request(None);
+    wrong_secret.client_id = Some("confidential".into());
+    wrong_secret.client_secret = Some("wrong".into());
+    let mut no_token = refresh_request(None);
+    no_token.refresh_token = None;
+    for (request, stored, expected) in [
         (
-            Rotation::Rotated(old_refresh()),
-            Some("rics.admin"),
+            refresh_request(Some("rics.admin")),
+            Some(old_refresh()),
             OAuthErrorCode::InvalidScope,
+        ),
+        (
+            refresh_request(Some("rics.everything")),
+            Some(old_refresh()),
+            OAuthErrorCode::InvalidScope,
+        ),
+        (refresh_request(None), None, OAuthErrorCode::InvalidGrant),
+        (
+            wrong_secret,
+            Some(old_refresh()),
+            OAuthErrorCode::InvalidClient,
+        ),
+        (
+            no_token,
+            Some(old_refresh()),
+            OAuthErrorCode::InvalidRequest,
         ),
     ] {
         let mut identity = MockIdentityRepository::new();
         with_clients(&mut identity);
         identity
-            .expect_spend_refresh_token()
-            .returning(move |_, _, _| Ok(rotation.clone()));
-        identity.expect_save_refresh_token().never();
-        let error = service(identity)
-            .token(&refresh_request(scope))
-            .await
-            .unwrap_err();
+            .expect_find_refresh_token()
+            .returning(move |_, _, _| Ok(stored.clone()));
+        identity.expect_rotate_refresh_token().never();
+        let error = service(identity).token(&request).await.unwrap_err();
         assert_eq!(error.code, expected);
     }
+}
+
+#[tokio::test]
+async fn a_token_that_cannot_be_signed_spends_nothing() {
+    let mut identity = MockIdentityRepository::new();
+    with_clients(&mut identity);
+    identity
+        .expect_find_refresh_token()
+        .returning(|_, _, _| Ok(Some(old_refresh())));
+    identity.expect_rotate_refresh_token().never();
+    let mut signer = MockTokenSigner::new();
+    signer
+        .expect_sign()
+        .returning(|_, _| Err(crate::Error::unavailable("NO_KEY", "no key signs")));
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_secret().returning(|| Ok("fresh-secret".into()));
+    let service = AuthorizationService::new(
+        Arc::new(identity),
+        Arc::new(hasher()),
+        Arc::new(signer),
+        Arc::new(clock),
+        Arc::new(ids),
+    );
+    let error = service.token(&refresh_request(None)).await.unwrap_err();
+    assert_eq!(error.code, OAuthErrorCode::TemporarilyUnavailable);
 }
 
 fn authorize(client_id: &str) -> AuthorizeRequest {

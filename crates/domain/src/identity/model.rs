@@ -92,11 +92,11 @@ pub struct RefreshToken {
     pub expire_time: Timestamp,
 }
 
-/// What spending a refresh token found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What rotating a refresh token found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rotation {
-    /// The token was current: it is now spent; store its successor.
-    Rotated(RefreshToken),
+    /// The token was current: it is now spent and its successor stored.
+    Rotated,
     /// The token was already spent: its whole family is now revoked (a stolen token
     /// was probably replayed).
     Reused,

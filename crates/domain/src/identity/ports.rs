@@ -49,35 +49,60 @@ pub trait IdentityRepository: Send + Sync {
     /// Only the common errors.
     async fn save_code(&self, code: &AuthorizationCode) -> Result<(), RepositoryError>;
 
-    /// Removes and returns the code with `code_hash` if it exists and has not expired
-    /// at `now`: a code is exchanged at most once, even by concurrent requests.
+    /// The code with `code_hash` if it exists and has not expired at `now`. Reads
+    /// only: the token endpoint checks the request against it before anything is
+    /// spent.
     ///
     /// # Errors
     /// Only the common errors.
-    async fn consume_code(
+    async fn find_code(
         &self,
         code_hash: &str,
         now: Timestamp,
     ) -> Result<Option<AuthorizationCode>, RepositoryError>;
 
-    /// Stores a refresh token.
+    /// Exchanges the code with `code_hash`, if it still exists and has not expired at
+    /// `now`, for the first refresh token of a new family: removes the code and stores
+    /// `first` in one transaction, and returns `true`. A code is exchanged at most
+    /// once, even by concurrent requests; when it is gone or expired nothing changes
+    /// and the answer is `false`.
     ///
     /// # Errors
-    /// Only the common errors.
-    async fn save_refresh_token(&self, token: &RefreshToken) -> Result<(), RepositoryError>;
+    /// Only the common errors; on any error nothing changes.
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        first: &RefreshToken,
+    ) -> Result<bool, RepositoryError>;
 
-    /// Marks the live refresh token with `token_hash`, issued to `client_id`, as spent
-    /// and returns it ([`Rotation::Rotated`]); the caller then stores its successor. A
-    /// token already spent revokes its whole family ([`Rotation::Reused`]); an unknown,
-    /// expired, revoked or other client's token is [`Rotation::Unknown`].
+    /// The refresh token with `token_hash` if it was issued to `client_id`, is not
+    /// revoked and has not expired at `now`, whether or not it is spent. Reads only:
+    /// the token endpoint checks the request against it before anything is spent.
     ///
     /// # Errors
     /// Only the common errors.
-    async fn spend_refresh_token(
+    async fn find_refresh_token(
         &self,
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
+    ) -> Result<Option<RefreshToken>, RepositoryError>;
+
+    /// Rotates the refresh token with `token_hash`, issued to `client_id`, in one
+    /// transaction: a live token is marked spent and `successor` (of the same family)
+    /// stored ([`Rotation::Rotated`]). A token already spent revokes its whole family
+    /// ([`Rotation::Reused`]); an unknown, expired, revoked or other client's token
+    /// changes nothing ([`Rotation::Unknown`]).
+    ///
+    /// # Errors
+    /// Only the common errors; on any error nothing changes.
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        successor: &RefreshToken,
     ) -> Result<Rotation, RepositoryError>;
 
     /// Forgets codes and refresh tokens that expired before `now`; returns how many.

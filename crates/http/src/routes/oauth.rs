@@ -4,7 +4,7 @@
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::web::{Bytes, Data};
+use actix_web::web::{Bytes, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -18,6 +18,48 @@ use crate::state::ApiState;
 
 /// The cookie holding the sign-in form's CSRF token.
 const CSRF_COOKIE: &str = "rics_csrf";
+
+/// Longest form body the OAuth endpoints read, in bytes. Their requests take a few
+/// hundred bytes; a longer body is refused without being read further.
+pub const FORM_LIMIT: usize = 64 * 1024;
+
+/// Why a form body was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FormError {
+    /// Longer than [`FORM_LIMIT`], declared or counted.
+    TooLarge,
+    /// The body broke off or was malformed on the wire.
+    Unreadable,
+}
+
+impl FormError {
+    fn description(self) -> String {
+        match self {
+            FormError::TooLarge => {
+                format!("the request body is larger than the limit of {FORM_LIMIT} bytes")
+            }
+            FormError::Unreadable => "the request body could not be read".to_owned(),
+        }
+    }
+}
+
+/// The request body, at most [`FORM_LIMIT`] bytes: a larger declared length is refused
+/// before anything is read, a longer body as soon as the limit is passed.
+async fn read_form(req: &HttpRequest, payload: Payload) -> Result<Bytes, FormError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|length| length > FORM_LIMIT) {
+        return Err(FormError::TooLarge);
+    }
+    match payload.to_bytes_limited(FORM_LIMIT).await {
+        Ok(Ok(body)) => Ok(body),
+        Ok(Err(_)) => Err(FormError::Unreadable),
+        Err(_) => Err(FormError::TooLarge),
+    }
+}
 
 /// Form fields of a request body (`application/x-www-form-urlencoded`), first value
 /// of each name.
@@ -87,19 +129,28 @@ fn oauth_error(error: &OAuthError, basic: bool) -> HttpResponse {
 }
 
 /// The token endpoint (RFC 6749 section 3.2): grant types `client_credentials`,
-/// `authorization_code` (PKCE S256 required) and `refresh_token`.
+/// `authorization_code` (PKCE S256 required) and `refresh_token`. Every refusal is an
+/// RFC 6749 section 5.2 JSON error, a body over [`FORM_LIMIT`] included (400
+/// `invalid_request`).
 #[utoipa::path(post, path = "/oauth2/token", tag = "oauth2",
     request_body(content_type = "application/x-www-form-urlencoded", description = "grant_type, client_id, client_secret (or HTTP Basic), code, redirect_uri, code_verifier, refresh_token, scope"),
     responses((status = 200, description = "access_token, token_type, expires_in, refresh_token, scope"),
               (status = 400, description = "RFC 6749 error"), (status = 401, description = "invalid_client")))]
-pub async fn token(req: HttpRequest, state: Data<ApiState>, body: Bytes) -> HttpResponse {
-    if !form_content(&req) {
+pub async fn token(req: HttpRequest, state: Data<ApiState>, payload: Payload) -> HttpResponse {
+    let invalid_request = |description: String| {
         let error = OAuthError {
             code: OAuthErrorCode::InvalidRequest,
-            description: "the body must be application/x-www-form-urlencoded".into(),
+            description,
         };
-        return oauth_error(&error, false);
+        oauth_error(&error, false)
+    };
+    if !form_content(&req) {
+        return invalid_request("the body must be application/x-www-form-urlencoded".into());
     }
+    let body = match read_form(&req, payload).await {
+        Ok(body) => body,
+        Err(error) => return invalid_request(error.description()),
+    };
     let fields = form_fields(&body);
     let basic = basic_credentials(&req);
     let basic_texts = basic.iter().flat_map(|(id, secret)| [id, secret]);
@@ -317,18 +368,29 @@ pub async fn authorize_page(req: HttpRequest, state: Data<ApiState>) -> HttpResp
 }
 
 /// The sign-in form's submission: checks the CSRF token and the authorization request
-/// again, signs the user in and redirects back to the client with a code.
+/// again, signs the user in and redirects back to the client with a code. A form that
+/// cannot be read (over [`FORM_LIMIT`], broken off) gets the error page like any other
+/// untrusted submission: its redirect URI was not read, so it is never redirected to.
 #[utoipa::path(post, path = "/oauth2/authorize", tag = "oauth2",
     request_body(content_type = "application/x-www-form-urlencoded", description = "username, password, csrf and the authorization request's parameters"),
     responses((status = 302, description = "Back to the client with code and state"), (status = 200, description = "The sign-in page again, after bad credentials"), (status = 400, description = "Refused")))]
 pub async fn authorize_submit(
     req: HttpRequest,
     state: Data<ApiState>,
-    body: Bytes,
+    payload: Payload,
 ) -> HttpResponse {
     if !form_content(&req) {
         return error_page("The form must be submitted as application/x-www-form-urlencoded.");
     }
+    let body = match read_form(&req, payload).await {
+        Ok(body) => body,
+        Err(FormError::TooLarge) => {
+            return error_page("The form is larger than this server accepts; start again.");
+        }
+        Err(FormError::Unreadable) => {
+            return error_page("The form could not be read; start again.");
+        }
+    };
     let pairs = form_fields(&body);
     if holds_nul(pair_texts(&pairs)) {
         return nul_page();
@@ -439,6 +501,37 @@ mod tests {
             basic_credentials(&req),
             Some(("my client".into(), "s:cret".into()))
         );
+    }
+
+    async fn read(request: actix_web::test::TestRequest) -> Result<Bytes, FormError> {
+        use actix_web::FromRequest;
+        let (req, mut payload) = request.to_http_parts();
+        let payload = Payload::from_request(&req, &mut payload).await.unwrap();
+        read_form(&req, payload).await
+    }
+
+    #[actix_web::test]
+    async fn form_bodies_are_read_up_to_the_limit() {
+        let full = vec![b'a'; FORM_LIMIT];
+        let body = read(actix_web::test::TestRequest::default().set_payload(full.clone()))
+            .await
+            .unwrap();
+        assert_eq!(body.len(), FORM_LIMIT);
+        let over = vec![b'a'; FORM_LIMIT + 1];
+        assert_eq!(
+            read(actix_web::test::TestRequest::default().set_payload(over.clone())).await,
+            Err(FormError::TooLarge),
+            "declared"
+        );
+        let understated = actix_web::test::TestRequest::default()
+            .set_payload(over)
+            .insert_header((header::CONTENT_LENGTH, "10"));
+        assert_eq!(
+            read(understated).await,
+            Err(FormError::TooLarge),
+            "counted, whatever the declared length"
+        );
+        assert!(FormError::TooLarge.description().contains("65536"));
     }
 
     #[test]
