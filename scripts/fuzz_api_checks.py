@@ -1,0 +1,75 @@
+"""The rics check that schemathesis runs beside its own (loaded with SCHEMATHESIS_HOOKS).
+
+A request that matches the OpenAPI document may still be refused for a reason the
+document cannot express: the resource is missing (404), it exists already or changed
+meanwhile (409), or the system is not in the state the request needs (400
+FAILED_PRECONDITION, 400 OUT_OF_RANGE). Those are correct answers, and schemathesis's
+`positive_data_acceptance` is configured to let a 400 through to this check, which tells
+them apart by the AIP-193 error envelope. Any other 400 to a schema-valid request means
+the document is looser than the server (a pattern, bound, enum or required field it
+does not state), and fails the run.
+
+The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
+own check already lets their 400s through when credentials are refused, so this check
+leaves them alone.
+"""
+
+import json
+
+import schemathesis
+
+# The canonical codes a 400 may carry for a request the document accepts.
+STATE_DEPENDENT_STATUSES = frozenset({"FAILED_PRECONDITION", "OUT_OF_RANGE"})
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+
+def _envelope(response):
+    """The `error` object of an AIP-193 body, or None when the body is not one."""
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else None
+
+
+def _describe(error):
+    """One line naming the status, reason and violated fields of an envelope."""
+    details = error.get("details") if isinstance(error.get("details"), list) else []
+    reason = next(
+        (d.get("reason") for d in details if isinstance(d, dict) and d.get("@type") == ERROR_INFO),
+        None,
+    )
+    violations = [
+        f"{v.get('field')}: {v.get('description')}"
+        for d in details
+        if isinstance(d, dict) and d.get("@type") == BAD_REQUEST
+        for v in d.get("fieldViolations", [])
+        if isinstance(v, dict)
+    ]
+    text = f"{error.get('status')} reason={reason}"
+    if violations:
+        text += " violations=[" + "; ".join(violations) + "]"
+    return text
+
+
+@schemathesis.check
+def schema_valid_request_not_invalid_argument(ctx, response, case):
+    """A schema-valid request answered 400 must be FAILED_PRECONDITION or OUT_OF_RANGE."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
+        return None
+    if case.path.startswith("/oauth2/"):
+        return None
+    error = _envelope(response)
+    if error is None:
+        raise AssertionError(
+            "A schema-valid request was answered 400 without an AIP-193 error envelope"
+        )
+    if error.get("status") not in STATE_DEPENDENT_STATUSES:
+        raise AssertionError(
+            "A schema-valid request was refused, so the document is looser than the server: "
+            + _describe(error)
+        )
+    return None
