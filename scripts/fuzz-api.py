@@ -11,8 +11,9 @@ For each backend this script:
      check of scripts/fuzz_api_checks.py) and the given number of cases per operation;
   5. stops the server and removes the database.
 
-It prints one line of counts per backend and exits 1 when any run found a failure or an
-error, or ran fewer cases than --min-cases. Reports (schemathesis's JSON, JUnit and
+The backends run at the same time. Then it prints each schemathesis output, one line of
+counts per backend, and exits 1 when any run found a failure or an error, or ran fewer
+cases than --min-cases. Reports (schemathesis's JSON, JUnit and
 NDJSON reports, and the server's log) are kept in target/fuzz-api/<backend>/.
 
 Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--backend sqlite|postgres]...
@@ -20,6 +21,7 @@ Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--backend sqlite|
 
 import argparse
 import base64
+import concurrent.futures
 import json
 import os
 import secrets
@@ -151,7 +153,8 @@ class Server:
 
 
 def fuzz(backend, max_examples):
-    """Runs schemathesis against a fresh server on `backend`; returns the JSON report."""
+    """Runs schemathesis against a fresh server on `backend`; returns its JSON report (None
+    when it wrote none) and the seconds it ran. Its output goes to output.txt."""
     reports = REPORTS / backend
     shutil.rmtree(reports, ignore_errors=True)
     reports.mkdir(parents=True)
@@ -168,30 +171,33 @@ def fuzz(backend, max_examples):
         say(f"{backend}: rics at {server.base}, {max_examples} cases per operation and phase")
         env = dict(os.environ, RICS_FUZZ_TOKEN=server.token(), RICS_FUZZ_HOOKS=str(HOOKS))
         started = time.monotonic()
-        subprocess.run(
-            [
-                str(SCHEMATHESIS),
-                "--config-file",
-                str(CONFIG),
-                "--no-color",
-                "run",
-                f"{server.base}/v1alpha/openapi.json",
-                "--max-examples",
-                str(max_examples),
-                "--report",
-                "json,junit,ndjson",
-                "--report-dir",
-                str(reports),
-                "--report-json-path",
-                str(reports / "report.json"),
-                "--report-junit-path",
-                str(reports / "junit.xml"),
-                "--report-ndjson-path",
-                str(reports / "events.ndjson"),
-            ],
-            env=env,
-            cwd=reports,
-        )
+        with open(reports / "output.txt", "w") as output:
+            subprocess.run(
+                [
+                    str(SCHEMATHESIS),
+                    "--config-file",
+                    str(CONFIG),
+                    "--no-color",
+                    "run",
+                    f"{server.base}/v1alpha/openapi.json",
+                    "--max-examples",
+                    str(max_examples),
+                    "--report",
+                    "json,junit,ndjson",
+                    "--report-dir",
+                    str(reports),
+                    "--report-json-path",
+                    str(reports / "report.json"),
+                    "--report-junit-path",
+                    str(reports / "junit.xml"),
+                    "--report-ndjson-path",
+                    str(reports / "events.ndjson"),
+                ],
+                env=env,
+                cwd=reports,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
         elapsed = time.monotonic() - started
     finally:
         if server is not None:
@@ -199,9 +205,9 @@ def fuzz(backend, max_examples):
         if schema is not None:
             schema.drop()
         shutil.rmtree(folder, ignore_errors=True)
-    report = json.loads((reports / "report.json").read_text())
-    report["elapsed"] = elapsed
-    return report
+    if not (reports / "report.json").exists():
+        return None, elapsed
+    return json.loads((reports / "report.json").read_text()), elapsed
 
 
 def counts(report):
@@ -229,10 +235,20 @@ def main():
     for needed, how in [(RICS, "cargo build -p rics"), (SCHEMATHESIS, "make fuzz-venv")]:
         if not needed.exists():
             raise SystemExit(f"fuzz-api: {needed} is missing; run `{how}` first")
+    backends = arguments.backend or ["sqlite", "postgres"]
+    # The backends run at once, one core each; their outputs are shown one after the other.
+    with concurrent.futures.ThreadPoolExecutor(len(backends)) as pool:
+        runs = dict(zip(backends, pool.map(lambda b: fuzz(b, arguments.max_examples), backends)))
     failed = False
     lines = []
-    for backend in arguments.backend or ["sqlite", "postgres"]:
-        report = fuzz(backend, arguments.max_examples)
+    for backend, (report, elapsed) in runs.items():
+        reports = (REPORTS / backend).relative_to(ROOT)
+        print(f"\n===== schemathesis on {backend} =====\n", flush=True)
+        print((REPORTS / backend / "output.txt").read_text(), flush=True)
+        if report is None:
+            failed = True
+            lines.append(f"fuzz-api {backend}: schemathesis wrote no report; see {reports}/output.txt")
+            continue
         cases, server_errors, violations, errors = counts(report)
         failed |= report["exit_code"] != 0 or server_errors + violations + errors > 0
         if cases < arguments.min_cases:
@@ -240,8 +256,7 @@ def main():
             lines.append(f"fuzz-api {backend}: only {cases} cases, fewer than {arguments.min_cases}")
         lines.append(
             f"fuzz-api {backend}: {cases} cases, {server_errors} 5xx, {violations} other failures, "
-            f"{errors} errors in {report['elapsed']:.0f} s (seed {report['seed']}, "
-            f"reports in {(REPORTS / backend).relative_to(ROOT)})"
+            f"{errors} errors in {elapsed:.0f} s (seed {report['seed']}, reports in {reports})"
         )
     for line in lines:
         print(line, flush=True)
