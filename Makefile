@@ -4,7 +4,7 @@ CARGO ?= cargo
 BIND ?= 127.0.0.1:8080
 # schemathesis cases per operation and phase: `make fuzz-api` (CI) and `make fuzz-api-full`.
 FUZZ_EXAMPLES ?= 5
-FUZZ_FULL_EXAMPLES ?= 120
+FUZZ_FULL_EXAMPLES ?= 80
 
 .PHONY: run build test mrz-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
 

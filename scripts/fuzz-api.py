@@ -169,7 +169,13 @@ def fuzz(backend, max_examples):
             database_url = f"sqlite://{folder}/rics.db"
         server = Server(database_url, reports / "server.log")
         say(f"{backend}: rics at {server.base}, {max_examples} cases per operation and phase")
-        env = dict(os.environ, RICS_FUZZ_TOKEN=server.token(), RICS_FUZZ_HOOKS=str(HOOKS))
+        env = dict(
+            os.environ,
+            RICS_FUZZ_TOKEN=server.token(),
+            RICS_FUZZ_HOOKS=str(HOOKS),
+            # Loading the hooks must leave no __pycache__ in scripts/.
+            PYTHONDONTWRITEBYTECODE="1",
+        )
         started = time.monotonic()
         with open(reports / "output.txt", "w") as output:
             subprocess.run(

@@ -4,7 +4,7 @@ Run by tests/tests/generated_client.rs, which starts the server, writes the docu
 runs the generator (package `rics_client`) and then this script with the Python of
 target/openapi-client-venv:
 
-    python generated_client_check.py PACKAGE_PARENT DOCUMENT BASE_URL TOKEN
+    python generated_client_check.py PACKAGE_PARENT DOCUMENT BASE_URL TOKEN TENANT
 
 Nothing of the generated package is edited. Endpoints are found by method and path
 (the modules' names follow the operationIds, which this script does not assume), and
@@ -12,15 +12,21 @@ request bodies are built with the generated models' `from_dict`. Every response 
 parse into the documented model and round-trip: `to_dict()` gives back exactly the JSON
 on the wire, with no field the model does not know and no enum value it lacks.
 
-Steps: create, get, list with a filter, update with a mask, delete and undelete an
-individual (with gender, nationality and an address) and a company; read a missing
-entity (the 404 error envelope, its details and their metadata); then create a PEP
-and sanctions screening job, run it and poll its operation until done. Each step prints
-`ok` or `FAIL` with the cause; the script goes on after a failure where it can, and
-exits 1 when any step failed.
+Steps: every operation of the document has a generated function; create, get, list
+with a filter, update with a mask, delete and undelete an individual (with gender,
+nationality and an address) and a company; add a relationship, a passport, a
+workspace, an alert and an activity log type, evaluate the individual's risk, read the
+caller's tenant and the built-in collections (alert types, risk models, activity log
+types, screening lists); read a missing entity (the 404 error envelope, its details and
+their metadata); then create a PEP and sanctions screening job, run it, poll its
+operation until done and read the screened entity. Between them every enum of the
+document round-trips; the script prints those that did. Each step prints `ok` or
+`FAIL` with the cause; the script goes on after a failure where it can, and exits 1
+when any step failed.
 """
 
 import datetime
+import enum
 import importlib
 import inspect
 import json
@@ -38,9 +44,15 @@ UNDELETE = "/v1alpha/entities/{entity}:undelete"
 JOBS = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs"
 RUN = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run"
 OPERATION = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}"
+RELATIONSHIP = "/v1alpha/entities/{entity}:addEntityRelationship"
+# Collections every tenant can read from the start, with their enums (severity, risk level,
+# activity type, ...).
+BUILT_IN_COLLECTIONS = ["/v1alpha/alertTypes", "/v1alpha/riskModels", "/v1alpha/activityLogTypes", "/v1alpha/screeningLists"]
 POLL_SECONDS = 60
 
 failures = []
+# The generated enum classes that some round-tripped body held.
+enums_seen = set()
 
 
 class StepFailed(Exception):
@@ -76,22 +88,28 @@ def endpoints(package):
         url = re.search(r'"url": "([^"]+)"', text)
         if method and url:
             module = f"{package.__name__}.api.{source.parent.name}.{source.stem}"
-            found[(method.group(1).upper(), url.group(1))] = module
+            found[(method.group(1).upper(), route(url.group(1)))] = module
     return found
+
+
+def route(path):
+    """A path template with its parameters unnamed: the generated URLs name them in
+    snake_case (`{activity_log_type}` for the document's `{activityLogType}`)."""
+    return re.sub(r"\{[^}]+\}", "{}", path)
 
 
 class Api:
     """Calls the generated endpoint functions by method, path and document parameter names."""
 
-    def __init__(self, package, client):
-        self.package = package
+    def __init__(self, package, client, tenant):
         self.client = client
+        self.tenant = tenant
         self.modules = endpoints(package)
 
     def call(self, method, path, body=None, **parameters):
         """The generated `sync_detailed` of the operation; `body` is a JSON value that the
         body's generated model parses. Returns the Response (status, content, parsed)."""
-        name = self.modules.get((method, path))
+        name = self.modules.get((method, route(path)))
         if name is None:
             raise StepFailed(f"the generated client has no function for {method} {path}")
         function = importlib.import_module(name).sync_detailed
@@ -111,7 +129,7 @@ class Api:
         try:
             return function(**arguments)
         except Exception as error:
-            raise StepFailed(f"{method} {path}: the response does not parse: {error!r}") from error
+            raise StepFailed(f"{method} {path} failed in the generated client: {error!r}") from error
 
 
 def python_name(signature, parameter):
@@ -147,6 +165,7 @@ def round_trip(parsed, raw, what):
     untyped = list(untyped_parts(parsed, type(parsed).__name__))
     if untyped:
         raise StepFailed(f"{what}: the response does not fit the generated types: " + "; ".join(untyped))
+    enums_seen.update(enums_in(parsed))
     written = parsed.to_dict()
     differences = list(differ(raw, written, "$"))
     if differences:
@@ -177,6 +196,20 @@ def untyped_parts(value, path):
         if any(isinstance(item, dict) for item in items) and "dict" not in annotation and "Any" not in annotation:
             yield f"{path}.{attribute.name} stayed raw JSON instead of {annotation}: {field!r:.200}"
         yield from untyped_parts(field, f"{path}.{attribute.name}")
+
+
+def enums_in(value):
+    """The enum classes of the values in a parsed body."""
+    if isinstance(value, enum.Enum):
+        yield type(value)
+    elif isinstance(value, list):
+        for item in value:
+            yield from enums_in(item)
+    elif hasattr(value, "__attrs_attrs__"):
+        for attribute in type(value).__attrs_attrs__:
+            yield from enums_in(getattr(value, attribute.name))
+        for item in getattr(value, "additional_properties", {}).values():
+            yield from enums_in(item)
 
 
 def differ(wire, written, path):
@@ -266,6 +299,69 @@ def entity_lifecycle(api, kind, body):
     return entity
 
 
+def coverage(api, paths):
+    """Operations the generator dropped (no schema it can read) or overwrote (two
+    operations of one tag with the same operationId give one module)."""
+    methods = {"get", "put", "post", "delete", "patch"}
+    operations = {(m.upper(), path) for path, item in paths.items() for m in item if m in methods}
+    missing = sorted((m, p) for m, p in operations if (m, route(p)) not in api.modules)
+    if missing:
+        raise StepFailed(
+            f"{len(missing)} of {len(operations)} operations have none: " + ", ".join(f"{m} {p}" for m, p in missing)
+        )
+
+
+def related_records(api, person, company, marker):
+    """A relationship between the two entities, a passport of the individual, a workspace
+    holding both, an alert, an activity log type, a risk evaluation, the tenant and the
+    built-in collections: their enums round-trip too."""
+    step(
+        "relationship: add",
+        lambda: expect_ok(
+            api.call(
+                "POST",
+                RELATIONSHIP,
+                entity=company,
+                body={"relatedEntity": f"entities/{person}", "relationshipType": "DIRECTOR"},
+            ),
+            "add relationship",
+        ),
+    )
+    passport = {
+        "entity": f"entities/{person}",
+        "documentType": "PASSPORT",
+        "documentNumber": f"P{marker}".upper(),
+        "issuingCountry": "GBR",
+        "gender": "FEMALE",
+        "givenName": "Jane",
+        "familyName": f"Client {marker}",
+        "dateOfBirth": "1980-04-02",
+        "expiryDate": "2031-01-01",
+    }
+    step("document: create", lambda: expect_ok(api.call("POST", "/v1alpha/documents", body=passport), "document"))
+    workspace = {"displayName": f"Client workspace {marker}", "entities": [f"entities/{person}", f"entities/{company}"]}
+    step("workspace: create", lambda: expect_ok(api.call("POST", "/v1alpha/workspaces", body=workspace), "workspace"))
+    alert = {
+        "alertType": "alertTypes/adverse-media-match-found",
+        "title": f"Client alert {marker}",
+        "entities": [f"entities/{person}"],
+    }
+    step("alert: create", lambda: expect_ok(api.call("POST", "/v1alpha/alerts", body=alert), "alert"))
+    log_type = {"displayName": f"Client log type {marker}", "activityType": "CUSTOM"}
+    step(
+        "activity log type: create",
+        lambda: expect_ok(api.call("POST", "/v1alpha/activityLogTypes", body=log_type), "activity log type"),
+    )
+    step(
+        "risk: evaluate the individual",
+        lambda: expect_ok(api.call("POST", "/v1alpha/entities/{entity}:evaluate", entity=person, body={}), "evaluate"),
+    )
+    step("risk: the rated entity", lambda: expect_ok(api.call("GET", ENTITY, entity=person), "get the rated entity"))
+    step("tenant: get", lambda: expect_ok(api.call("GET", "/v1alpha/tenants/{tenant}", tenant=api.tenant), "tenant"))
+    for collection in BUILT_IN_COLLECTIONS:
+        step(f"list {collection}", lambda c=collection: expect_ok(api.call("GET", c), c))
+
+
 def missing_entity(api):
     """A read of a missing entity answers the AIP-193 envelope, which parses and round-trips too."""
     _, raw = expect(api.call("GET", ENTITY, entity="no-such-entity"), 404, "get a missing entity")
@@ -305,16 +401,20 @@ def screening(api, entity):
             time.sleep(0.2)
 
     step("screening: poll the operation until done", poll)
+    step(
+        "screening: the entity's screening status",
+        lambda: expect_ok(api.call("GET", ENTITY, entity=entity), "get the screened entity"),
+    )
 
 
 def main():
-    package_parent, document, base_url, token = sys.argv[1:5]
+    package_parent, document, base_url, token, tenant = sys.argv[1:6]
     sys.path.insert(0, package_parent)
     package = importlib.import_module("rics_client")
     client = package.AuthenticatedClient(base_url=base_url, token=token, raise_on_unexpected_status=True)
-    api = Api(package, client)
+    api = Api(package, client, tenant.removeprefix("tenants/"))
     paths = json.loads(Path(document).read_text())["paths"]
-    print(f"generated client: {len(api.modules)} endpoint functions for {sum(len(v) for v in paths.values())} operations")
+    step("every operation of the document has a generated function", lambda: coverage(api, paths))
     marker = uuid.uuid4().hex[:8]
     individual = {
         "displayName": f"Jane Client {marker}",
@@ -336,10 +436,13 @@ def main():
         "company": {"legalName": f"Client Company {marker} Ltd", "type": "PRIVATE_COMPANY", "countryOfIncorporation": "GB"},
     }
     person = entity_lifecycle(api, "individual", individual)
-    entity_lifecycle(api, "company", company)
+    organisation = entity_lifecycle(api, "company", company)
+    if person is not None and organisation is not None:
+        related_records(api, person, organisation, marker)
     step("errors: a 404 through the error envelope", lambda: missing_entity(api))
     if person is not None:
         screening(api, person)
+    print("enums that round-tripped: " + ", ".join(sorted(e.__name__ for e in enums_seen)))
     if failures:
         print(f"{len(failures)} of the steps failed: {', '.join(failures)}")
         return 1

@@ -4,10 +4,13 @@
 //! package `rics_client` from it with the stock `openapi-python-client` (0.29.1, from
 //! PyPI, which `make openapi-client-referee` installs in `target/openapi-client-venv`),
 //! and runs `scripts/generated_client_check.py` with that package against the server:
-//! create, get, list with a filter, update with a mask, delete and undelete an
-//! individual and a company, a 404 read through the error envelope, then a PEP and
-//! sanctions job run and its operation polled until done. Every body goes through the
-//! generated models and must round-trip exactly, with nothing edited by hand.
+//! every operation must have a generated function; create, get, list with a filter,
+//! update with a mask, delete and undelete an individual and a company; records that
+//! hold the document's other enums (relationship, passport, workspace, alert, activity
+//! log type, risk evaluation, tenant, built-in collections); a 404 read through the
+//! error envelope; then a PEP and sanctions job run and its operation polled until done.
+//! Every body goes through the generated models and must round-trip exactly, with
+//! nothing edited by hand.
 //!
 //! The generator must not warn: a warning means it dropped a model or an endpoint of
 //! the document. The script runs even when it did, so that one run reports both.
@@ -103,6 +106,7 @@ on_both_backends! {
             .arg(&document)
             .arg(server.url(""))
             .arg(server.token())
+            .arg(server.partner())
             .output()
             .unwrap_or_else(|e| panic!("cannot run the client check: {e}"));
 
