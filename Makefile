@@ -49,12 +49,13 @@ fuzz-venv: ## Python venv with schemathesis 4.32.5, the API fuzzer (once)
 	  python3 -m venv $(FUZZ_VENV) && \
 	  $(FUZZ_VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION); fi
 
-# The debug build of `make test` (cargo test builds target/debug/rics); nothing to do after it.
-fuzz-api: fuzz-venv ## Fuzz the OpenAPI document with schemathesis on SQLite and PostgreSQL (about 4 minutes)
+# Both targets fuzz the debug build: `cargo test --no-run` builds what `make test` builds,
+# target/debug/rics among it, so right after `make test` it has nothing to do.
+fuzz-api: fuzz-venv ## Fuzz the OpenAPI document with schemathesis on SQLite and PostgreSQL at once (CI)
 	$(CARGO) test --workspace --no-run --quiet
 	$(FUZZ_VENV)/bin/python scripts/fuzz-api.py --max-examples $(FUZZ_EXAMPLES)
 
-fuzz-api-full: fuzz-venv ## The same with at least 10,000 cases per backend (about an hour)
+fuzz-api-full: fuzz-venv ## The same with at least 10,000 cases per backend
 	$(CARGO) test --workspace --no-run --quiet
 	$(FUZZ_VENV)/bin/python scripts/fuzz-api.py --max-examples $(FUZZ_FULL_EXAMPLES) --min-cases 10000
 
