@@ -212,9 +212,10 @@ def fuzz(backend, max_examples):
         if schema is not None:
             schema.drop()
         shutil.rmtree(folder, ignore_errors=True)
-    if not (reports / "report.json").exists():
+    try:
+        return json.loads((reports / "report.json").read_text()), elapsed
+    except (OSError, ValueError):  # schemathesis stopped before writing its report
         return None, elapsed
-    return json.loads((reports / "report.json").read_text()), elapsed
 
 
 def counts(report):
