@@ -1,0 +1,93 @@
+"""The rics check that schemathesis runs beside its own (loaded with SCHEMATHESIS_HOOKS).
+
+A request that matches the OpenAPI document may still be refused for a reason the
+document cannot express: the resource is missing (404), it exists already or changed
+meanwhile (409), or the system is not in the state the request needs (400
+FAILED_PRECONDITION, 400 OUT_OF_RANGE). Those are correct answers, and schemathesis's
+`positive_data_acceptance` is configured to let a 400 through to this check, which tells
+them apart by the AIP-193 error envelope. Any other 400 to a schema-valid request means
+the document is looser than the server (a pattern, bound, enum or required field it
+does not state), and fails the run, with one exception: parameters whose grammar JSON
+Schema cannot state, `filter` (AIP-160: nested parentheses, functions, typed
+comparisons) and `pageToken` (opaque, issued by the server). A schema-valid value of
+those may be refused with INVALID_ARGUMENT when every field violation names them.
+
+The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
+own check already lets their 400s through when credentials are refused, so this check
+leaves them alone.
+"""
+
+import json
+
+import schemathesis
+
+# The canonical codes a 400 may carry for a request the document accepts.
+STATE_DEPENDENT_STATUSES = frozenset({"FAILED_PRECONDITION", "OUT_OF_RANGE"})
+# Request fields whose grammar JSON Schema cannot state (see above).
+UNSTATABLE_FIELDS = frozenset({"filter", "pageToken"})
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+
+def _envelope(response):
+    """The `error` object of an AIP-193 body, or None when the body is not one."""
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else None
+
+
+def _details(error, kind):
+    details = error.get("details")
+    return [d for d in details if isinstance(d, dict) and d.get("@type") == kind] if isinstance(details, list) else []
+
+
+def _violations(error):
+    """The field violations of an envelope's BadRequest details."""
+    return [
+        v
+        for detail in _details(error, BAD_REQUEST)
+        for v in detail.get("fieldViolations", [])
+        if isinstance(v, dict)
+    ]
+
+
+def _describe(error):
+    """One line naming the status, reason and violated fields of an envelope."""
+    reason = next((d.get("reason") for d in _details(error, ERROR_INFO)), None)
+    violations = [f"{v.get('field')}: {v.get('description')}" for v in _violations(error)]
+    text = f"{error.get('status')} reason={reason}"
+    if violations:
+        text += " violations=[" + "; ".join(violations) + "]"
+    return text
+
+
+def _only_unstatable_fields(error):
+    """Every violation names a field whose grammar JSON Schema cannot state."""
+    fields = {v.get("field") for v in _violations(error)}
+    return bool(fields) and fields <= UNSTATABLE_FIELDS
+
+
+@schemathesis.check
+def schema_valid_request_not_invalid_argument(ctx, response, case):
+    """A schema-valid request answered 400 must be FAILED_PRECONDITION or OUT_OF_RANGE."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
+        return None
+    if case.path.startswith("/oauth2/"):
+        return None
+    error = _envelope(response)
+    if error is None:
+        raise AssertionError(
+            "A schema-valid request was answered 400 without an AIP-193 error envelope"
+        )
+    if error.get("status") == "INVALID_ARGUMENT" and _only_unstatable_fields(error):
+        return None
+    if error.get("status") not in STATE_DEPENDENT_STATUSES:
+        raise AssertionError(
+            "A schema-valid request was refused, so the document is looser than the server: "
+            + _describe(error)
+        )
+    return None
