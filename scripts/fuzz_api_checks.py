@@ -7,10 +7,13 @@ FAILED_PRECONDITION, 400 OUT_OF_RANGE). Those are correct answers, and schemathe
 `positive_data_acceptance` is configured to let a 400 through to this check, which tells
 them apart by the AIP-193 error envelope. Any other 400 to a schema-valid request means
 the document is looser than the server (a pattern, bound, enum or required field it
-does not state), and fails the run, with one exception: parameters whose grammar JSON
-Schema cannot state, `filter` (AIP-160: nested parentheses, functions, typed
-comparisons) and `pageToken` (opaque, issued by the server). A schema-valid value of
-those may be refused with INVALID_ARGUMENT when every field violation names them.
+does not state), and fails the run, with two exceptions that JSON Schema cannot state:
+- the grammar of `filter` (AIP-160: nested parentheses, functions, typed comparisons)
+  and of `pageToken` (opaque, issued by the server): a schema-valid value of those may
+  be refused with INVALID_ARGUMENT when every field violation names them;
+- one part of a request that must equal another: the redundant `name` or `parent`
+  beside the path (NAME_MISMATCH, PARENT_MISMATCH), a job's `entity` on `:run`
+  (ENTITY_MISMATCH), and a field named twice in `orderBy` (DUPLICATE_ORDER_BY_FIELD).
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
 own check already lets their 400s through when credentials are refused, so this check
@@ -25,6 +28,10 @@ import schemathesis
 STATE_DEPENDENT_STATUSES = frozenset({"FAILED_PRECONDITION", "OUT_OF_RANGE"})
 # Request fields whose grammar JSON Schema cannot state (see above).
 UNSTATABLE_FIELDS = frozenset({"filter", "pageToken"})
+# Reasons of rules that relate two parts of a request (see above).
+UNSTATABLE_REASONS = frozenset(
+    {"NAME_MISMATCH", "PARENT_MISMATCH", "ENTITY_MISMATCH", "DUPLICATE_ORDER_BY_FIELD"}
+)
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 
@@ -54,9 +61,14 @@ def _violations(error):
     ]
 
 
+def _reason(error):
+    """The ErrorInfo reason of an envelope, or None."""
+    return next((d.get("reason") for d in _details(error, ERROR_INFO)), None)
+
+
 def _describe(error):
     """One line naming the status, reason and violated fields of an envelope."""
-    reason = next((d.get("reason") for d in _details(error, ERROR_INFO)), None)
+    reason = _reason(error)
     violations = [f"{v.get('field')}: {v.get('description')}" for v in _violations(error)]
     text = f"{error.get('status')} reason={reason}"
     if violations:
@@ -83,7 +95,9 @@ def schema_valid_request_not_invalid_argument(ctx, response, case):
         raise AssertionError(
             "A schema-valid request was answered 400 without an AIP-193 error envelope"
         )
-    if error.get("status") == "INVALID_ARGUMENT" and _only_unstatable_fields(error):
+    if error.get("status") == "INVALID_ARGUMENT" and (
+        _only_unstatable_fields(error) or _reason(error) in UNSTATABLE_REASONS
+    ):
         return None
     if error.get("status") not in STATE_DEPENDENT_STATUSES:
         raise AssertionError(

@@ -25,6 +25,20 @@ pub(crate) fn snake_to_camel(name: &str) -> String {
     out
 }
 
+/// Converts a lowerCamelCase identifier to snake_case (`createTime` becomes `create_time`).
+pub(crate) fn camel_to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push('_');
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
 /// Whether the request spelling `given` names the declared lowerCamelCase `declared`.
 pub(crate) fn matches(given: &str, declared: &str) -> bool {
     given == declared || (given.contains('_') && snake_to_camel(given) == declared)

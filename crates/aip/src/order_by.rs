@@ -148,6 +148,23 @@ impl OrderBy {
         Ok(Self { fields })
     }
 
+    /// The grammar of [`OrderBy::parse`] over `allowed` as an ECMA-262 regular
+    /// expression, for JSON Schema: items of a field (lowerCamelCase or snake_case) and an
+    /// optional `asc` or `desc`, separated by `,` with spaces around. The one rule it
+    /// cannot state, a field named twice, is `parse`'s alone.
+    pub fn pattern(allowed: &[&str]) -> String {
+        let mut names: Vec<String> = Vec::with_capacity(allowed.len() * 2);
+        for field in allowed {
+            let snake = crate::case::camel_to_snake(field);
+            if snake != *field {
+                names.push(snake.replace('.', "\\."));
+            }
+            names.push(field.replace('.', "\\."));
+        }
+        let item = format!(" *({})( +(asc|desc))? *", names.join("|"));
+        format!("^({item}(,{item})*)?$")
+    }
+
     /// Whether no order was requested.
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
@@ -255,5 +272,14 @@ mod tests {
         }
         let err = OrderBy::parse("colour", ALLOWED).unwrap_err();
         assert!(err.to_string().contains("createTime, displayName"), "{err}");
+    }
+
+    #[test]
+    fn the_pattern_names_both_spellings() {
+        assert_eq!(
+            OrderBy::pattern(&["displayName", "riskDetails.riskLevel"]),
+            "^( *(display_name|displayName|risk_details\\.risk_level|riskDetails\\.riskLevel)( +(asc|desc))? *\
+             (, *(display_name|displayName|risk_details\\.risk_level|riskDetails\\.riskLevel)( +(asc|desc))? *)*)?$"
+        );
     }
 }

@@ -20,6 +20,9 @@ pub const MIN_ID_LENGTH: usize = 4;
 /// The longest user-chosen id.
 pub const MAX_ID_LENGTH: usize = 63;
 
+/// The rule of [`validate_user_id`] as an ECMA-262 regular expression, for JSON Schema.
+pub const USER_ID_PATTERN: &str = "^[a-z][a-z0-9-]{2,61}[a-z0-9]$";
+
 /// Why a user-chosen id was refused (400 INVALID_ARGUMENT on the `{resource}Id`
 /// parameter).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

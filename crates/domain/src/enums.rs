@@ -6,14 +6,13 @@
 #[macro_export]
 macro_rules! proto_enum {
     (
-        $(#[$meta:meta])*
+        $(#[doc = $doc:literal])*
         pub enum $name:ident ($unspecified:literal) {
             $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
         }
     ) => {
-        $(#[$meta])*
+        $(#[doc = $doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
-        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         pub enum $name {
             /// Not set: the proto3 zero value, omitted from JSON.
             #[default]
@@ -46,6 +45,36 @@ macro_rules! proto_enum {
             /// Whether this is the zero value.
             pub fn is_unspecified(&self) -> bool {
                 matches!(self, Self::Unspecified)
+            }
+        }
+
+        /// A string schema whose values are the wire's ([`Self::VALUES`]), described by
+        /// the enum's doc comment.
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                use utoipa::openapi::schema::{ObjectBuilder, Type};
+                let description: Vec<&str> = [$($doc),*].iter().map(|line| line.trim()).collect();
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(Self::VALUES.iter().copied()))
+                    .description(Some(description.join("\n")))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for $name {}
+
+        #[cfg(feature = "openapi")]
+        impl $name {
+            /// The schema without the zero value, for a field that needs a value.
+            pub fn specified_schema() -> utoipa::openapi::schema::Object {
+                use utoipa::openapi::schema::{ObjectBuilder, Type};
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(Self::VALUES[1..].iter().copied()))
+                    .build()
             }
         }
 

@@ -73,6 +73,14 @@ pub fn parse_request_id(raw: &str) -> Result<Uuid> {
     Ok(id)
 }
 
+/// The rule of [`is_well_formed_id`] as an ECMA-262 regular expression, for JSON Schema.
+pub const WELL_FORMED_ID_PATTERN: &str = "^[a-z0-9-]{1,63}$";
+
+/// A request id as JSON Schema states it: a hyphenated UUID (the server also reads the
+/// other forms [`uuid::Uuid::parse_str`] knows).
+pub const REQUEST_ID_PATTERN: &str =
+    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
 /// Whether `id` could name a stored resource: the characters a user-chosen id or a
 /// UUID may contain. Used to answer malformed names with INVALID_ARGUMENT, not
 /// NOT_FOUND.
@@ -107,5 +115,54 @@ mod tests {
         assert!(!is_well_formed_id("UPPER_CASE!"));
         assert!(!is_well_formed_id(""));
         assert!(is_well_formed_id("abc-1"));
+    }
+
+    /// Whether `text` matches `pattern` as a JSON Schema validator reads it.
+    fn fits(pattern: &str, text: &str) -> bool {
+        jsonschema::is_valid(
+            &serde_json::json!({ "type": "string", "pattern": pattern }),
+            &serde_json::json!(text),
+        )
+    }
+
+    #[test]
+    fn the_patterns_state_the_id_rules() {
+        let samples = [
+            "",
+            "a",
+            "abc",
+            "abcd",
+            "jane-doe",
+            "a-b-",
+            "-abc",
+            "4abc",
+            "ab_c",
+            "ABCD",
+            "abc d",
+            "0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+            &"a".repeat(63),
+            &"a".repeat(64),
+            "ñame",
+        ];
+        for sample in samples {
+            assert_eq!(
+                fits(WELL_FORMED_ID_PATTERN, sample),
+                is_well_formed_id(sample),
+                "{sample:?}"
+            );
+            assert_eq!(
+                fits(rics_aip::resource_id::USER_ID_PATTERN, sample),
+                rics_aip::resource_id::validate_user_id(sample).is_ok(),
+                "{sample:?}"
+            );
+        }
+        assert!(fits(
+            REQUEST_ID_PATTERN,
+            "0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+        ));
+        assert!(!fits(
+            REQUEST_ID_PATTERN,
+            "0192a1b2c3d47e5f8a9b0c1d2e3f4a5b-"
+        ));
     }
 }

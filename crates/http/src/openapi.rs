@@ -1,7 +1,12 @@
 //! The OpenAPI 3.1 document, generated from the handlers' annotations and served at
 //! `/v1alpha/openapi.json`.
 
+mod normalize;
+
+use std::sync::LazyLock;
+
 use actix_web::HttpResponse;
+use serde_json::Value;
 use utoipa::OpenApi;
 
 use crate::routes::{
@@ -183,8 +188,89 @@ impl utoipa::Modify for Security {
     }
 }
 
+/// The served document: utoipa's, with the rules of [`normalize`] applied, built once.
+static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
+    let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+    if let Err(problems) = normalize::normalize(&mut document) {
+        tracing::error!(problems, "the route table breaks the operationId rule");
+    }
+    document
+});
+
+/// The OpenAPI document as served.
+pub fn served() -> &'static Value {
+    &DOCUMENT
+}
+
 /// The OpenAPI document.
 #[utoipa::path(get, path = "/v1alpha/openapi.json", tag = "meta", responses((status = 200, description = "The OpenAPI 3.1 document")))]
 pub async fn document() -> HttpResponse {
-    HttpResponse::Ok().json(ApiDoc::openapi())
+    HttpResponse::Ok().json(served())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    fn operations() -> Vec<(String, String, &'static Value)> {
+        let mut operations = Vec::new();
+        for (path, item) in served()["paths"].as_object().into_iter().flatten() {
+            for (method, operation) in item.as_object().into_iter().flatten() {
+                operations.push((method.to_uppercase(), path.clone(), operation));
+            }
+        }
+        operations
+    }
+
+    #[test]
+    fn every_operation_has_its_own_id() {
+        let mut seen = BTreeSet::new();
+        for (method, path, operation) in operations() {
+            let id = operation["operationId"].as_str().unwrap_or_default();
+            assert!(
+                id.starts_with(|c: char| c.is_ascii_uppercase()),
+                "{method} {path}: '{id}' does not follow the rule"
+            );
+            assert!(seen.insert(id.to_owned()), "{method} {path}: '{id}' again");
+        }
+        assert_eq!(seen.len(), crate::routes::ROUTES.len());
+    }
+
+    #[test]
+    fn enums_list_the_values_of_the_wire() {
+        let schemas = &served()["components"]["schemas"];
+        let gender: Vec<&str> = schemas["Gender"]["enum"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(gender, rics_domain::entity::model::Gender::VALUES);
+        for (name, schema) in schemas.as_object().into_iter().flatten() {
+            for value in schema["enum"].as_array().into_iter().flatten() {
+                let text = value.as_str().unwrap_or_default();
+                assert!(
+                    !text.chars().any(char::is_lowercase) || text.contains('.'),
+                    "{name} has the value '{text}', not the wire's"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_api_operation_documents_the_error_envelope() {
+        for (method, path, operation) in operations() {
+            if !path.starts_with("/v1alpha/") || path.ends_with("openapi.json") {
+                continue;
+            }
+            for status in ["400", "401", "403", "404", "429", "default"] {
+                assert_eq!(
+                    operation["responses"][status]["$ref"], "#/components/responses/Error",
+                    "{method} {path} {status}"
+                );
+            }
+        }
+    }
 }

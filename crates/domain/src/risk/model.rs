@@ -564,6 +564,11 @@ fn severity(level: RiskLevel) -> u8 {
     }
 }
 
+/// The rule of [`parse_version`] for a bare version as an ECMA-262 regular expression,
+/// for JSON Schema: a positive integer without sign or leading zero, short enough to
+/// be an `i64`.
+pub const VERSION_PATTERN: &str = "^[1-9][0-9]{0,17}$";
+
 /// A model version's name checked: `riskModels/{version}` or the bare version.
 ///
 /// # Errors

@@ -5,10 +5,10 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
+use rics_domain::document::model::DocumentType;
 use rics_domain::error::Error;
 use rics_domain::id::is_well_formed_id;
 use rics_domain::job::JobService;
-use rics_domain::job::id_verification::IdVerificationInput;
 use rics_domain::job::model::job_name;
 use rics_domain::job::pep_sanction::PepSanctionInput;
 use rics_domain::job::risk_rating::RiskRatingInput;
@@ -43,29 +43,37 @@ pub struct ListPepSanctionIndividualEntityJobsResponse {
 #[allow(dead_code)]
 pub struct PepSanctionIndividualEntityJob {
     /// `entities/{entity}/pepSanctionIndividualEntityJobs/{job}`. Output only.
+    #[schema(read_only, required = false)]
     name: String,
     /// Random identifier. Output only.
+    #[schema(read_only, required = false)]
     uid: String,
     /// The screened entity. Output only (the path gives it).
+    #[schema(read_only, required = false)]
     entity: String,
     /// The inputs.
     #[serde(flatten)]
     input: PepSanctionInput,
     /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    #[schema(read_only, required = false)]
     state: String,
     /// The latest successful run's result: `status` (CLEAR or POTENTIAL_MATCH),
     /// `matches[]` {`listEntry`, `dataset`, `matchedName`, `screenedName`, `score`,
     /// `explanation`}, `listVersions[]`, `screenedNames`, `threshold`, `screenTime`.
     /// Output only.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, read_only, required = false)]
     result: Option<Value>,
     /// The latest run's operation. Output only.
+    #[schema(read_only, required = false)]
     latest_operation: Option<String>,
     /// Creation time. Output only.
+    #[schema(read_only, required = false)]
     create_time: String,
     /// Last change time. Output only.
+    #[schema(read_only, required = false)]
     update_time: String,
     /// Strong etag.
+    #[schema(read_only, required = false)]
     etag: String,
 }
 
@@ -253,30 +261,38 @@ pub struct ListIndividualEntityRiskRatingJobsResponse {
 #[allow(dead_code)]
 pub struct IndividualEntityRiskRatingJob {
     /// `entities/{entity}/individualEntityRiskRatingJobs/{job}`. Output only.
+    #[schema(read_only, required = false)]
     name: String,
     /// Random identifier. Output only.
+    #[schema(read_only, required = false)]
     uid: String,
     /// The rated individual. Output only (the path gives it).
+    #[schema(read_only, required = false)]
     entity: String,
     /// The inputs.
     #[serde(flatten)]
     input: RiskRatingInput,
     /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    #[schema(read_only, required = false)]
     state: String,
     /// The latest successful run's rating: `riskScore` (0 to 100), `riskLevel`,
     /// `contributions[]` {`factor`, `inputValue`, `value`, `weight`, `points`,
     /// `reason`} whose points sum exactly to the score, `modelVersion`, and the
     /// `activityLog` (and `alert`, when the level rose to High) it recorded. Output
     /// only.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, read_only, required = false)]
     result: Option<Value>,
     /// The latest run's operation. Output only.
+    #[schema(read_only, required = false)]
     latest_operation: Option<String>,
     /// Creation time. Output only.
+    #[schema(read_only, required = false)]
     create_time: String,
     /// Last change time. Output only.
+    #[schema(read_only, required = false)]
     update_time: String,
     /// Strong etag.
+    #[schema(read_only, required = false)]
     etag: String,
 }
 
@@ -363,9 +379,10 @@ pub async fn operation_risk_rating(
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-pub struct ListIndividualEntityIdVerificationJobsResponse {
+pub struct ListIndividualEntityIDVerificationJobsResponse {
     /// The jobs, newest first unless `orderBy` says otherwise.
-    individual_entity_id_verification_jobs: Vec<IndividualEntityIdVerificationJob>,
+    #[serde(rename = "individualEntityIDVerificationJobs")]
+    individual_entity_id_verification_jobs: Vec<IndividualEntityIDVerificationJob>,
     /// Token of the next page; absent on the last page.
     next_page_token: Option<String>,
     /// How many jobs match.
@@ -377,32 +394,45 @@ pub struct ListIndividualEntityIdVerificationJobsResponse {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-pub struct IndividualEntityIdVerificationJob {
+pub struct IndividualEntityIDVerificationJob {
     /// `individualEntityIDVerificationJobs/{job}`. Output only.
+    #[schema(read_only, required = false)]
     name: String,
     /// Random identifier. Output only.
+    #[schema(read_only, required = false)]
     uid: String,
     /// The individual whose document is verified, `entities/{entity}`. Required on
     /// create, immutable.
+    #[schema(pattern = "^entities/[a-z0-9-]{1,63}$")]
     entity: String,
-    /// The inputs: `document` or `idType`.
-    #[serde(flatten)]
-    input: IdVerificationInput,
+    /// The document to verify, `documents/{document}`, of the job's entity; or else
+    /// `idType`.
+    #[schema(pattern = "^documents/[a-z0-9-]{1,63}$")]
+    document: Option<String>,
+    /// Or the type of document to verify: the entity's newest live document of this
+    /// type when the job runs.
+    #[schema(schema_with = DocumentType::specified_schema)]
+    id_type: Option<DocumentType>,
     /// PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED. Output only.
+    #[schema(read_only, required = false)]
     state: String,
     /// The latest successful run's verification: `outcome` (PASSED or FAILED),
     /// `checks[]` {`check`, `status` (PASSED, FAILED, NOT_APPLICABLE), `reason`},
     /// `document`, `documentType`, `verifyDate`, `activityLog` and, on failure,
     /// `alert`. Output only.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, read_only, required = false)]
     result: Option<Value>,
     /// The latest run's operation. Output only.
+    #[schema(read_only, required = false)]
     latest_operation: Option<String>,
     /// Creation time. Output only.
+    #[schema(read_only, required = false)]
     create_time: String,
     /// Last change time. Output only.
+    #[schema(read_only, required = false)]
     update_time: String,
     /// Strong etag.
+    #[schema(read_only, required = false)]
     etag: String,
 }
 
@@ -414,7 +444,7 @@ pub struct IndividualEntityIdVerificationJob {
         ("skip" = Option<i32>, Query, description = "Items to skip"),
         ("filter" = Option<String>, Query, description = "AIP-160 over entity, state, createTime, updateTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc")),
-    responses((status = 200, body = ListIndividualEntityIdVerificationJobsResponse), (status = 400, body = ErrorEnvelope)))]
+    responses((status = 200, body = ListIndividualEntityIDVerificationJobsResponse), (status = 400, body = ErrorEnvelope)))]
 pub async fn list_id_verification(
     caller: Caller,
     req: HttpRequest,
@@ -426,8 +456,8 @@ pub async fn list_id_verification(
 /// Creates an ID document verification job about the individual `entity` of the body.
 #[utoipa::path(post, path = "/v1alpha/individualEntityIDVerificationJobs", tag = "jobs",
     params(("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
-    request_body = IndividualEntityIdVerificationJob,
-    responses((status = 200, body = IndividualEntityIdVerificationJob), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    request_body = IndividualEntityIDVerificationJob,
+    responses((status = 200, body = IndividualEntityIDVerificationJob), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn create_id_verification(
     caller: Caller,
     req: HttpRequest,
@@ -463,7 +493,7 @@ pub async fn create_id_verification(
 #[utoipa::path(get, path = "/v1alpha/individualEntityIDVerificationJobs/{job}", tag = "jobs",
     params(("job" = String, Path, description = "Job id"),
         ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
-    responses((status = 200, body = IndividualEntityIdVerificationJob), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = IndividualEntityIDVerificationJob), (status = 404, body = ErrorEnvelope)))]
 pub async fn get_id_verification(
     caller: Caller,
     req: HttpRequest,

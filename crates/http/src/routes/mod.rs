@@ -12,6 +12,7 @@ pub mod health;
 pub mod jobs;
 pub mod notes;
 pub mod oauth;
+pub mod operation_id;
 pub mod risk;
 pub mod screening_lists;
 pub mod tenants;
@@ -115,13 +116,21 @@ pub struct Route {
     pub path: &'static str,
     /// The scope a caller needs; `None` for public routes.
     pub scope: Option<Scope>,
+    /// The OpenAPI `operationId` when the rule of [`operation_id`] does not give it: for
+    /// routes outside the resource paths and custom methods whose verb names its object.
+    pub operation_id: Option<&'static str>,
 }
 
 macro_rules! routes {
-    ($( $method:ident $path:literal => $handler:path, $scope:expr; )+) => {
+    ($( $method:ident $path:literal $(as $operation_id:literal)? => $handler:path, $scope:expr; )+) => {
         /// Every route of the API.
         pub const ROUTES: &[Route] = &[
-            $( Route { method: stringify!($method), path: $path, scope: $scope }, )+
+            $( Route {
+                method: stringify!($method),
+                path: $path,
+                scope: $scope,
+                operation_id: routes!(@id $($operation_id)?),
+            }, )+
         ];
 
         /// Registers every route of [`ROUTES`] with its handler, behind the
@@ -130,6 +139,8 @@ macro_rules! routes {
             $( register(config, Method::$method, $path, $scope, $handler); )+
         }
     };
+    (@id $operation_id:literal) => { Some($operation_id) };
+    (@id) => { None };
 }
 
 /// Registers one route: a resource answering only `method`, gated by `scope`, its
@@ -164,14 +175,14 @@ fn register<F, Args>(
 }
 
 routes! {
-    GET "/healthz" => health::healthz, None;
-    GET "/readyz" => health::readyz, None;
-    GET "/v1alpha/openapi.json" => crate::openapi::document, None;
-    POST "/oauth2/token" => oauth::token, None;
-    GET "/oauth2/authorize" => oauth::authorize_page, None;
-    POST "/oauth2/authorize" => oauth::authorize_submit, None;
-    GET "/.well-known/openid-configuration" => oauth::discovery, None;
-    GET "/.well-known/jwks.json" => oauth::jwks, None;
+    GET "/healthz" as "CheckHealth" => health::healthz, None;
+    GET "/readyz" as "CheckReadiness" => health::readyz, None;
+    GET "/v1alpha/openapi.json" as "GetOpenApiDocument" => crate::openapi::document, None;
+    POST "/oauth2/token" as "IssueToken" => oauth::token, None;
+    GET "/oauth2/authorize" as "ShowAuthorizationPage" => oauth::authorize_page, None;
+    POST "/oauth2/authorize" as "SubmitAuthorization" => oauth::authorize_submit, None;
+    GET "/.well-known/openid-configuration" as "GetOpenIdConfiguration" => oauth::discovery, None;
+    GET "/.well-known/jwks.json" as "GetJsonWebKeySet" => oauth::jwks, None;
     GET "/v1alpha/entities" => entities::list, Some(Scope::Read);
     POST "/v1alpha/entities" => entities::create, Some(Scope::Write);
     GET "/v1alpha/entities:batchGet" => entities::batch_get, Some(Scope::Read);
@@ -180,11 +191,11 @@ routes! {
     DELETE "/v1alpha/entities/{entity}" => entities::delete, Some(Scope::Write);
     POST "/v1alpha/entities/{entity}:undelete" => entities::undelete, Some(Scope::Write);
     DELETE "/v1alpha/entities/{entity}:hardDelete" => entities::hard_delete, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:addTag" => entities::add_tag, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:removeTag" => entities::remove_tag, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:addEntityRelationship" => entities::add_relationship, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:removeEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}:EntityRelationships" => entities::list_relationships, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}:addTag" as "AddEntityTag" => entities::add_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeTag" as "RemoveEntityTag" => entities::remove_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addEntityRelationship" as "AddEntityRelationship" => entities::add_relationship, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeEntityRelationship" as "RemoveEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => entities::list_relationships, Some(Scope::Read);
     GET "/v1alpha/events/{event}" => events::get, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events" => events::list, Some(Scope::Read);
     GET "/v1alpha/entities/{entity}/events/{event}" => events::get_for_entity, Some(Scope::Read);
@@ -204,7 +215,7 @@ routes! {
     POST "/v1alpha/individualEntityIDVerificationJobs/{job}:run" => jobs::run_id_verification, Some(Scope::Write);
     GET "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}" => jobs::operation_id_verification, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}:evaluate" => risk::evaluate, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}:evaluationInput" => risk::evaluation_input, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => risk::evaluation_input, Some(Scope::Read);
     GET "/v1alpha/riskModels" => risk::list, Some(Scope::Read);
     POST "/v1alpha/riskModels" => risk::create, Some(Scope::Admin);
     GET "/v1alpha/riskModels/{riskModel}" => risk::get, Some(Scope::Read);
@@ -257,7 +268,7 @@ routes! {
     GET "/v1alpha/screeningLists" => screening_lists::list, Some(Scope::Read);
     POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
     GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
-    GET "/v1alpha/tenants/{tenant}/children" => tenants::children, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren" => tenants::children, Some(Scope::Read);
     GET "/v1alpha/tenants/{tenant}/operations/{operation}" => tenants::operation, Some(Scope::Read);
 }
 

@@ -12,9 +12,88 @@ use rics_domain::identity::authorization::{
     AuthorizeError, AuthorizeRequest, OAuthError, OAuthErrorCode, SignInError, TokenRequest,
     with_query,
 };
+use serde::Serialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 use crate::state::ApiState;
+
+/// The token endpoint's form (RFC 6749 sections 4.1.3, 4.4.2 and 6). Documentation of
+/// the body [`form_fields`] reads; the client may authenticate with HTTP Basic instead
+/// of `client_id` and `client_secret`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct TokenForm {
+    /// `client_credentials`, `authorization_code` or `refresh_token`.
+    #[schema(pattern = "^(client_credentials|authorization_code|refresh_token)$")]
+    grant_type: String,
+    /// The client, unless given by HTTP Basic.
+    client_id: Option<String>,
+    /// The client's secret, unless given by HTTP Basic.
+    client_secret: Option<String>,
+    /// The authorization code (`authorization_code`).
+    code: Option<String>,
+    /// The redirect URI of the authorization request (`authorization_code`).
+    redirect_uri: Option<String>,
+    /// The PKCE verifier (`authorization_code`).
+    code_verifier: Option<String>,
+    /// The refresh token (`refresh_token`).
+    refresh_token: Option<String>,
+    /// Space-separated scopes: all the client's when absent; a refresh may only narrow.
+    scope: Option<String>,
+}
+
+/// The sign-in form of `/oauth2/authorize`: the credentials, the CSRF token of the
+/// page, and the authorization request's parameters again.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AuthorizeForm {
+    /// The user's name.
+    username: String,
+    /// The user's password.
+    password: String,
+    /// The CSRF token the page carried (also in its cookie).
+    csrf: String,
+    /// `code`.
+    response_type: String,
+    /// The client.
+    client_id: String,
+    /// A redirect URI registered for the client.
+    redirect_uri: String,
+    /// Space-separated scopes.
+    scope: Option<String>,
+    /// Echoed back to the client.
+    state: Option<String>,
+    /// The PKCE S256 challenge.
+    code_challenge: String,
+    /// `S256`.
+    code_challenge_method: String,
+}
+
+/// An issued token (RFC 6749 section 5.1).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenBody {
+    /// The access token, a JWT.
+    access_token: String,
+    /// Always `Bearer`.
+    token_type: &'static str,
+    /// Seconds until the access token expires.
+    expires_in: u64,
+    /// A refresh token: authorization code and refresh grants only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    /// The scopes granted, space separated.
+    scope: String,
+}
+
+/// A refusal (RFC 6749 section 5.2).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OAuthErrorBody {
+    /// The RFC 6749 error code, such as `invalid_grant`.
+    error: &'static str,
+    /// What went wrong, in English.
+    error_description: String,
+}
 
 /// The cookie holding the sign-in form's CSRF token.
 const CSRF_COOKIE: &str = "rics_csrf";
@@ -125,7 +204,10 @@ fn oauth_error(error: &OAuthError, basic: bool) -> HttpResponse {
     if error.code == OAuthErrorCode::InvalidClient && basic {
         response.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"rics\""));
     }
-    response.json(json!({"error": error.code.as_str(), "error_description": error.description}))
+    response.json(OAuthErrorBody {
+        error: error.code.as_str(),
+        error_description: error.description.clone(),
+    })
 }
 
 /// The token endpoint (RFC 6749 section 3.2): grant types `client_credentials`,
@@ -133,9 +215,12 @@ fn oauth_error(error: &OAuthError, basic: bool) -> HttpResponse {
 /// RFC 6749 section 5.2 JSON error, a body over [`FORM_LIMIT`] included (400
 /// `invalid_request`).
 #[utoipa::path(post, path = "/oauth2/token", tag = "oauth2",
-    request_body(content_type = "application/x-www-form-urlencoded", description = "grant_type, client_id, client_secret (or HTTP Basic), code, redirect_uri, code_verifier, refresh_token, scope"),
-    responses((status = 200, description = "access_token, token_type, expires_in, refresh_token, scope"),
-              (status = 400, description = "RFC 6749 error"), (status = 401, description = "invalid_client")))]
+    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 200, description = "The token", body = TokenBody),
+              (status = 400, description = "Refused", body = OAuthErrorBody),
+              (status = 401, description = "`invalid_client`", body = OAuthErrorBody),
+              (status = 500, description = "`server_error`", body = OAuthErrorBody),
+              (status = 503, description = "`temporarily_unavailable`", body = OAuthErrorBody)))]
 pub async fn token(req: HttpRequest, state: Data<ApiState>, payload: Payload) -> HttpResponse {
     let invalid_request = |description: String| {
         let error = OAuthError {
@@ -177,15 +262,13 @@ pub async fn token(req: HttpRequest, state: Data<ApiState>, payload: Payload) ->
     };
     match state.authorization.token(&request).await {
         Ok(response) => {
-            let mut body = json!({
-                "access_token": response.access_token,
-                "token_type": "Bearer",
-                "expires_in": response.expires_in,
-                "scope": response.scope,
-            });
-            if let Some(refresh) = response.refresh_token {
-                body["refresh_token"] = json!(refresh);
-            }
+            let body = TokenBody {
+                access_token: response.access_token,
+                token_type: "Bearer",
+                expires_in: response.expires_in,
+                refresh_token: response.refresh_token,
+                scope: response.scope,
+            };
             HttpResponse::Ok()
                 .insert_header((header::CACHE_CONTROL, "no-store"))
                 .insert_header((header::PRAGMA, "no-cache"))
@@ -372,7 +455,7 @@ pub async fn authorize_page(req: HttpRequest, state: Data<ApiState>) -> HttpResp
 /// cannot be read (over [`FORM_LIMIT`], broken off) gets the error page like any other
 /// untrusted submission: its redirect URI was not read, so it is never redirected to.
 #[utoipa::path(post, path = "/oauth2/authorize", tag = "oauth2",
-    request_body(content_type = "application/x-www-form-urlencoded", description = "username, password, csrf and the authorization request's parameters"),
+    request_body(content = AuthorizeForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 302, description = "Back to the client with code and state"), (status = 200, description = "The sign-in page again, after bad credentials"), (status = 400, description = "Refused")))]
 pub async fn authorize_submit(
     req: HttpRequest,
