@@ -13,7 +13,9 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   be refused with INVALID_ARGUMENT when every field violation names them;
 - one part of a request that must equal another: the redundant `name` or `parent`
   beside the path (NAME_MISMATCH, PARENT_MISMATCH), a job's `entity` on `:run`
-  (ENTITY_MISMATCH), and a field named twice in `orderBy` (DUPLICATE_ORDER_BY_FIELD).
+  (ENTITY_MISMATCH), a relationship of an entity with itself (SELF_RELATIONSHIP), a
+  field named twice in `orderBy` (read from the request), and a request id used before
+  with another request (REQUEST_ID_REUSED: it depends on an earlier request).
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
 own check already lets their 400s through when credentials are refused, so this check
@@ -30,7 +32,7 @@ STATE_DEPENDENT_STATUSES = frozenset({"FAILED_PRECONDITION", "OUT_OF_RANGE"})
 UNSTATABLE_FIELDS = frozenset({"filter", "pageToken"})
 # Reasons of rules that relate two parts of a request (see above).
 UNSTATABLE_REASONS = frozenset(
-    {"NAME_MISMATCH", "PARENT_MISMATCH", "ENTITY_MISMATCH", "DUPLICATE_ORDER_BY_FIELD"}
+    {"NAME_MISMATCH", "PARENT_MISMATCH", "ENTITY_MISMATCH", "SELF_RELATIONSHIP", "REQUEST_ID_REUSED"}
 )
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
@@ -82,6 +84,16 @@ def _only_unstatable_fields(error):
     return bool(fields) and fields <= UNSTATABLE_FIELDS
 
 
+def _names_a_field_twice(case):
+    """The case's `orderBy` names a field twice (in either spelling), which the
+    document's pattern cannot refuse."""
+    order_by = (case.query or {}).get("orderBy")
+    if not isinstance(order_by, str):
+        return False
+    fields = [item.split()[0].replace("_", "").lower() for item in order_by.split(",") if item.split()]
+    return len(fields) != len(set(fields))
+
+
 @schemathesis.check
 def schema_valid_request_not_invalid_argument(ctx, response, case):
     """A schema-valid request answered 400 must be FAILED_PRECONDITION or OUT_OF_RANGE."""
@@ -96,7 +108,9 @@ def schema_valid_request_not_invalid_argument(ctx, response, case):
             "A schema-valid request was answered 400 without an AIP-193 error envelope"
         )
     if error.get("status") == "INVALID_ARGUMENT" and (
-        _only_unstatable_fields(error) or _reason(error) in UNSTATABLE_REASONS
+        _only_unstatable_fields(error)
+        or _reason(error) in UNSTATABLE_REASONS
+        or _names_a_field_twice(case)
     ):
         return None
     if error.get("status") not in STATE_DEPENDENT_STATUSES:

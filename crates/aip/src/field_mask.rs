@@ -374,6 +374,39 @@ fn split(raw: &str) -> Result<Vec<(String, Vec<Segment>)>, FieldMaskError> {
 }
 
 impl UpdateMask {
+    /// The paths a caller may change as an ECMA-262 regular expression over the
+    /// `updateMask` parameter, for JSON Schema: `*` alone, or paths separated by `,`
+    /// (spaces around), each a mutable or required field of `table` in either spelling,
+    /// into nested messages, or a map key (`externalIds.crm`). Output-only and immutable
+    /// fields are left out: the mask may name them only to repeat their value.
+    pub fn pattern(table: &FieldTable) -> String {
+        let path = Self::path_pattern(table);
+        format!("^( *\\* *|( *{path} *(, *{path} *)*)?)$")
+    }
+
+    fn path_pattern(table: &FieldTable) -> String {
+        let mut alternatives = Vec::new();
+        for field in table.fields() {
+            if matches!(field.behavior, Behavior::OutputOnly | Behavior::Immutable) {
+                continue;
+            }
+            let snake = crate::case::camel_to_snake(field.name);
+            let name = if snake == field.name {
+                field.name.to_owned()
+            } else {
+                format!("({}|{snake})", field.name)
+            };
+            alternatives.push(match &field.kind {
+                FieldKind::Message(inner) => {
+                    format!("{name}(\\.{})?", Self::path_pattern(inner))
+                }
+                FieldKind::Map => format!("{name}(\\.[A-Za-z_][A-Za-z0-9_]*)?"),
+                _ => name,
+            });
+        }
+        format!("({})", alternatives.join("|"))
+    }
+
     /// Parses the `updateMask` query parameter against a resource's table; see the
     /// [module docs](self).
     ///

@@ -70,6 +70,33 @@ const KOSOVO_USER_ASSIGNED: &str = "XKX";
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IcaoCode(String);
 
+/// Every code [`IcaoCode::parse`] reads, in upper case: Doc 9303's own codes and the
+/// assigned ISO 3166-1 alpha-3 and alpha-2 codes.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for IcaoCode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let countries = celes::Country::get_countries();
+        let mut codes: Vec<&'static str> = ICAO_ONLY.iter().map(|(code, _)| *code).collect();
+        for country in &countries {
+            codes.extend([country.alpha2, country.alpha3]);
+        }
+        codes.retain(|code| IcaoCode::parse(code).is_ok());
+        codes.sort_unstable();
+        codes.dedup();
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(codes))
+            .description(Some(
+                "A state or organisation as ICAO Doc 9303 prints it (FRA, D, UTO), or an ISO 3166-1 alpha-2 code.",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for IcaoCode {}
+
 impl IcaoCode {
     /// Parses a code: an ISO 3166-1 alpha-3 code, a code of Doc 9303 Part 3, or an
     /// alpha-2 code (turned into its alpha-3 code; `XK` into `RKS`), in any case,

@@ -51,35 +51,35 @@ pub fn validate_user_id(parameter: &str, id: &str) -> Result<()> {
         .map_err(|e| Error::invalid_field(parameter, "INVALID_RESOURCE_ID", e.to_string()))
 }
 
-/// Checks a request id (AIP-155): a UUID in its canonical text form, not the nil UUID.
+/// Checks a request id (AIP-155): a UUID of RFC 9562 (its variant, a version 1 to 8)
+/// in the hyphenated text form, as [`REQUEST_ID_PATTERN`] states it. So the nil and max
+/// UUIDs, and the braced, URN and unhyphenated forms, are refused.
 ///
 /// # Errors
 /// INVALID_ARGUMENT with a field violation on `requestId`.
 pub fn parse_request_id(raw: &str) -> Result<Uuid> {
-    let id = Uuid::try_parse(raw).map_err(|_| {
-        Error::invalid_field(
-            "requestId",
-            "INVALID_REQUEST_ID",
-            "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000",
-        )
-    })?;
-    if id.is_nil() {
-        return Err(Error::invalid_field(
-            "requestId",
-            "INVALID_REQUEST_ID",
-            "must not be the nil UUID",
-        ));
-    }
-    Ok(id)
+    Uuid::try_parse(raw)
+        .ok()
+        .filter(|id| {
+            raw.len() == 36
+                && id.get_variant() == uuid::Variant::RFC4122
+                && (1..=8).contains(&id.get_version_num())
+        })
+        .ok_or_else(|| {
+            Error::invalid_field(
+                "requestId",
+                "INVALID_REQUEST_ID",
+                "must be a hyphenated RFC 9562 UUID (version 1 to 8) such as 0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+            )
+        })
 }
 
 /// The rule of [`is_well_formed_id`] as an ECMA-262 regular expression, for JSON Schema.
 pub const WELL_FORMED_ID_PATTERN: &str = "^[a-z0-9-]{1,63}$";
 
-/// A request id as JSON Schema states it: a hyphenated UUID (the server also reads the
-/// other forms [`uuid::Uuid::parse_str`] knows).
+/// The rule of [`parse_request_id`] as an ECMA-262 regular expression, for JSON Schema.
 pub const REQUEST_ID_PATTERN: &str =
-    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$";
 
 /// Whether `id` could name a stored resource: the characters a user-chosen id or a
 /// UUID may contain. Used to answer malformed names with INVALID_ARGUMENT, not

@@ -55,6 +55,52 @@ impl<'de> Deserialize<'de> for CountryCode {
     }
 }
 
+/// Every assigned alpha-2 code, in upper case as the API answers them; input in other
+/// cases is read too.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for CountryCode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let mut codes: Vec<&'static str> = celes::Country::get_countries()
+            .iter()
+            .map(|country| country.alpha2)
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(codes))
+            .description(Some(
+                "An assigned ISO 3166-1 alpha-2 country code, such as FR.",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for CountryCode {}
+
+/// `YYYY-MM-DD`, `YYYY-MM` or `YYYY` with a month 01 to 12 and a day 01 to 31 (that
+/// the day exists in its month is the server's to check).
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for PartialDate {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(
+                "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$",
+            ))
+            .description(Some(
+                "A date that may be partial: YYYY-MM-DD, YYYY-MM or YYYY, such as 1970-01-31.",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for PartialDate {}
+
 /// A calendar date that may be partial: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, as dates of
 /// birth often are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -648,3 +648,25 @@ fn table_lookup_and_reasons() {
     reasons.dedup();
     assert_eq!(reasons.len(), errors.len());
 }
+
+#[test]
+fn the_pattern_names_what_a_caller_may_change() {
+    use Behavior::{Immutable, Mutable, OutputOnly, Required};
+    use FieldKind::{Map, Message, Scalar};
+    let table = FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("entityType", Scalar, Immutable)
+        .field("displayName", Scalar, Required)
+        .field("externalIds", Map, Mutable)
+        .field(
+            "legalName",
+            Message(FieldTable::new().field("givenName", Scalar, Mutable)),
+            Mutable,
+        );
+    let path = "((displayName|display_name)|(externalIds|external_ids)(\\.[A-Za-z_][A-Za-z0-9_]*)?\
+                |(legalName|legal_name)(\\.((givenName|given_name)))?)";
+    assert_eq!(
+        UpdateMask::pattern(&table),
+        format!("^( *\\* *|( *{path} *(, *{path} *)*)?)$")
+    );
+}

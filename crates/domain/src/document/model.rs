@@ -69,11 +69,11 @@ pub struct Document {
     pub document_number: String,
     /// The issuing state or organisation, an ICAO 9303 code as printed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "D"))]
+    #[cfg_attr(feature = "openapi", schema(example = "D"))]
     pub issuing_country: Option<IcaoCode>,
     /// The holder's nationality, an ICAO 9303 code as printed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "DEU"))]
+    #[cfg_attr(feature = "openapi", schema(example = "DEU"))]
     pub nationality: Option<IcaoCode>,
     /// The state, province or territory within the country that issued it (a
     /// driver's licence's `NSW`), free text.
@@ -99,7 +99,7 @@ pub struct Document {
     pub family_name: String,
     /// The holder's date of birth, `YYYY-MM-DD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "1970-01-31"))]
+    #[cfg_attr(feature = "openapi", schema(example = "1970-01-31"))]
     pub date_of_birth: Option<PartialDate>,
     /// The holder's gender as printed.
     #[serde(
@@ -117,11 +117,11 @@ pub struct Document {
     pub place_of_birth: String,
     /// The date of issue, `YYYY-MM-DD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "2020-06-01"))]
+    #[cfg_attr(feature = "openapi", schema(example = "2020-06-01"))]
     pub issue_date: Option<PartialDate>,
     /// The date of expiry, `YYYY-MM-DD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "2030-05-31"))]
+    #[cfg_attr(feature = "openapi", schema(example = "2030-05-31"))]
     pub expiry_date: Option<PartialDate>,
     /// The lines of the machine readable zone, when it was read: 1 to 3 lines.
     #[serde(

@@ -174,7 +174,7 @@ pub struct Individual {
     pub other_names: Vec<PersonName>,
     /// Date of birth: `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "1970-01-31"))]
+    #[cfg_attr(feature = "openapi", schema(example = "1970-01-31"))]
     pub date_of_birth: Option<PartialDate>,
     /// Place of birth, free text.
     #[serde(
@@ -189,11 +189,9 @@ pub struct Individual {
         deserialize_with = "crate::serde_util::null_as_default",
         skip_serializing_if = "Vec::is_empty"
     )]
-    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["FR"])))]
     pub nationalities: Vec<CountryCode>,
     /// Country of residence, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "FR"))]
     pub country_of_residence: Option<CountryCode>,
     /// Gender.
     #[serde(
@@ -246,7 +244,6 @@ pub struct Company {
     pub registration_number: String,
     /// Country of incorporation, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "GB"))]
     pub country_of_incorporation: Option<CountryCode>,
 }
 
@@ -278,7 +275,6 @@ pub struct RegisteredParty {
     pub registration_number: String,
     /// Country of registration, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "AU"))]
     pub country_of_registration: Option<CountryCode>,
 }
 
@@ -324,7 +320,6 @@ pub struct Address {
     pub postal_code: String,
     /// Country, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "FR"))]
     pub country: Option<CountryCode>,
 }
 

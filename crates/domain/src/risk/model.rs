@@ -19,9 +19,9 @@ const MAX_DISPLAY_NAME: usize = 200;
 /// The longest description.
 const MAX_DESCRIPTION: usize = 2000;
 /// The most occupation categories, and keywords per category.
-const MAX_CATEGORIES: usize = 50;
+pub const MAX_CATEGORIES: usize = 50;
 /// See [`MAX_CATEGORIES`].
-const MAX_KEYWORDS: usize = 100;
+pub const MAX_KEYWORDS: usize = 100;
 
 /// A stored, versioned risk model.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

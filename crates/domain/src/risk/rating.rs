@@ -26,15 +26,12 @@ pub struct EvaluationInput {
     pub evaluation_date: Date,
     /// Nationalities, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub nationalities: Vec<CountryCode>,
     /// Country of residence, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub country_of_residence: Option<CountryCode>,
     /// Date of birth, possibly partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub date_of_birth: Option<PartialDate>,
     /// Occupation as the entity states it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,7 +88,7 @@ pub struct Contribution {
     pub factor: String,
     /// What the factor read from the input; absent when the input had nothing.
     #[serde(default, skip_serializing_if = "Value::is_null")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "openapi", schema(value_type = serde_json::Value))]
     pub input_value: Value,
     /// The factor's value, 0 to 100.
     pub value: u8,

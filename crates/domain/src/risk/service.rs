@@ -29,7 +29,7 @@ const CREATE_METHOD: &str = "riskModels.create";
 
 /// Every field of the risk model JSON with its behaviour on create (versions have no
 /// update).
-static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()

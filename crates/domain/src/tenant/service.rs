@@ -131,7 +131,7 @@ pub struct BootstrapReport {
 
 /// Every field of the tenant JSON with its behaviour on create (tenants have no
 /// update): only `displayName` is the caller's.
-static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{OutputOnly, Required};
     use FieldKind::Scalar;
     FieldTable::new()

@@ -10,8 +10,13 @@
 //! - each variant of a tagged union is a named schema, referenced from the union with a
 //!   discriminator;
 //! - every parameter states the rule the server checks it by, where JSON Schema can:
-//!   id patterns, UUID request ids, page bounds and each list's `orderBy` grammar.
+//!   id patterns, UUID request ids, page bounds and each list's `orderBy` grammar;
+//! - every resource schema states its field table: output-only fields are `readOnly`,
+//!   required ones `required` and not blank, multi-line text may hold line breaks and
+//!   tabs, and every other string is one line without control characters (docs/api.md
+//!   "Control characters"); a PATCH body is the resource with nothing required.
 
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::order_by::OrderBy;
 use rics_aip::resource_id::USER_ID_PATTERN;
 use rics_domain::id::{REQUEST_ID_PATTERN, WELL_FORMED_ID_PATTERN};
@@ -43,11 +48,271 @@ pub fn normalize(document: &mut Value) -> Result<(), String> {
         }
         state_parameter_rules(operation, route);
     }
+    allow_missing_deletes(document);
     insert_error_response(document);
     lift_nullable_descriptions(document);
     name_tagged_variants(document);
+    for (name, table) in resource_tables() {
+        state_field_table(document, name, table);
+    }
     state_schema_rules(document);
+    bound_scores(document);
+    state_text_rule(document);
+    relax_update_bodies(document);
     Ok(())
+}
+
+/// No U+0000, the one rule of every query value (docs/api.md "Control characters").
+const WITHOUT_NUL: &str = "^[^\\u0000]*$";
+/// One line: no C0 or C1 control character.
+const SINGLE_LINE: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// One line with something other than white space.
+const SINGLE_LINE_NOT_BLANK: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// Text that may hold line breaks and tabs, and no other control character.
+const MULTI_LINE: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
+/// Multi-line text with something other than white space.
+const MULTI_LINE_NOT_BLANK: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
+
+/// The schemas whose fields a domain field table declares.
+fn resource_tables() -> [(&'static str, &'static FieldTable); 9] {
+    use rics_domain::{activity, alert, document, entity, note, risk, tenant, workspace};
+    [
+        ("Entity", &entity::fields::TABLE),
+        ("Workspace", &workspace::fields::TABLE),
+        ("Note", &note::fields::TABLE),
+        ("Alert", &alert::fields::TABLE),
+        ("Document", &document::fields::TABLE),
+        ("ActivityLogType", &activity::fields::TYPE_TABLE),
+        ("ActivityLog", &activity::fields::LOG_TABLE),
+        ("RiskModel", &risk::service::TABLE),
+        ("Tenant", &tenant::service::TABLE),
+    ]
+}
+
+/// Applies `table` to the component schema `name`, and each nested message's table to
+/// the schema its property refers to.
+fn state_field_table(document: &mut Value, name: &str, table: &FieldTable) {
+    let mut nested = Vec::new();
+    let mut enums_needing_a_value = Vec::new();
+    let specified_values = specified_enum_values(document);
+    let Some(Value::Object(schema)) = document.pointer_mut(&format!("/components/schemas/{name}"))
+    else {
+        return;
+    };
+    let mut required: Vec<Value> = Vec::new();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for field in table.fields() {
+            let Some(Value::Object(property)) = properties.get_mut(field.name) else {
+                continue;
+            };
+            let is_string = is_string(property);
+            match (&field.kind, field.behavior) {
+                (_, Behavior::OutputOnly) => {
+                    property.insert("readOnly".into(), Value::Bool(true));
+                }
+                (FieldKind::MultiLineText, Behavior::Required) => {
+                    required.push(json!(field.name));
+                    property.insert("pattern".into(), json!(MULTI_LINE_NOT_BLANK));
+                }
+                (FieldKind::MultiLineText, _) => {
+                    property.insert("pattern".into(), json!(MULTI_LINE));
+                }
+                (FieldKind::Scalar, Behavior::Required) if is_string => {
+                    required.push(json!(field.name));
+                    property.insert("pattern".into(), json!(SINGLE_LINE_NOT_BLANK));
+                }
+                (FieldKind::Scalar, Behavior::Required) => {
+                    required.push(json!(field.name));
+                    if let Some(target) = referenced_schema(property) {
+                        enums_needing_a_value.push((field.name, target));
+                    }
+                }
+                (FieldKind::Message(inner), _) => {
+                    if let Some(target) = referenced_schema(property) {
+                        nested.push((target, inner));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (field, target) in enums_needing_a_value {
+        if let (Some(values), Some(Value::Object(properties))) =
+            (specified_values.get(&target), schema.get_mut("properties"))
+        {
+            properties.insert(
+                field.to_owned(),
+                json!({ "type": "string", "enum": values, "description": format!("A {target} other than the zero value.") }),
+            );
+        }
+    }
+    if !required.is_empty() {
+        let list = schema
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = list {
+            for field in required {
+                if !list.contains(&field) {
+                    list.push(field);
+                }
+            }
+        }
+    }
+    for (target, inner) in nested {
+        state_field_table(document, &target, inner);
+    }
+}
+
+/// The values of each proto-style enum schema but its zero value (`X_UNSPECIFIED`,
+/// first), by schema name.
+fn specified_enum_values(document: &Value) -> std::collections::BTreeMap<String, Vec<Value>> {
+    let mut found = std::collections::BTreeMap::new();
+    for (name, schema) in document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(Value::Array(values)) = schema.get("enum")
+            && values
+                .first()
+                .and_then(Value::as_str)
+                .is_some_and(|zero| zero.ends_with("_UNSPECIFIED"))
+        {
+            found.insert(name.clone(), values[1..].to_vec());
+        }
+    }
+    found
+}
+
+/// Whether a property schema is a string (nullable or not).
+fn is_string(property: &Map<String, Value>) -> bool {
+    match property.get("type") {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "string"),
+        _ => false,
+    }
+}
+
+/// The component a property refers to, directly or as the non-null side of a nullable.
+fn referenced_schema(property: &Map<String, Value>) -> Option<String> {
+    let reference = property.get("$ref").or_else(|| {
+        property
+            .get("oneOf")?
+            .as_array()?
+            .iter()
+            .find_map(|variant| variant.get("$ref"))
+    })?;
+    Some(reference.as_str()?.rsplit('/').next()?.to_owned())
+}
+
+/// Gives every string of the component schemas, and every string query parameter, the
+/// one-line rule when nothing states a rule for it yet (a pattern, an enum or a
+/// format). The error envelope is left alone, its messages quoting what was refused,
+/// and so is a rating's input, which is data read as given.
+fn state_text_rule(document: &mut Value) {
+    if let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") {
+        for (name, schema) in schemas.iter_mut() {
+            if !name.starts_with("Error")
+                && !matches!(
+                    name.as_str(),
+                    "FieldViolationBody" | "EvaluationInput" | "RelatedEntityInput"
+                )
+            {
+                one_line_strings(schema);
+            }
+        }
+    }
+    if let Some(Value::Object(paths)) = document.get_mut("paths") {
+        for operation in paths.values_mut().filter_map(Value::as_object_mut) {
+            for operation in operation.values_mut() {
+                for parameter in operation
+                    .get_mut("parameters")
+                    .and_then(Value::as_array_mut)
+                    .into_iter()
+                    .flatten()
+                {
+                    let name = parameter["name"].as_str().unwrap_or_default();
+                    let rule = if matches!(name, "name" | "parent") {
+                        SINGLE_LINE
+                    } else {
+                        WITHOUT_NUL
+                    };
+                    if let Some(schema) = parameter.get_mut("schema") {
+                        strings_by(schema, rule);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn one_line_strings(schema: &mut Value) {
+    strings_by(schema, SINGLE_LINE);
+}
+
+/// Gives `pattern` to every string of `schema` that has no rule yet.
+fn strings_by(schema: &mut Value, pattern: &str) {
+    let Value::Object(members) = schema else {
+        return;
+    };
+    if is_string(members)
+        && !["pattern", "enum", "format", "const"]
+            .iter()
+            .any(|keyword| members.contains_key(*keyword))
+    {
+        members.insert("pattern".into(), json!(pattern));
+    }
+    for keyword in ["items", "additionalProperties", "propertyNames"] {
+        if let Some(inner) = members.get_mut(keyword) {
+            strings_by(inner, pattern);
+        }
+    }
+    if let Some(Value::Object(properties)) = members.get_mut("properties") {
+        for property in properties.values_mut() {
+            strings_by(property, pattern);
+        }
+    }
+    for keyword in ["oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(variants)) = members.get_mut(keyword) {
+            for variant in variants {
+                strings_by(variant, pattern);
+            }
+        }
+    }
+}
+
+/// Points each PATCH body at a copy of its resource schema with nothing required and
+/// no rule over several fields (`{Resource}Update`): the update mask, or the fields present, say what
+/// changes (AIP-134), and the server checks the resource that results.
+fn relax_update_bodies(document: &mut Value) {
+    let mut copies = Vec::new();
+    if let Some(Value::Object(paths)) = document.get_mut("paths") {
+        for item in paths.values_mut() {
+            let Some(reference) =
+                item.pointer_mut("/patch/requestBody/content/application~1json/schema/$ref")
+            else {
+                continue;
+            };
+            let Some(name) = reference.as_str().and_then(|r| r.rsplit('/').next()) else {
+                continue;
+            };
+            let copy = format!("{name}Update");
+            copies.push((name.to_owned(), copy.clone()));
+            *reference = json!(format!("#/components/schemas/{copy}"));
+        }
+    }
+    let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") else {
+        return;
+    };
+    for (name, copy) in copies {
+        if let Some(Value::Object(schema)) = schemas.get(&name).cloned() {
+            let mut relaxed = schema;
+            relaxed.remove("required");
+            relaxed.remove("not");
+            schemas.insert(copy, Value::Object(relaxed));
+        }
+    }
 }
 
 /// The keywords a rule adds to a schema.
@@ -55,13 +320,315 @@ type SchemaRule = fn() -> Value;
 
 /// Rules over several fields of a schema, which field attributes cannot state, by
 /// schema name.
-const SCHEMA_RULES: &[(&str, SchemaRule)] = &[(
-    "IndividualEntityIDVerificationJob",
-    // Exactly one of `document` and `idType` (ONE_OF, REQUIRED).
-    || json!({ "oneOf": [{ "required": ["document"] }, { "required": ["idType"] }] }),
-)];
+const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
+    (
+        "IndividualEntityIDVerificationJob",
+        // Exactly one of `document` and `idType` (ONE_OF, REQUIRED).
+        || exactly_one(&[("document", "string"), ("idType", "string")]),
+    ),
+    (
+        "Entity",
+        // Exactly one details object, the one `entityType` names when given
+        // (docs/api.md "Entities").
+        entity_details,
+    ),
+];
+
+/// The details object of each entity type.
+const ENTITY_DETAILS: [(&str, &str); 5] = [
+    ("INDIVIDUAL", "individual"),
+    ("COMPANY", "company"),
+    ("TRUST", "trust"),
+    ("PARTNERSHIP", "partnership"),
+    ("SOLE_PROPRIETOR", "soleProprietor"),
+];
+
+fn entity_details() -> Value {
+    let fields: Vec<(&str, &str)> = ENTITY_DETAILS
+        .iter()
+        .map(|(_, field)| (*field, "object"))
+        .collect();
+    let mut rule = exactly_one(&fields);
+    if let Some(Value::Array(violations)) = rule.pointer_mut("/not/anyOf") {
+        for (entity_type, own) in ENTITY_DETAILS {
+            for (_, other) in ENTITY_DETAILS.iter().filter(|(_, field)| *field != own) {
+                violations.push(json!({
+                    "required": ["entityType", other],
+                    "properties": { "entityType": { "const": entity_type }, *other: { "type": "object" } }
+                }));
+            }
+        }
+    }
+    rule
+}
+
+/// Exactly one of `fields` set, each with its JSON type (null reads as unset), stated
+/// as what it is not: none set, or two set. A `oneOf` would say it shorter, but
+/// generators read a `oneOf` beside `properties` as a union of anonymous models.
+fn exactly_one(fields: &[(&str, &str)]) -> Value {
+    let none: Map<String, Value> = fields
+        .iter()
+        .map(|(field, _)| ((*field).to_owned(), json!({ "type": "null" })))
+        .collect();
+    let mut violations = vec![json!({ "properties": none })];
+    for (index, (first, first_type)) in fields.iter().enumerate() {
+        for (second, second_type) in &fields[index + 1..] {
+            violations.push(json!({
+                "required": [first, second],
+                "properties": { *first: { "type": first_type }, *second: { "type": second_type } }
+            }));
+        }
+    }
+    json!({ "not": { "anyOf": violations } })
+}
+
+/// The pattern of an entity's resource name.
+const ENTITY_NAME: &str = "^entities/[a-z0-9-]{1,63}$";
+
+/// The keywords a property rule merges into the property.
+type PropertyRule = fn() -> Value;
+
+/// Properties whose rule no field table states, by schema: the keywords to merge into
+/// the property, and whether it is required.
+const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
+    (
+        "Document",
+        "entity",
+        || json!({ "pattern": ENTITY_NAME }),
+        true,
+    ),
+    (
+        "AddRelationshipRequest",
+        "relatedEntity",
+        || json!({ "pattern": ENTITY_NAME }),
+        true,
+    ),
+    (
+        "RemoveRelationshipRequest",
+        "relatedEntity",
+        || json!({ "pattern": ENTITY_NAME }),
+        true,
+    ),
+    // 1 to 64 characters, no white space, no control character (INVALID_TAG).
+    (
+        "TagRequest",
+        "tag",
+        || json!({ "pattern": "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$" }),
+        true,
+    ),
+    (
+        "RunRequest",
+        "requestId",
+        || json!({ "pattern": REQUEST_ID_PATTERN }),
+        false,
+    ),
+    (
+        "Alert",
+        "alertType",
+        || json!({ "pattern": "^alertTypes/[a-z0-9-]{1,63}$" }),
+        true,
+    ),
+    (
+        "ActivityLog",
+        "entityNames",
+        || json!({ "minItems": 1, "items": { "type": "string", "pattern": ENTITY_NAME } }),
+        true,
+    ),
+    ("ActivityLog", "type", || json!({}), true),
+    (
+        "AddRelationshipRequest",
+        "relationshipType",
+        || json!({}),
+        true,
+    ),
+    (
+        "RemoveRelationshipRequest",
+        "relationshipType",
+        || json!({}),
+        true,
+    ),
+    (
+        "Workspace",
+        "entities",
+        || json!({ "items": { "type": "string", "pattern": ENTITY_NAME } }),
+        false,
+    ),
+    (
+        "Alert",
+        "workspace",
+        || json!({ "pattern": WORKSPACE_NAME }),
+        false,
+    ),
+    (
+        "Alert",
+        "entities",
+        || json!({ "items": { "type": "string", "pattern": ENTITY_NAME } }),
+        false,
+    ),
+    (
+        "Document",
+        "workspace",
+        || json!({ "pattern": WORKSPACE_NAME }),
+        false,
+    ),
+    (
+        "EvaluationInput",
+        "evaluationDate",
+        || json!({ "pattern": FULL_DATE }),
+        false,
+    ),
+    (
+        "CountryRisk",
+        "effectiveDate",
+        || json!({ "pattern": FULL_DATE }),
+        true,
+    ),
+    (
+        "CountryRisk",
+        "scores",
+        || json!({ "propertyNames": { "$ref": "#/components/schemas/CountryCode" } }),
+        false,
+    ),
+    ("Threshold", "riskLevel", || json!({}), true),
+    ("RiskModel", "thresholds", || json!({ "minItems": 1 }), true),
+    (
+        "RiskModel",
+        "factors",
+        // At least one factor with a weight (NO_WEIGHT).
+        || json!({ "contains": { "required": ["weight"], "properties": { "weight": { "minimum": 1 } } } }),
+        true,
+    ),
+    (
+        "FactorOccupation",
+        "categories",
+        || json!({ "maxItems": rics_domain::risk::model::MAX_CATEGORIES }),
+        true,
+    ),
+    (
+        "OccupationCategory",
+        "keywords",
+        // Each keyword needs a letter or digit (BLANK_KEYWORD).
+        || {
+            json!({
+                "minItems": 1,
+                "maxItems": rics_domain::risk::model::MAX_KEYWORDS,
+                "items": { "type": "string", "pattern": "[A-Za-z0-9]" }
+            })
+        },
+        true,
+    ),
+    (
+        "FactorScreeningStatus",
+        "scores",
+        || score_keys(rics_domain::entity::model::ScreeningStatus::VALUES),
+        true,
+    ),
+    (
+        "FactorVerificationStatus",
+        "scores",
+        || score_keys(rics_domain::entity::model::VerificationStatus::VALUES),
+        true,
+    ),
+    (
+        "FactorRelatedEntityRisk",
+        "riskLevelScores",
+        || score_keys(rics_domain::entity::model::RiskLevel::VALUES),
+        true,
+    ),
+];
+
+/// A workspace's resource name.
+const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
+/// A full date, `YYYY-MM-DD`, year 0001 to 9999.
+const FULL_DATE: &str = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+
+/// A map of scores keyed by the values of a proto-style enum but its zero value.
+fn score_keys(values: &[&str]) -> Value {
+    json!({ "propertyNames": { "enum": values[1..] } })
+}
+
+/// The schemas of a risk model: every integer in them is a score or a weight, 0 to
+/// [`rics_domain::risk::model::MAX_SCORE`], but an age band's bound.
+fn is_risk_model_schema(name: &str) -> bool {
+    matches!(
+        name,
+        "RiskModel" | "CountryRisk" | "Threshold" | "AgeBand" | "OccupationCategory"
+    ) || name.starts_with("Factor")
+}
+
+fn bound_scores(document: &mut Value) {
+    let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") else {
+        return;
+    };
+    for (_, schema) in schemas
+        .iter_mut()
+        .filter(|(name, _)| is_risk_model_schema(name))
+    {
+        bound_integers(schema);
+    }
+}
+
+fn bound_integers(schema: &mut Value) {
+    let Value::Object(members) = schema else {
+        return;
+    };
+    let integer = match members.get("type") {
+        Some(Value::String(kind)) => kind == "integer",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
+        _ => false,
+    };
+    if integer {
+        members.insert("maximum".into(), json!(rics_domain::risk::model::MAX_SCORE));
+    }
+    if let Some(inner) = members.get_mut("additionalProperties") {
+        bound_integers(inner);
+    }
+    if let Some(Value::Object(properties)) = members.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if name != "below" {
+                bound_integers(property);
+            }
+        }
+    }
+}
 
 fn state_schema_rules(document: &mut Value) {
+    let specified_values = specified_enum_values(document);
+    for (name, property, rule, required) in PROPERTY_RULES {
+        let Some(Value::Object(schema)) =
+            document.pointer_mut(&format!("/components/schemas/{name}"))
+        else {
+            continue;
+        };
+        if let (Some(Value::Object(target)), Value::Object(rule)) = (
+            schema
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(*property)),
+            rule(),
+        ) {
+            target.extend(rule);
+        }
+        if *required
+            && let Some(Value::Object(target)) = schema
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(*property))
+            && let Some(reference) = referenced_schema(target)
+            && let Some(values) = specified_values.get(&reference)
+        {
+            target.remove("$ref");
+            target.remove("oneOf");
+            target.insert("type".into(), json!("string"));
+            target.insert("enum".into(), Value::Array(values.clone()));
+        }
+        if *required
+            && let Value::Array(list) = schema
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()))
+            && !list.contains(&json!(property))
+        {
+            list.push(json!(property));
+        }
+    }
     for (name, rule) in SCHEMA_RULES {
         if let (Some(Value::Object(schema)), Value::Object(rule)) = (
             document.pointer_mut(&format!("/components/schemas/{name}")),
@@ -129,17 +696,36 @@ fn parameter_rule(route: &Route, location: &str, name: &str) -> Option<Value> {
     let rule = match (location, name) {
         ("path", "riskModel") => json!({ "pattern": VERSION_PATTERN }),
         ("path", _) => json!({ "pattern": WELL_FORMED_ID_PATTERN }),
-        ("query", "requestId") => json!({
-            "format": "uuid",
-            "pattern": REQUEST_ID_PATTERN,
-            "not": { "const": "00000000-0000-0000-0000-000000000000" }
-        }),
+        ("query", "requestId") => json!({ "format": "uuid", "pattern": REQUEST_ID_PATTERN }),
+        ("query", "names") => {
+            let collection = route.path.strip_prefix("/v1alpha/")?.split(':').next()?;
+            json!({ "items": { "type": "string", "pattern": format!("^{collection}/[a-z0-9-]{{1,63}}$") } })
+        }
         ("query", "pageSize" | "skip") => json!({ "minimum": 0, "maximum": i32::MAX }),
+        ("query", "updateMask") => {
+            json!({ "pattern": UpdateMask::pattern(update_table(route)?) })
+        }
         ("query", "orderBy") => json!({ "pattern": OrderBy::pattern(list_spec(route)?.sortable) }),
         ("query", id) if id.ends_with("Id") => json!({ "pattern": USER_ID_PATTERN }),
         _ => return None,
     };
     Some(rule)
+}
+
+/// The field table an update route's mask is read against.
+fn update_table(route: &Route) -> Option<&'static FieldTable> {
+    let resource = route.path.rsplit('/').nth(1)?;
+    resource_tables()
+        .into_iter()
+        .find(|(name, _)| {
+            let singular = name.to_ascii_lowercase();
+            let plural = match singular.strip_suffix('y') {
+                Some(stem) => format!("{stem}ies"),
+                None => format!("{singular}s"),
+            };
+            resource.to_ascii_lowercase() == plural
+        })
+        .map(|(_, table)| table)
 }
 
 /// The list declaration behind a list route.
@@ -161,6 +747,30 @@ fn list_spec(route: &Route) -> Option<&'static ListSpec> {
         _ => return None,
     };
     Some(spec)
+}
+
+/// A DELETE with `allowMissing` answers `{}` when nothing was there: its 200 is the
+/// resource or an empty object.
+fn allow_missing_deletes(document: &mut Value) {
+    let Some(Value::Object(paths)) = document.get_mut("paths") else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(operation) = item.get_mut("delete") else {
+            continue;
+        };
+        let allows_missing = operation["parameters"]
+            .as_array()
+            .is_some_and(|parameters| parameters.iter().any(|p| p["name"] == "allowMissing"));
+        let Some(schema) = operation.pointer_mut("/responses/200/content/application~1json/schema")
+        else {
+            continue;
+        };
+        if allows_missing && schema.get("$ref").is_some() {
+            let resource = schema.take();
+            *schema = json!({ "anyOf": [resource, { "type": "object", "maxProperties": 0 }] });
+        }
+    }
 }
 
 fn insert_error_response(document: &mut Value) {
