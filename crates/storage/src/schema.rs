@@ -34,6 +34,8 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+        /// `riskDetails.riskStatus`; NULL when unrated.
+        risk_status -> Nullable<Text>,
     }
 }
 
