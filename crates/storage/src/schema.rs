@@ -445,6 +445,8 @@ diesel::table! {
         create_time -> BigInt,
         /// When it last changed.
         update_time -> BigInt,
+        /// What the `:run` gave for this run only, as JSON; NULL when nothing.
+        run_input -> Nullable<Text>,
     }
 }
 
