@@ -568,6 +568,23 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+        /// `displayName`.
+        display_name -> Text,
+        /// How many trigrams the display name has (fuzzy ranking); -1 until the server
+        /// writes the trigrams of a document recorded before display names.
+        display_name_trigrams -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// One row per trigram of a document's display name (fuzzy `displayName:` filters).
+    document_name_trigrams (tenant_id, document_id, trigram) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The document.
+        document_id -> Text,
+        /// The trigram.
+        trigram -> Text,
     }
 }
 
