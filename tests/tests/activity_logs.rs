@@ -406,6 +406,46 @@ on_both_backends! {
         server.patch(&log_path("screen-1"), &json!({"description": "changed"})).error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED");
     }
 
+    /// Type and log ids follow the spec, not design.md's narrower rule: 4 to 63 of
+    /// `[a-z0-9-]` in any order, so `2024-kyc` and `kyc-` are taken and read back by
+    /// path, in a list and in a batch get. An id that parses as a UUID, the shape of a
+    /// server-assigned id, is INVALID_RESOURCE_ID.
+    fn spec_ids_are_accepted_for_types_and_logs(server) {
+        server.create_person("jane", "Jane Doe");
+        for id in ["2024-kyc", "kyc-", "----", "0000"] {
+            let created = create_type(&server, id, &json!({"displayName": format!("Type {id}")}));
+            assert_eq!(created["name"], format!("activityLogTypes/{id}"));
+            assert_eq!(server.get(&type_path(id)).ok(), created);
+            let log = create_log(&server, id, &json!({"activityLogType": format!("activityLogTypes/{id}"), "type": "CUSTOM", "entityNames": ["entities/jane"]}));
+            assert_eq!(log["name"], format!("activityLogs/{id}"));
+            assert_eq!(server.get(&log_path(id)).ok(), log);
+            let batch = server.get(&format!("{LOGS}:batchGet?names=activityLogs/{id}")).ok();
+            assert_eq!(batch["activityLogs"][0], log);
+        }
+        let page = server.get(&format!("{TYPES}?pageSize=10")).ok();
+        assert_eq!(page["totalSize"], 4);
+        for id in [
+            "0190f4c2-7b3a-7d1e-9c2f-3a4b5c6d7e8f",
+            "0190f4c27b3a7d1e9c2f3a4b5c6d7e8f",
+            "00000000-0000-0000-0000-000000000000",
+        ] {
+            server
+                .post(&format!("{TYPES}?activityLogTypeId={id}"), &json!({"displayName": "Uuid"}))
+                .invalid("INVALID_RESOURCE_ID", "activityLogTypeId");
+            server
+                .post(&format!("{LOGS}?activityLogId={id}"), &json!({"type": "CUSTOM", "entityNames": ["entities/jane"]}))
+                .invalid("INVALID_RESOURCE_ID", "activityLogId");
+        }
+        for id in ["abc", "2024_kyc", "2024-KYC"] {
+            server
+                .post(&format!("{TYPES}?activityLogTypeId={id}"), &json!({"displayName": "Bad"}))
+                .invalid("INVALID_RESOURCE_ID", "activityLogTypeId");
+        }
+        server
+            .post(&format!("{ENTITIES}?entityId=2024-jane"), &person("Jane"))
+            .invalid("INVALID_RESOURCE_ID", "entityId");
+    }
+
     /// Bad logs are refused with the field at fault and write nothing: ids of 3 or 64
     /// characters or with capitals, a payload that breaks the type's schema (one
     /// violation per fault), a type other than the activity log type's, the reserved

@@ -726,6 +726,7 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
             "externalIds.crm = \"{}\"",
             "externalIds:\"{}\"",
             "createTime > \"{}\"",
+            "riskDetails.riskStatus = \"{}\"",
         ],
     ),
     (
@@ -775,6 +776,8 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
     (
         "/v1alpha/documents",
         &[
+            "displayName = \"{}\"",
+            "displayName:\"{}\"",
             "entity = \"{}\"",
             "issuingCountry = \"{}\"",
             "expiryDate < \"{}\"",
@@ -783,6 +786,8 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
     (
         "/v1alpha/entities/{entity}/documents",
         &[
+            "displayName = \"{}\"",
+            "displayName:\"{}\"",
             "entity = \"{}\"",
             "issuingCountry = \"{}\"",
             "expiryDate < \"{}\"",

@@ -279,6 +279,47 @@ on_both_backends! {
         server.get(&format!("{DOCUMENTS}?pageSize=-1")).invalid("INVALID_PAGE_SIZE", "pageSize");
     }
 
+    /// Documents have a `displayName`: given, or "{documentType} {documentNumber}" when
+    /// not (on create, and again when a PATCH clears it); single-line, at most 200
+    /// characters. Both lists filter on it exactly (`=`) and fuzzily (`:`, best match
+    /// first) and order on it.
+    fn documents_have_a_display_name(server) {
+        server.create_person("amy-lee", "Amy");
+        server.create_person("bob-lee", "Bob");
+        let named = create(&server, "doc-a", &passport("amy-lee", json!({"displayName": "Amy's passport", "documentNumber": "P1"})));
+        assert_eq!(named["displayName"], "Amy's passport");
+        let plain = create(&server, "doc-b", &passport("amy-lee", json!({"documentType": "DRIVERS_LICENCE", "documentNumber": "nsw-1", "mrz": [], "files": []})));
+        assert_eq!(plain["displayName"], "DRIVERS_LICENCE NSW-1");
+        create(&server, "doc-c", &passport("bob-lee", json!({"displayName": "Bob's passport", "documentNumber": "P2", "files": []})));
+        assert_eq!(server.get(&format!("{DOCUMENTS}/doc-b")).ok()["displayName"], "DRIVERS_LICENCE NSW-1");
+
+        let list = |base: &str, params: &[(&str, &str)]| ids(&server.get(&format!("{base}{}", query(params))).ok());
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName = "Amy's passport""#)]), ["doc-a"]);
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName != "Amy's passport""#)]), ["doc-b", "doc-c"]);
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName = "*passport""#)]), ["doc-a", "doc-c"]);
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName:"bobs pasport""#)]), ["doc-c", "doc-a"], "best match first");
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName:"drivers licence""#)]), ["doc-b"]);
+        assert_eq!(list(DOCUMENTS, &[("orderBy", "displayName")]), ["doc-a", "doc-c", "doc-b"]);
+        assert_eq!(list(DOCUMENTS, &[("orderBy", "displayName desc")]), ["doc-b", "doc-c", "doc-a"]);
+        let amys = format!("{ENTITIES}/amy-lee/documents");
+        assert_eq!(list(&amys, &[("filter", r#"displayName:"passport""#)]), ["doc-a"]);
+        assert_eq!(list(&amys, &[("orderBy", "displayName desc")]), ["doc-b", "doc-a"]);
+        let first = server.get(&format!("{DOCUMENTS}?orderBy=displayName&pageSize=2")).ok();
+        assert_eq!(ids(&first), ["doc-a", "doc-c"]);
+        let token = first["nextPageToken"].as_str().unwrap();
+        assert_eq!(list(DOCUMENTS, &[("orderBy", "displayName"), ("pageSize", "2"), ("pageToken", token)]), ["doc-b"]);
+
+        let renamed = server.patch(&format!("{DOCUMENTS}/doc-b?updateMask=displayName"), &json!({"displayName": "Amy's licence"})).ok();
+        assert_eq!(renamed["displayName"], "Amy's licence");
+        assert_eq!(list(DOCUMENTS, &[("filter", r#"displayName:"amys licence""#)]), ["doc-b"]);
+        assert!(list(DOCUMENTS, &[("filter", r#"displayName:"drivers""#)]).is_empty(), "the old name's trigrams are gone");
+        let cleared = server.patch(&format!("{DOCUMENTS}/doc-b?updateMask=displayName"), &json!({})).ok();
+        assert_eq!(cleared["displayName"], "DRIVERS_LICENCE NSW-1");
+
+        server.post(DOCUMENTS, &passport("amy-lee", json!({"displayName": "x".repeat(201)}))).invalid("INVALID_FIELDS", "document.displayName");
+        server.post(DOCUMENTS, &passport("amy-lee", json!({"displayName": "Two\nlines"}))).invalid("CONTROL_CHARACTER", "document.displayName");
+    }
+
     /// A soft-deleted entity's documents still read, but are not listed under it and
     /// cannot change until it is restored; erasing the entity erases its documents and
     /// their events.

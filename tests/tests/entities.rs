@@ -111,6 +111,28 @@ on_both_backends! {
         assert_eq!(partial["individual"]["dateOfBirth"], "1950-03", "partial dates of birth are kept");
     }
 
+    /// BNDRY's spelling `GOVERMENTAL_ORG` is read as `GOVERNMENTAL_ORG` on create and
+    /// on update, and only `GOVERNMENTAL_ORG` is ever written; giving the alias to an
+    /// entity that already has the type changes nothing.
+    fn governmental_org_is_also_read_in_bndry_spelling(server) {
+        let body = json!({"displayName": "Ministry", "company": {"legalName": "Ministry of Finance", "type": "GOVERMENTAL_ORG"}});
+        let created = server.create("?entityId=ministry", &body);
+        assert_eq!(created["company"]["type"], "GOVERNMENTAL_ORG");
+        assert_eq!(server.entity("ministry")["company"]["type"], "GOVERNMENTAL_ORG");
+        let same = server
+            .patch(&format!("{}?updateMask=company.type", path("ministry")), &json!({"company": {"type": "GOVERMENTAL_ORG"}}))
+            .ok();
+        assert_eq!(same["etag"], created["etag"], "the alias is the same value");
+        server.create("?entityId=agency", &company("Agency"));
+        let changed = server
+            .patch(&format!("{}?updateMask=company.type", path("agency")), &json!({"company": {"type": "GOVERMENTAL_ORG"}}))
+            .ok();
+        assert_eq!(changed["company"]["type"], "GOVERNMENTAL_ORG");
+        server
+            .post(ENTITIES, &json!({"displayName": "X", "company": {"legalName": "X", "type": "GOVERMENT"}}))
+            .invalid("INVALID_VALUE", "entity.company.type");
+    }
+
     /// Create with an id that is taken, live or soft-deleted, is ALREADY_EXISTS and
     /// changes nothing.
     fn create_with_a_taken_id_is_already_exists(server) {

@@ -398,3 +398,53 @@ fn bad_jobs_and_bad_zones_are_refused(backend: Backend) {
         )
         .assert_violation("document.expiryDate");
 }
+
+on_both_backends! {
+    /// `:run` takes the ID document verification guide's `entity` and `idType` too:
+    /// `entity` must be the job's (else 400 ENTITY_MISMATCH, and nothing starts);
+    /// `idType` picks the entity's newest live document of that type for this run only,
+    /// and the run's result records it. A request id replays only the same run body.
+    fn run_takes_the_entity_and_an_id_type_for_that_run(server) {
+        anna(&server);
+        server.create_person("bob-ray", "Bob Ray");
+        add_document(&server, "anna-passport", &passport("anna", &zone(), json!({})));
+        let national_id = json!({"entity": "entities/anna", "documentType": "NATIONAL_ID", "documentNumber": "UT-1234567", "issuingCountry": "UTO", "givenName": "Anna Maria", "familyName": "Eriksson", "dateOfBirth": "1974-08-12"});
+        add_document(&server, "anna-id-card", &national_id);
+        let job = server
+            .post(JOBS, &json!({"entity": "entities/anna", "document": "documents/anna-passport"}))
+            .ok();
+        let name = job["name"].as_str().unwrap().to_owned();
+        let run = |body: &Value| server.post(&format!("/v1alpha/{name}:run"), body);
+
+        run(&json!({"entity": "entities/bob-ray"})).invalid("ENTITY_MISMATCH", "run.entity");
+        run(&json!({"entity": "anna"})).invalid("ENTITY_MISMATCH", "run.entity");
+        run(&json!({"idType": "CARD"})).invalid("INVALID_VALUE", "run.idType");
+        run(&json!({"colour": "red"})).invalid("UNKNOWN_FIELD", "run.colour");
+        assert_eq!(server.get(&format!("/v1alpha/{name}")).ok()["state"], "PENDING");
+
+        let by_type = server.wait_for(&run(&json!({"entity": "entities/anna", "idType": "NATIONAL_ID"})).ok());
+        assert!(by_type.get("error").is_none(), "{by_type}");
+        let result = &by_type["response"]["result"];
+        assert_eq!(result["document"], "documents/anna-id-card", "{result}");
+        assert_eq!(result["documentType"], "NATIONAL_ID");
+        assert_eq!(result["idType"], "NATIONAL_ID");
+        assert_eq!(by_type["response"]["document"], "documents/anna-passport", "the job's input is unchanged");
+        assert!(by_type["response"].get("idType").is_none());
+        let log = server.get(&format!("/v1alpha/{}", result["activityLog"].as_str().unwrap())).ok();
+        assert_eq!(log["payload"]["idType"], "NATIONAL_ID");
+
+        let plain = server.wait_for(&run(&json!({"entity": "entities/anna"})).ok());
+        let result = &plain["response"]["result"];
+        assert_eq!(result["document"], "documents/anna-passport", "{result}");
+        assert!(result.get("idType").is_none(), "{result}");
+
+        let missing = server.wait_for(&run(&json!({"idType": "VISA"})).ok());
+        assert_eq!(missing["error"]["details"][0]["reason"], "NO_DOCUMENT", "{missing}");
+
+        let request_id = "5f0b7a52-8c9d-4e1f-a2b3-c4d5e6f7a8b9";
+        let first = run(&json!({"requestId": request_id, "idType": "NATIONAL_ID"})).ok();
+        assert_eq!(run(&json!({"requestId": request_id, "idType": "NATIONAL_ID"})).ok()["name"], first["name"]);
+        run(&json!({"requestId": request_id})).invalid("REQUEST_ID_REUSED", "requestId");
+        server.wait_for(&first);
+    }
+}

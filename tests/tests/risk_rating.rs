@@ -91,7 +91,7 @@ fn evaluate_rates_records_and_raises_edd_once(backend: Backend) {
     let details = &entity["riskDetails"];
     assert_eq!(details["riskLevel"], "HIGH");
     assert_eq!(details["riskScore"].as_f64(), rating["riskScore"].as_f64());
-    assert_eq!(details["riskStatus"], "RATED");
+    assert_eq!(details["riskStatus"], "ACTIVE");
     assert_eq!(details["activityLog"], log["name"]);
     assert_eq!(details["modelVersion"], "riskModels/1");
     assert!(details.get("ratingJob").is_none());
@@ -130,7 +130,7 @@ fn evaluate_rates_records_and_raises_edd_once(backend: Backend) {
     server
         .post(&format!("{ENTITIES}/reza:evaluate"), &json!({}))
         .ok();
-    assert_eq!(server.entity("reza")["riskDetails"]["riskStatus"], "RATED");
+    assert_eq!(server.entity("reza")["riskDetails"]["riskStatus"], "ACTIVE");
 
     // So does a change to the entity.
     server
@@ -143,6 +143,40 @@ fn evaluate_rates_records_and_raises_edd_once(backend: Backend) {
         server.entity("reza")["riskDetails"]["riskStatus"],
         "OUTDATED"
     );
+}
+
+on_both_backends! {
+    /// `riskDetails.riskStatus` filters entities: `ACTIVE` for a current rating (`RATED`
+    /// reads as it, quoted or not), `OUTDATED` once the entity changed; an unrated
+    /// entity matches neither `=` nor `!=`. BNDRY's example filter, snake_case and single
+    /// quotes, answers 200.
+    fn entities_filter_on_the_risk_status(server) {
+        high_risk_person(&server, "reza");
+        high_risk_person(&server, "rana");
+        server.create_person("jane", "Jane Example");
+        for id in ["reza", "rana"] {
+            server.post(&format!("{ENTITIES}/{id}:evaluate"), &json!({})).ok();
+        }
+        server
+            .patch(&format!("{ENTITIES}/rana?updateMask=displayName"), &json!({"displayName": "Rana Example"}))
+            .ok();
+        let listed = |filter: &str| server.list_names(&[("filter", filter)]);
+        let bndry = r#"risk_details.risk_status = 'ACTIVE' AND display_name:"Example""#;
+        assert_eq!(listed(bndry), ["entities/reza"]);
+        for filter in [
+            "riskDetails.riskStatus = ACTIVE",
+            "riskDetails.riskStatus = RATED",
+            r#"riskDetails.riskStatus = "RATED""#,
+            "riskDetails.riskStatus != OUTDATED",
+        ] {
+            assert_eq!(listed(filter), ["entities/reza"], "{filter}");
+        }
+        assert_eq!(listed("riskDetails.riskStatus = OUTDATED"), ["entities/rana"]);
+        assert_eq!(listed("NOT riskDetails.riskStatus = ACTIVE"), ["entities/rana", "entities/jane"]);
+        server
+            .get(&format!("{ENTITIES}{}", query(&[("filter", "riskDetails.riskStatus = rated")])))
+            .invalid("INVALID_FILTER_VALUE", "filter");
+    }
 }
 
 #[test]

@@ -8,6 +8,11 @@
 //! and UUID-shaped ids starting with a digit are refused; server-generated
 //! ids are not checked here.
 //!
+//! Activity log types and activity logs take the spec's wider rule instead
+//! ([`validate_spec_id`]): 4 to 63 characters of `[a-z0-9-]` in any order, so
+//! `2024-kyc` is an id, but not one that reads as a UUID, the shape of a
+//! server-assigned id, so that a chosen id never collides with a generated one.
+//!
 //! # Resource names
 //!
 //! [`parse_name`] matches a name such as `entities/a/notes/b` against a pattern such
@@ -58,6 +63,9 @@ pub enum ResourceIdError {
     /// The last character is a hyphen.
     #[error("the id must not end with '-'")]
     TrailingHyphen,
+    /// The id reads as a UUID, which only the server assigns.
+    #[error("the id must not be a UUID: those are the ids the server assigns")]
+    UuidShaped,
 }
 
 impl ResourceIdError {
@@ -74,6 +82,46 @@ impl ResourceIdError {
 /// The first problem found, checking length, then characters, then the first and
 /// last character.
 pub fn validate_user_id(id: &str) -> Result<(), ResourceIdError> {
+    check_length_and_characters(id)?;
+    match id.chars().next() {
+        Some(character) if !character.is_ascii_lowercase() => {
+            return Err(ResourceIdError::MustStartWithLetter { character });
+        }
+        _ => {}
+    }
+    if id.ends_with('-') {
+        return Err(ResourceIdError::TrailingHyphen);
+    }
+    Ok(())
+}
+
+/// Checks an id by the spec's rule for `activityLogTypeId` and `activityLogId`; see
+/// the [module docs](self).
+///
+/// # Errors
+///
+/// The first problem found, checking length, then characters, then the UUID shape.
+pub fn validate_spec_id(id: &str) -> Result<(), ResourceIdError> {
+    check_length_and_characters(id)?;
+    if is_uuid_shaped(id) {
+        return Err(ResourceIdError::UuidShaped);
+    }
+    Ok(())
+}
+
+/// Whether `id` (already known to be `[a-z0-9-]`) is a UUID in a text form the
+/// `uuid` crate parses: 32 hex digits, either bare or hyphenated 8-4-4-4-12.
+fn is_uuid_shaped(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    let lengths: Vec<usize> = groups.iter().map(|group| group.len()).collect();
+    let hex = groups
+        .iter()
+        .all(|group| group.bytes().all(|b| b.is_ascii_hexdigit()));
+    hex && (lengths == [32] || lengths == [8, 4, 4, 4, 12])
+}
+
+/// The length and character checks both id rules share.
+fn check_length_and_characters(id: &str) -> Result<(), ResourceIdError> {
     let length = id.chars().count();
     if length < MIN_ID_LENGTH {
         return Err(ResourceIdError::TooShort { length });
@@ -87,15 +135,6 @@ pub fn validate_user_id(id: &str) -> Result<(), ResourceIdError> {
         .find(|(_, c)| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
     {
         return Err(ResourceIdError::InvalidCharacter { character, index });
-    }
-    match id.chars().next() {
-        Some(character) if !character.is_ascii_lowercase() => {
-            return Err(ResourceIdError::MustStartWithLetter { character });
-        }
-        _ => {}
-    }
-    if id.ends_with('-') {
-        return Err(ResourceIdError::TrailingHyphen);
     }
     Ok(())
 }
@@ -263,6 +302,43 @@ mod tests {
             assert_eq!(err.reason(), "INVALID_RESOURCE_ID");
             assert!(!err.to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn spec_ids_allow_any_order_but_not_uuids() {
+        for id in [
+            "2024-kyc",
+            "kyc-",
+            "----",
+            "0000",
+            "-abc",
+            "abcd",
+            "0190f4c2-7b3a",
+        ] {
+            assert_eq!(validate_spec_id(id), Ok(()), "{id}");
+        }
+        use ResourceIdError as E;
+        for (id, want) in [
+            ("abc", E::TooShort { length: 3 }),
+            (
+                "2024_kyc",
+                E::InvalidCharacter {
+                    character: '_',
+                    index: 4,
+                },
+            ),
+            ("0190f4c2-7b3a-7d1e-9c2f-3a4b5c6d7e8f", E::UuidShaped),
+            ("0190f4c27b3a7d1e9c2f3a4b5c6d7e8f", E::UuidShaped),
+            ("00000000-0000-0000-0000-000000000000", E::UuidShaped),
+        ] {
+            let err = validate_spec_id(id).unwrap_err();
+            assert_eq!(err, want, "{id:?}");
+            assert_eq!(err.reason(), "INVALID_RESOURCE_ID");
+        }
+        assert_eq!(
+            validate_spec_id("0190f4c2-7b3a-7d1e-9c2f-3a4b5c6d7e8g"),
+            Ok(())
+        );
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Proto-style enums: a zero value `X_UNSPECIFIED` that stands for "not set" and is
-//! left out of JSON, and string values in UPPER_SNAKE case.
+//! left out of JSON, and string values in UPPER_SNAKE case. A value may have aliases
+//! (`Active = "ACTIVE" | "RATED"`): other spellings read as it on input, in JSON and in
+//! filters, and never written.
 
 /// Declares a proto-style enum with its zero value, its string values, serde, parsing
 /// and the list of values (for filter declarations and CHECK constraints).
@@ -8,7 +10,7 @@ macro_rules! proto_enum {
     (
         $(#[doc = $doc:literal])*
         pub enum $name:ident ($unspecified:literal) {
-            $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal $(| $alias:literal)*, )+
         }
     ) => {
         $(#[doc = $doc])*
@@ -18,12 +20,16 @@ macro_rules! proto_enum {
             #[default]
             #[serde(rename = $unspecified)]
             Unspecified,
-            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+            $( $(#[$vmeta])* #[serde(rename = $text $(, alias = $alias)*)] $variant, )+
         }
 
         impl $name {
             /// Every value's text, the zero value first.
             pub const VALUES: &'static [&'static str] = &[$unspecified, $($text),+];
+
+            /// Every alias with the text of the value it reads as.
+            pub const ALIASES: &'static [(&'static str, &'static str)] =
+                &[$($( ($alias, $text), )*)+];
 
             /// The value's text.
             pub fn as_str(self) -> &'static str {
@@ -33,11 +39,12 @@ macro_rules! proto_enum {
                 }
             }
 
-            /// The value named `text`, if any (case-sensitive, as in AIP-160).
+            /// The value named `text` or one of its aliases, if any (case-sensitive, as
+            /// in AIP-160).
             pub fn parse(text: &str) -> Option<Self> {
                 match text {
                     $unspecified => Some(Self::Unspecified),
-                    $( $text => Some(Self::$variant), )+
+                    $( $text $(| $alias)* => Some(Self::$variant), )+
                     _ => None,
                 }
             }
@@ -84,4 +91,29 @@ macro_rules! proto_enum {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::entity::model::{CompanyType, Gender, RiskStatus};
+
+    #[test]
+    fn aliases_read_as_their_value_and_are_never_written() {
+        assert_eq!(RiskStatus::parse("RATED"), Some(RiskStatus::Active));
+        assert_eq!(RiskStatus::parse("ACTIVE"), Some(RiskStatus::Active));
+        assert_eq!(RiskStatus::ALIASES, &[("RATED", "ACTIVE")]);
+        assert_eq!(
+            RiskStatus::VALUES,
+            &["RISK_STATUS_UNSPECIFIED", "ACTIVE", "OUTDATED"]
+        );
+        assert!(Gender::ALIASES.is_empty());
+        let read: CompanyType = serde_json::from_str("\"GOVERMENTAL_ORG\"").unwrap();
+        assert_eq!(read, CompanyType::GovernmentalOrg);
+        assert_eq!(
+            serde_json::to_string(&read).unwrap(),
+            "\"GOVERNMENTAL_ORG\""
+        );
+        let rated: RiskStatus = serde_json::from_str("\"RATED\"").unwrap();
+        assert_eq!(serde_json::to_string(&rated).unwrap(), "\"ACTIVE\"");
+    }
 }

@@ -51,6 +51,17 @@ pub fn validate_user_id(parameter: &str, id: &str) -> Result<()> {
         .map_err(|e| Error::invalid_field(parameter, "INVALID_RESOURCE_ID", e.to_string()))
 }
 
+/// Checks an `activityLogTypeId` or `activityLogId` (`parameter`) by the spec's rule:
+/// 4 to 63 characters of `[a-z0-9-]` in any order (`2024-kyc`), but not a UUID, the
+/// shape of the ids the server assigns.
+///
+/// # Errors
+/// INVALID_ARGUMENT `INVALID_RESOURCE_ID` with a field violation on `parameter`.
+pub fn validate_spec_id(parameter: &str, id: &str) -> Result<()> {
+    rics_aip::resource_id::validate_spec_id(id)
+        .map_err(|e| Error::invalid_field(parameter, "INVALID_RESOURCE_ID", e.to_string()))
+}
+
 /// Checks a request id (AIP-155): a UUID of RFC 9562 (its variant, a version 1 to 8)
 /// in the hyphenated text form, as [`REQUEST_ID_PATTERN`] states it. So the nil and max
 /// UUIDs, and the braced, URN and unhyphenated forms, are refused.

@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::document::model::{Document, DocumentType};
 use rics_domain::document::ports::DocumentRepository;
@@ -12,6 +13,7 @@ use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_domain::resource;
+use rics_domain::text_search;
 use rics_domain::time::Timestamp;
 use rics_domain::values::PartialDate;
 
@@ -20,11 +22,11 @@ use crate::database::Database;
 use crate::entities::{FoundId, internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
-use crate::schema::{documents, idempotency_keys};
-use crate::sql::Sql;
+use crate::schema::{document_name_trigrams, documents, idempotency_keys};
+use crate::sql::{Sql, insert_rows};
 
 /// How many names one `IN` list of the erasure holds.
 const CHUNK: usize = 500;
@@ -35,6 +37,14 @@ const DOCUMENT_FIELDS: FieldMap = FieldMap {
     tenant_column: "d.tenant_id",
     id_column: "d.id",
     fields: &[
+        (
+            "displayName",
+            Column::Scalar {
+                column: "d.display_name",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
         (
             "entity",
             Column::Scalar {
@@ -92,13 +102,20 @@ const DOCUMENT_FIELDS: FieldMap = FieldMap {
             },
         ),
     ],
-    fuzzy: &[],
+    fuzzy: &[FuzzyIndex {
+        field: "displayName",
+        table: "document_name_trigrams",
+        owner: "document_id",
+        trigram: "trigram",
+        count_column: "d.display_name_trigrams",
+    }],
 };
 
 /// Fields kept in columns rather than in the body.
-const COLUMN_FIELDS: [&str; 11] = [
+const COLUMN_FIELDS: [&str; 12] = [
     "name",
     "uid",
+    "displayName",
     "entity",
     "documentType",
     "issuingCountry",
@@ -127,6 +144,17 @@ struct DocumentRow {
     update_time: i64,
     delete_time: Option<i64>,
     purge_time: Option<i64>,
+    display_name: String,
+    display_name_trigrams: i64,
+}
+
+/// A document row with its relevance, in ranked searches.
+#[derive(Debug, QueryableByName)]
+struct RankedDocumentRow {
+    #[diesel(embed)]
+    document: DocumentRow,
+    #[diesel(sql_type = BigInt)]
+    fuzzy_score: i64,
 }
 
 impl DocumentRow {
@@ -159,6 +187,8 @@ impl DocumentRow {
             update_time: document.update_time.map_or(0, Timestamp::unix_micros),
             delete_time: document.delete_time.map(Timestamp::unix_micros),
             purge_time: document.purge_time.map(Timestamp::unix_micros),
+            display_name: document.display_name.clone(),
+            display_name_trigrams: text_search::trigrams(&document.display_name).len() as i64,
         })
     }
 
@@ -166,6 +196,7 @@ impl DocumentRow {
         let mut document: Document =
             serde_json::from_str(&self.body).map_err(|e| internal("stored document JSON", e))?;
         document.name = Document::name_of(&self.id);
+        document.display_name = self.display_name;
         document.etag = resource::etag(&self.uid, self.revision);
         document.uid = self.uid;
         document.revision = self.revision;
@@ -189,13 +220,110 @@ impl DocumentRow {
         Ok(document)
     }
 
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
+    fn sort_value(
+        &self,
+        expression: &str,
+        relevance: Option<i64>,
+    ) -> Result<CursorValue, RepositoryError> {
         Ok(match expression {
             "d.id" => CursorValue::Text(self.id.clone()),
+            "d.display_name" => CursorValue::Text(self.display_name.clone()),
             "d.create_time" => CursorValue::Integer(self.create_time),
             "d.update_time" => CursorValue::Integer(self.update_time),
+            RELEVANCE => {
+                CursorValue::Integer(relevance.ok_or_else(|| internal("sort", "no relevance"))?)
+            }
             other => return Err(internal("no cursor value for sort expression", other)),
         })
+    }
+
+    /// The document and its keyset position in a page sorted by `sort_columns`.
+    fn into_page_item(
+        self,
+        relevance: Option<i64>,
+        sort_columns: &[String],
+    ) -> Result<(Document, Vec<CursorValue>), RepositoryError> {
+        let position = sort_columns
+            .iter()
+            .map(|column| self.sort_value(column, relevance))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((self.into_document()?, position))
+    }
+}
+
+/// Replaces the name trigrams of the document `id` of `tenant` with those of
+/// `display_name`.
+fn write_trigrams(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+    display_name: &str,
+) -> QueryResult<()> {
+    diesel::delete(
+        document_name_trigrams::table
+            .filter(document_name_trigrams::tenant_id.eq(tenant))
+            .filter(document_name_trigrams::document_id.eq(id)),
+    )
+    .execute(conn)?;
+    let trigrams = text_search::trigrams(display_name)
+        .into_iter()
+        .map(|trigram| vec![tenant.into(), id.into(), trigram.into()])
+        .collect();
+    insert_rows(
+        conn,
+        "document_name_trigrams",
+        &["tenant_id", "document_id", "trigram"],
+        trigrams,
+    )
+}
+
+/// A document waiting for its name trigrams.
+#[derive(Debug, QueryableByName)]
+struct PendingName {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    display_name: String,
+}
+
+/// How many documents one transaction of [`write_pending_name_trigrams`] completes.
+const PENDING_BATCH: i64 = 500;
+
+/// Writes the name trigrams of the documents the migration that added display names
+/// named but could not fold (`display_name_trigrams < 0`), a batch per transaction;
+/// returns how many. Run after migrating: a no-op once they are written.
+///
+/// # Errors
+/// Database failures.
+pub fn write_pending_name_trigrams(conn: &mut DbConnection) -> QueryResult<usize> {
+    let mut written = 0;
+    loop {
+        let done = conn.transaction(|conn| {
+            let mut sql = Sql::from(
+                "SELECT d.tenant_id AS tenant_id, d.id AS id, d.display_name AS display_name \
+                 FROM documents d WHERE d.display_name_trigrams < 0 LIMIT ",
+            );
+            sql.bind(PENDING_BATCH);
+            let pending = sql.load::<PendingName>(conn)?;
+            for row in &pending {
+                write_trigrams(conn, &row.tenant_id, &row.id, &row.display_name)?;
+                let count = text_search::trigrams(&row.display_name).len() as i64;
+                diesel::update(
+                    documents::table
+                        .filter(documents::tenant_id.eq(&row.tenant_id))
+                        .filter(documents::id.eq(&row.id)),
+                )
+                .set(documents::display_name_trigrams.eq(count))
+                .execute(conn)?;
+            }
+            QueryResult::Ok(pending.len())
+        })?;
+        written += done;
+        if done < PENDING_BATCH as usize {
+            return Ok(written);
+        }
     }
 }
 
@@ -324,6 +452,8 @@ impl DocumentRepository for DieselDocumentRepository {
                     .values(&row)
                     .execute(conn)
                     .map_err(repository_error)?;
+                write_trigrams(conn, &tenant, &row.id, &row.display_name)
+                    .map_err(repository_error)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(CreateOutcome::Created)
             })
@@ -361,20 +491,24 @@ impl DocumentRepository for DieselDocumentRepository {
         self.db
             .read(move |conn| {
                 let sort_columns = compiled.sort_columns.clone();
-                load_page(
-                    conn,
-                    "documents d",
-                    "d.*",
-                    compiled,
-                    &query,
-                    |row: DocumentRow| {
-                        let position = sort_columns
-                            .iter()
-                            .map(|c| row.sort_value(c))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((row.into_document()?, position))
-                    },
-                )
+                let from = "documents d";
+                if query.rank.is_some() {
+                    load_page(
+                        conn,
+                        from,
+                        "d.*",
+                        compiled,
+                        &query,
+                        |r: RankedDocumentRow| {
+                            r.document
+                                .into_page_item(Some(r.fuzzy_score), &sort_columns)
+                        },
+                    )
+                } else {
+                    load_page(conn, from, "d.*", compiled, &query, |row: DocumentRow| {
+                        row.into_page_item(None, &sort_columns)
+                    })
+                }
             })
             .await
     }
@@ -402,6 +536,8 @@ impl DocumentRepository for DieselDocumentRepository {
                 if updated == 0 {
                     return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
                 }
+                write_trigrams(conn, &tenant, &row.id, &row.display_name)
+                    .map_err(repository_error)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
             })

@@ -89,6 +89,14 @@ pub const ENTITY_FIELDS: FieldMap = FieldMap {
             },
         ),
         (
+            "riskDetails.riskStatus",
+            Column::Scalar {
+                column: "e.risk_status",
+                kind: ScalarKind::Enum,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
             "screeningStatus",
             Column::Scalar {
                 column: "e.screening_status",
@@ -184,6 +192,7 @@ struct EntityRow {
     update_time: i64,
     delete_time: Option<i64>,
     purge_time: Option<i64>,
+    risk_status: Option<String>,
 }
 
 /// An entity row with its relevance, in ranked searches.
@@ -261,6 +270,7 @@ fn body_of(entity: &Entity) -> Result<String, RepositoryError> {
 impl EntityRow {
     fn from_entity(tenant: &TenantId, entity: &Entity) -> EntityRow {
         let risk_level = entity.risk_details.as_ref().map(|r| r.risk_level);
+        let risk_status = entity.risk_details.as_ref().map(|r| r.risk_status);
         EntityRow {
             tenant_id: tenant.as_str().to_owned(),
             id: entity.id().to_owned(),
@@ -285,6 +295,9 @@ impl EntityRow {
             update_time: micros(entity.update_time).unwrap_or_default(),
             delete_time: micros(entity.delete_time),
             purge_time: micros(entity.purge_time),
+            risk_status: risk_status
+                .filter(|status| !status.is_unspecified())
+                .map(|status| status.as_str().to_owned()),
         }
     }
 

@@ -163,6 +163,8 @@ struct ClaimedRow {
     attempts: i64,
     #[diesel(sql_type = BigInt)]
     create_time: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    run_input: Option<String>,
 }
 
 /// Removes the jobs of the erased entity `entity_id`, their queued runs and their
@@ -249,7 +251,10 @@ fn claim_ready(
     if skip_locked {
         sql.push(" FOR UPDATE SKIP LOCKED");
     }
-    sql.push(") RETURNING tenant_id, id, job_id, family, operation_name, attempts, create_time");
+    sql.push(
+        ") RETURNING tenant_id, id, job_id, family, operation_name, attempts, create_time, \
+         run_input",
+    );
     sql.load::<ClaimedRow>(conn).map_err(repository_error)
 }
 
@@ -379,6 +384,7 @@ impl JobRepository for DieselJobRepository {
                 }
                 insert_operation(conn, &owner, &operation)?;
                 let queued = task.queue_time.unix_micros();
+                let run_input = (!task.run_input.is_null()).then(|| task.run_input.to_string());
                 diesel::insert_into(job_tasks::table)
                     .values((
                         job_tasks::tenant_id.eq(&tenant),
@@ -393,6 +399,7 @@ impl JobRepository for DieselJobRepository {
                         job_tasks::last_error.eq(None::<String>),
                         job_tasks::create_time.eq(queued),
                         job_tasks::update_time.eq(queued),
+                        job_tasks::run_input.eq(run_input),
                     ))
                     .execute(conn)
                     .map_err(repository_error)?;
@@ -430,7 +437,13 @@ impl JobRepository for DieselJobRepository {
             .await?;
         rows.into_iter()
             .map(|row| {
+                let run_input = match &row.run_input {
+                    Some(text) => serde_json::from_str(text)
+                        .map_err(|e| internal("stored run input JSON", e))?,
+                    None => serde_json::Value::Null,
+                };
                 Ok(ClaimedTask {
+                    run_input,
                     queue_time: timestamp(row.create_time)?,
                     tenant: TenantId::new(row.tenant_id),
                     id: row.id,

@@ -17,32 +17,50 @@ pub const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlit
 /// starting together migrate one at a time.
 pub const ADVISORY_LOCK_KEY: i64 = 0x0072_6963_736d_6967; // "ricsmig"
 
-/// Runs the pending migrations and returns the versions applied.
+/// Runs the pending migrations and returns the versions applied, then the data steps
+/// SQL cannot do alike on both backends ([`complete_data`]), under the same lock.
 ///
 /// # Errors
-/// [`StorageError::Migration`] when a migration fails (the failed one is rolled back).
+/// [`StorageError::Migration`] when a migration or a data step fails (the failed
+/// migration is rolled back).
 pub fn run_pending(conn: &mut DbConnection) -> Result<Vec<String>, StorageError> {
     let versions = match conn {
-        DbConnection::Postgresql(pg) => {
+        DbConnection::Postgresql(_) => {
             diesel::sql_query(format!("SELECT pg_advisory_lock({ADVISORY_LOCK_KEY})"))
-                .execute(pg)?;
-            let result = pg
-                .run_pending_migrations(POSTGRES)
-                .map(versions_text)
-                .map_err(|e| StorageError::Migration(e.to_string()));
+                .execute(conn)?;
+            let result = migrate_and_complete(conn);
             let unlocked =
                 diesel::sql_query(format!("SELECT pg_advisory_unlock({ADVISORY_LOCK_KEY})"))
-                    .execute(pg);
+                    .execute(conn);
             let versions = result?;
             unlocked?;
             versions
         }
-        DbConnection::Sqlite(sqlite) => sqlite
-            .run_pending_migrations(SQLITE)
-            .map(versions_text)
-            .map_err(|e| StorageError::Migration(e.to_string()))?,
+        DbConnection::Sqlite(_) => migrate_and_complete(conn)?,
     };
     Ok(versions)
+}
+
+fn migrate_and_complete(conn: &mut DbConnection) -> Result<Vec<String>, StorageError> {
+    let versions = match conn {
+        DbConnection::Postgresql(pg) => pg.run_pending_migrations(POSTGRES).map(versions_text),
+        DbConnection::Sqlite(sqlite) => sqlite.run_pending_migrations(SQLITE).map(versions_text),
+    }
+    .map_err(|e| StorageError::Migration(e.to_string()))?;
+    complete_data(conn)?;
+    Ok(versions)
+}
+
+/// The data steps of migrations that need Rust: the name trigrams of the documents
+/// recorded before display names (`2026-11-24-000011_document_display_name`). Each is
+/// a no-op once done, and resumes where it stopped.
+///
+/// # Errors
+/// [`StorageError::Migration`] naming the step.
+pub fn complete_data(conn: &mut DbConnection) -> Result<(), StorageError> {
+    crate::documents::write_pending_name_trigrams(conn)
+        .map(|_| ())
+        .map_err(|e| StorageError::Migration(format!("document name trigrams: {e}")))
 }
 
 /// The versions not applied yet.

@@ -34,6 +34,8 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+        /// `riskDetails.riskStatus`; NULL when unrated.
+        risk_status -> Nullable<Text>,
     }
 }
 
@@ -443,6 +445,8 @@ diesel::table! {
         create_time -> BigInt,
         /// When it last changed.
         update_time -> BigInt,
+        /// What the `:run` gave for this run only, as JSON; NULL when nothing.
+        run_input -> Nullable<Text>,
     }
 }
 
@@ -564,6 +568,23 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+        /// `displayName`.
+        display_name -> Text,
+        /// How many trigrams the display name has (fuzzy ranking); -1 until the server
+        /// writes the trigrams of a document recorded before display names.
+        display_name_trigrams -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// One row per trigram of a document's display name (fuzzy `displayName:` filters).
+    document_name_trigrams (tenant_id, document_id, trigram) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The document.
+        document_id -> Text,
+        /// The trigram.
+        trigram -> Text,
     }
 }
 

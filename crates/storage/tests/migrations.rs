@@ -44,6 +44,9 @@ on_both! {
         => sqlite_every_table_of_schema_rs_loads, postgres_every_table_of_schema_rs_loads;
     migrating_twice_applies_nothing
         => sqlite_migrating_twice_applies_nothing, postgres_migrating_twice_applies_nothing;
+    rows_stored_before_a_migration_are_carried_over
+        => sqlite_rows_stored_before_a_migration_are_carried_over,
+           postgres_rows_stored_before_a_migration_are_carried_over;
 }
 
 fn migrations_dir(backend: &str) -> PathBuf {
@@ -128,13 +131,17 @@ fn lines(conn: &mut DbConnection, sql: &str) -> Vec<String> {
 }
 
 /// Everything that defines the schema of the test database: tables, columns with
-/// types, defaults and collations, constraints and indexes.
+/// their place, types, defaults and collations, constraints and indexes. A column's
+/// place is its rank among the table's columns, not PostgreSQL's `ordinal_position`,
+/// which keeps counting the columns a down.sql dropped: a column added again after
+/// `DROP COLUMN` takes a new number but the same place.
 fn snapshot(conn: &mut DbConnection) -> Vec<String> {
     match conn {
         DbConnection::Postgresql(_) => {
             let mut all = lines(
                 conn,
-                "SELECT concat_ws('|', 'column', table_name, column_name, ordinal_position, \
+                "SELECT concat_ws('|', 'column', table_name, column_name, \
+                 rank() OVER (PARTITION BY table_name ORDER BY ordinal_position), \
                  data_type, is_nullable, column_default, collation_name) AS line \
                  FROM information_schema.columns WHERE table_schema = current_schema()",
             );
@@ -502,7 +509,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
     type Maybe<T> = Option<T>;
     let declared = load_all!(&mut conn,
         entities: (S, S, S, i64, S, S, i64, Maybe<S>, Maybe<S>,
-                   Maybe<S>, bool, i64, i64, Maybe<i64>, Maybe<i64>),
+                   Maybe<S>, bool, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<S>),
         entity_bodies: (S, S, S),
         entity_tags: (S, S, S),
         entity_external_ids: (S, S, S, S),
@@ -522,7 +529,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         workspace_entities: (S, S, S, i64),
         notes: (S, S, S, S, i64, S, S, S, bool, i64, i64),
         jobs: (S, S, S, S, S, i64, S, S, Maybe<S>, Maybe<S>, i64, i64),
-        job_tasks: (S, S, S, S, S, i64, i64, Maybe<S>, bool, Maybe<S>, i64, i64),
+        job_tasks: (S, S, S, S, S, i64, i64, Maybe<S>, bool, Maybe<S>, i64, i64, Maybe<S>),
         activity_log_types: (S, S, S, i64, S, i64, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>),
         activity_log_type_name_trigrams: (S, S, S),
         activity_logs: (S, S, S, i64, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
@@ -531,7 +538,8 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         alerts: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<i64>),
         alert_entities: (S, S, S, i64),
         risk_models: (S, i64, S, S, i64),
-        documents: (S, S, S, i64, S, S, S, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        documents: (S, S, S, i64, S, S, S, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>, S, i64),
+        document_name_trigrams: (S, S, S),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)
@@ -564,4 +572,59 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         .collect();
     in_source.sort();
     assert_eq!(in_source, declared.keys().cloned().collect::<Vec<_>>());
+}
+
+/// Rows stored before the migrations of issue 13 come out as new ones would: an
+/// entity rated `RATED` has the risk status column `ACTIVE`, and a document gets the
+/// display name "{documentType} {documentNumber}" with its trigrams, which the data
+/// step after migrating writes ([`rics_storage::migrations::complete_data`]).
+fn rows_stored_before_a_migration_are_carried_over(backend: Backend) {
+    let (_db, mut conn) = empty(backend);
+    while pending(&mut conn).unwrap().first().map(String::as_str) != Some("20261124000009") {
+        run_next(&mut conn).unwrap();
+    }
+    for sql in [
+        "INSERT INTO entities (tenant_id, id, uid, revision, entity_type, display_name, \
+         display_name_trigrams, risk_level, legal_hold, create_time, update_time) VALUES \
+         ('t1', 'rated', 'u1', 1, 'INDIVIDUAL', 'Rated', 4, 'HIGH', false, 1, 1), \
+         ('t1', 'unrated', 'u2', 1, 'INDIVIDUAL', 'Unrated', 4, NULL, false, 1, 1)",
+        "INSERT INTO entity_bodies (tenant_id, entity_id, body) VALUES \
+         ('t1', 'rated', '{\"riskDetails\": {\"riskLevel\": \"HIGH\", \"riskStatus\": \"RATED\"}}'), \
+         ('t1', 'unrated', '{}')",
+        "INSERT INTO documents (tenant_id, id, uid, revision, entity, document_type, \
+         issuing_country, body, create_time, update_time) VALUES \
+         ('t1', 'doc-1', 'u3', 1, 'entities/rated', 'PASSPORT', 'UTO', \
+         '{\"documentNumber\": \"L898902C3\"}', 1, 1)",
+    ] {
+        diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    run_pending(&mut conn).unwrap();
+    assert_eq!(
+        lines(
+            &mut conn,
+            "SELECT id || '|' || coalesce(risk_status, '-') AS line FROM entities"
+        ),
+        ["rated|ACTIVE", "unrated|-"]
+    );
+    let trigrams = rics_domain::text_search::trigrams("PASSPORT L898902C3");
+    assert_eq!(
+        lines(
+            &mut conn,
+            "SELECT display_name || '|' || CAST(display_name_trigrams AS TEXT) AS line \
+             FROM documents"
+        ),
+        [format!("PASSPORT L898902C3|{}", trigrams.len())]
+    );
+    let stored = lines(
+        &mut conn,
+        "SELECT trigram AS line FROM document_name_trigrams WHERE document_id = 'doc-1'",
+    );
+    assert_eq!(stored, trigrams.into_iter().collect::<Vec<_>>());
+    assert_eq!(
+        rics_storage::documents::write_pending_name_trigrams(&mut conn).unwrap(),
+        0,
+        "nothing is left to write"
+    );
 }

@@ -93,7 +93,7 @@ fn type_name(field_type: FieldType) -> &'static str {
         FieldType::Integer => "an integer",
         FieldType::Bool => "a bool",
         FieldType::Timestamp => "a timestamp",
-        FieldType::Enum(_) => "an enum",
+        FieldType::Enum(_) | FieldType::EnumWithAliases(..) => "an enum",
         FieldType::RepeatedString => "a repeated",
         FieldType::Map => "a map",
     }
@@ -265,7 +265,7 @@ impl<'s> Checker<'s> {
             ParamType::Integer => integer(&what, value).map(Literal::Integer),
             ParamType::Bool => boolean(&what, value).map(Literal::Bool),
             ParamType::Timestamp => timestamp(&what, value).map(Literal::Timestamp),
-            ParamType::Enum(values) => enum_value(&what, values, value).map(Literal::Enum),
+            ParamType::Enum(values) => enum_value(&what, values, &[], value).map(Literal::Enum),
         }
     }
 
@@ -521,9 +521,14 @@ impl<'s> Checker<'s> {
             FieldType::Timestamp => Literal::Timestamp(timestamp(&format!("'{path}'"), value)?),
             FieldType::Bool if ordering => return unsupported("use = or != with true or false"),
             FieldType::Bool => Literal::Bool(boolean(&format!("'{path}'"), value)?),
-            FieldType::Enum(_) if ordering => return unsupported("use = or !="),
+            FieldType::Enum(_) | FieldType::EnumWithAliases(..) if ordering => {
+                return unsupported("use = or !=");
+            }
             FieldType::Enum(values) => {
-                Literal::Enum(enum_value(&format!("'{path}'"), values, value)?)
+                Literal::Enum(enum_value(&format!("'{path}'"), values, &[], value)?)
+            }
+            FieldType::EnumWithAliases(values, aliases) => {
+                Literal::Enum(enum_value(&format!("'{path}'"), values, aliases, value)?)
             }
             FieldType::RepeatedString if op == Operator::Has => {
                 return Ok(Condition::Contains {
@@ -725,6 +730,7 @@ fn timestamp(what: &str, value: &Value) -> Result<OffsetDateTime, FilterError> {
 fn enum_value(
     what: &str,
     values: &'static [&'static str],
+    aliases: &'static [(&'static str, &'static str)],
     value: &Value,
 ) -> Result<&'static str, FilterError> {
     if value.kind == ValueKind::Number {
@@ -734,6 +740,12 @@ fn enum_value(
         .iter()
         .copied()
         .find(|v| *v == value.text)
+        .or_else(|| {
+            aliases
+                .iter()
+                .find(|(alias, _)| *alias == value.text)
+                .map(|(_, canonical)| *canonical)
+        })
         .ok_or_else(|| {
             error(
                 FilterErrorKind::InvalidValue,

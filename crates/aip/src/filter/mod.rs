@@ -57,6 +57,7 @@
 //! | `Bool` | `=`, `!=` with unquoted `true`/`false`; ordering operators are errors \[ours\] |
 //! | `Timestamp` | all comparators with a quoted RFC 3339 value with an offset (R-160.7) |
 //! | `Enum` | `=`, `!=` with a declared value name, case-sensitive, quoted or not; ordering operators are errors \[ours\] |
+//! | `EnumWithAliases` | as `Enum`; an alias reads as its value (`RATED` as `ACTIVE`) |
 //! | `RepeatedString` | `tags:red` contains (wildcards allowed in quoted values); `tags:*` non-empty. `=`, `!=` and ordering are errors \[ours\]: AIP-160 defines only `:` for repeated fields. Any traversal or index (`tags.0`, `tags[0]`) is an error (R-160.12) |
 //! | `Map` | `m:key` and `m.key:*` has key; `m.key = "v"`, `m.key:v` (equality) and the other comparators on the value; `m:*` non-empty; quoted keys: `m."my key":*`. A missing key never matches \[ours\] (R-160.10) |
 //! | message prefix | `riskDetails:*` presence; traversal to declared fields; any other comparison is an error |

@@ -14,6 +14,12 @@ pub enum FieldType {
     Timestamp,
     /// An enum with these value names: `=`/`!=`, case-sensitive.
     Enum(&'static [&'static str]),
+    /// An enum with these value names that also reads older or other spellings
+    /// (`(alias, value)` pairs) as their value: `RATED` as `ACTIVE`.
+    EnumWithAliases(
+        &'static [&'static str],
+        &'static [(&'static str, &'static str)],
+    ),
     /// A repeated string: `field:value` (contains) and `field:*` (non-empty).
     RepeatedString,
     /// A map from string to string: `field:key`, `field.key:*`, `field.key = value`.

@@ -8,6 +8,7 @@ use super::*;
 
 const STATES: &[&str] = &["STATE_UNSPECIFIED", "ACTIVE", "DELETED"];
 const LEVELS: &[&str] = &["RISK_LEVEL_UNSPECIFIED", "LOW", "MEDIUM", "HIGH"];
+const RISK_STATUSES: &[&str] = &["RISK_STATUS_UNSPECIFIED", "ACTIVE", "OUTDATED"];
 
 /// An entity-like schema with one field of every type.
 fn schema() -> FilterSchema {
@@ -21,6 +22,10 @@ fn schema() -> FilterSchema {
         .field("count", FieldType::Integer)
         .field("legalHold", FieldType::Bool)
         .field("riskDetails.riskLevel", FieldType::Enum(LEVELS))
+        .field(
+            "riskDetails.riskStatus",
+            FieldType::EnumWithAliases(RISK_STATUSES, &[("RATED", "ACTIVE")]),
+        )
         .field("riskDetails.riskScore", FieldType::Integer)
         .field("owner.id", FieldType::String)
         .function("nearDate", &[ParamType::Timestamp, ParamType::Integer])
@@ -1165,4 +1170,35 @@ fn schema_redeclaration_replaces() {
             ("f()", FilterErrorKind::InvalidFunctionArguments),
         ],
     );
+}
+
+#[test]
+fn enum_aliases_read_as_their_value() {
+    for (filter, want) in [
+        ("riskDetails.riskStatus = ACTIVE", "ACTIVE"),
+        ("riskDetails.riskStatus = RATED", "ACTIVE"),
+        ("riskDetails.riskStatus != \"RATED\"", "ACTIVE"),
+        ("riskDetails.riskStatus = OUTDATED", "OUTDATED"),
+    ] {
+        match parse_and_check(filter, &schema()).unwrap() {
+            Some(Condition::Compare { value, .. }) => assert_eq!(literal(&value), want, "{filter}"),
+            other => panic!("{filter}: {other:?}"),
+        }
+    }
+    for (filter, kind) in [
+        (
+            "riskDetails.riskStatus = rated",
+            FilterErrorKind::InvalidValue,
+        ),
+        (
+            "riskDetails.riskStatus > RATED",
+            FilterErrorKind::UnsupportedOperator,
+        ),
+    ] {
+        assert_eq!(
+            parse_and_check(filter, &schema()).unwrap_err().kind(),
+            kind,
+            "{filter}"
+        );
+    }
 }

@@ -16,7 +16,7 @@ use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle;
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -106,7 +106,7 @@ impl ActivityLogService {
     ) -> Result<ActivityLog> {
         let request_id = request_id.map(parse_request_id).transpose()?;
         if let Some(id) = log_id {
-            validate_user_id("activityLogId", id)?;
+            validate_spec_id("activityLogId", id)?;
         }
         let body = fields::log_input(body)?;
         let mut log: ActivityLog = parse_body(body.clone(), "activityLog")?;

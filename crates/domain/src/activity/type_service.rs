@@ -12,7 +12,7 @@ use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -72,7 +72,7 @@ impl ActivityLogTypeService {
     ) -> Result<ActivityLogType> {
         let request_id = request_id.map(parse_request_id).transpose()?;
         if let Some(id) = type_id {
-            validate_user_id("activityLogTypeId", id)?;
+            validate_spec_id("activityLogTypeId", id)?;
         }
         let body = fields::type_input(body)?;
         let mut log_type: ActivityLogType = parse_body(body.clone(), "activityLogType")?;

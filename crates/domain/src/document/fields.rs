@@ -17,6 +17,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     FieldTable::new()
         .field("name", Scalar, OutputOnly)
         .field("uid", Scalar, OutputOnly)
+        .field("displayName", Scalar, Mutable)
         .field("entity", Scalar, Immutable)
         .field("documentType", Scalar, Required)
         .field("documentNumber", Scalar, Required)
@@ -40,11 +41,12 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("etag", Scalar, OutputOnly)
 });
 
-/// What document list filters may refer to. `expiryDate` is `YYYY-MM-DD` text, so
-/// `expiryDate < "2027-01-01"` compares dates; a document without one matches no
-/// comparison.
+/// What document list filters may refer to. `displayName:` is a fuzzy search, `=` an
+/// exact comparison. `expiryDate` is `YYYY-MM-DD` text, so `expiryDate < "2027-01-01"`
+/// compares dates; a document without one matches no comparison.
 pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
+        .fuzzy_field("displayName")
         .field("entity", FieldType::String)
         .field("documentType", FieldType::Enum(DocumentType::VALUES))
         .field("issuingCountry", FieldType::String)
@@ -61,7 +63,7 @@ pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
     default_page_size: 50,
     max_page_size: 1000,
     filter: &FILTER,
-    sortable: &["createTime", "updateTime"],
+    sortable: &["displayName", "createTime", "updateTime"],
     default_order: &[SortKey {
         by: SortBy::Field("createTime"),
         descending: false,
@@ -78,7 +80,8 @@ mod tests {
     #[test]
     fn every_serialised_field_is_declared() {
         let full: Document = serde_json::from_value(json!({
-            "name": "documents/a", "uid": "u", "entity": "entities/e", "documentType": "PASSPORT",
+            "name": "documents/a", "uid": "u", "displayName": "Passport", "entity": "entities/e",
+            "documentType": "PASSPORT",
             "documentNumber": "L898902C3", "issuingCountry": "UTO", "nationality": "UTO",
             "issuingState": "NSW", "givenName": "Anna Maria", "familyName": "Eriksson",
             "dateOfBirth": "1974-08-12", "gender": "FEMALE", "placeOfBirth": "Zenith",
@@ -93,6 +96,6 @@ mod tests {
         for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
             assert!(TABLE.get(key).is_some(), "{key} is not declared");
         }
-        assert_eq!(value.as_object().map(|o| o.len()), Some(23));
+        assert_eq!(value.as_object().map(|o| o.len()), Some(24));
     }
 }

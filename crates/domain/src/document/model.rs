@@ -45,6 +45,15 @@ pub struct Document {
         skip_serializing_if = "String::is_empty"
     )]
     pub uid: String,
+    /// A name to list and find the document by, one line of at most 200 characters.
+    /// Optional: "{documentType} {documentNumber}" when not given (on create, and when
+    /// an update clears it).
+    #[serde(
+        default,
+        deserialize_with = "crate::serde_util::null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub display_name: String,
     /// The entity the document belongs to (`entities/{entity}`), of the caller's
     /// tenant. Required; immutable.
     #[serde(

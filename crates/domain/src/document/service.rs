@@ -30,6 +30,8 @@ use crate::values::PartialDate;
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
 
+/// Longest `displayName`.
+pub const MAX_DISPLAY_NAME: usize = 200;
 /// Longest `givenName`, `familyName` and `placeOfBirth`.
 pub const MAX_NAME: usize = 200;
 /// Longest `issuingState`.
@@ -101,6 +103,7 @@ impl DocumentService {
         let body = crate::fields::input(&fields::TABLE, body, "document")?;
         let mut document: Document = parse_body(body.clone(), "document")?;
         document.document_number = number::normalise(&document.document_number);
+        name_by_default(&mut document);
         let now = self.clock.now();
         validate(&document, now)?;
         self.live_entity(principal, &document).await?;
@@ -246,6 +249,7 @@ impl DocumentService {
             "document",
         )?;
         updated.document_number = number::normalise(&updated.document_number);
+        name_by_default(&mut updated);
         validate(&updated, self.clock.now())?;
         self.live_entity(principal, &current).await?;
         if updated.workspace != current.workspace {
@@ -424,9 +428,26 @@ impl DocumentService {
     }
 }
 
+/// Gives a document without a display name (or a blank one) the name
+/// "{documentType} {documentNumber}", the number normalised.
+fn name_by_default(document: &mut Document) {
+    if document.display_name.trim().is_empty() {
+        document.display_name = format!(
+            "{} {}",
+            document.document_type.as_str(),
+            document.document_number
+        );
+    }
+}
+
 /// Checks the fields of a document that need no lookup, `now` being the current time.
 fn validate(document: &Document, now: Timestamp) -> Result<()> {
     let mut v = Violations::new();
+    v.optional_text(
+        "document.displayName",
+        &document.display_name,
+        MAX_DISPLAY_NAME,
+    );
     if document.entity.is_empty() {
         v.add(
             "document.entity",

@@ -113,6 +113,7 @@ fn stored(entity: &str) -> Document {
     Document {
         name: "documents/doc-1".into(),
         uid: "uid-0".into(),
+        display_name: "PASSPORT L898902C3".into(),
         entity: format!("entities/{entity}"),
         document_type: DocumentType::Passport,
         document_number: "L898902C3".into(),

@@ -7,7 +7,7 @@ use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::filter::{FieldType, FilterSchema};
 use serde_json::Value;
 
-use super::model::{EntityType, RiskLevel, ScreeningStatus, VerificationStatus};
+use super::model::{EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus};
 use super::relationship::RelationshipType;
 use crate::error::Result;
 use crate::list::{ListSpec, SortBy, SortKey};
@@ -23,6 +23,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
         .field("updateTime", FieldType::Timestamp)
         .field("deleteTime", FieldType::Timestamp)
         .field("riskDetails.riskLevel", FieldType::Enum(RiskLevel::VALUES))
+        .field(
+            "riskDetails.riskStatus",
+            FieldType::EnumWithAliases(RiskStatus::VALUES, RiskStatus::ALIASES),
+        )
         .field("screeningStatus", FieldType::Enum(ScreeningStatus::VALUES))
         .field(
             "verificationStatus",

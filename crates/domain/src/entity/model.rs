@@ -48,8 +48,8 @@ proto_enum! {
         PrivateCompany = "PRIVATE_COMPANY",
         /// A not-for-profit organisation.
         NonProfit = "NON_PROFIT",
-        /// A governmental organisation.
-        GovernmentalOrg = "GOVERNMENTAL_ORG",
+        /// A governmental organisation; BNDRY's spelling `GOVERMENTAL_ORG` reads as it.
+        GovernmentalOrg = "GOVERNMENTAL_ORG" | "GOVERMENTAL_ORG",
         /// An incorporated association.
         AssociationIncorporation = "ASSOCIATION_INCORPORATION",
     }
@@ -84,8 +84,9 @@ proto_enum! {
 proto_enum! {
     /// Whether a risk rating reflects the entity as it is now.
     pub enum RiskStatus("RISK_STATUS_UNSPECIFIED") {
-        /// Rated, and the entity has not changed since.
-        Rated = "RATED",
+        /// The current rating: the entity has not changed since it was rated. `RATED`,
+        /// what earlier versions wrote, reads as it.
+        Active = "ACTIVE" | "RATED",
         /// Rated, but the entity changed since: rate it again.
         Outdated = "OUTDATED",
     }

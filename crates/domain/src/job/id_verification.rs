@@ -53,6 +53,29 @@ pub struct IdVerificationInput {
     pub id_type: Option<DocumentType>,
 }
 
+/// What a `:run` of an ID document verification job may give, as the ID document
+/// verification guide gives it: the job's `entity` again, and an `idType` for that run
+/// only.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IdVerificationRunInput {
+    /// The job's entity, `entities/{entity}`; any other is refused (`ENTITY_MISMATCH`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    /// For this run only: verify the entity's newest live document of this type,
+    /// whatever the job names. The run's result records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_type: Option<DocumentType>,
+}
+
+/// What the run's task carries: the checked `idType`, if any.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunOverride {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id_type: Option<DocumentType>,
+}
+
 /// The ports and services the family uses.
 pub struct IdVerificationPorts {
     /// Identity documents.
@@ -277,13 +300,42 @@ impl JobKind for IdVerificationJobs {
         serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))
     }
 
+    fn check_run_input(&self, job: &JobRecord, input: Value) -> Result<Value> {
+        let parsed: IdVerificationRunInput = parse_body(input, "run")?;
+        let entity = format!("entities/{}", job.entity_id);
+        if let Some(given) = parsed.entity.filter(|given| *given != entity) {
+            return Err(Error::invalid_field(
+                "run.entity",
+                "ENTITY_MISMATCH",
+                format!("'{given}' is not the job's entity, {entity}"),
+            ));
+        }
+        let id_type = parsed.id_type.filter(|t| !t.is_unspecified());
+        if id_type.is_none() {
+            return Ok(Value::Null);
+        }
+        serde_json::to_value(RunOverride { id_type }).map_err(|e| Error::internal(e.to_string()))
+    }
+
     fn admits(&self, entity: &Entity) -> Result<()> {
         require_individual(entity)
     }
 
     async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
-        let input: IdVerificationInput = serde_json::from_value(job.input.clone())
+        let mut input: IdVerificationInput = serde_json::from_value(job.input.clone())
             .map_err(|e| Error::internal(format!("stored ID verification input: {e}")))?;
+        let run: RunOverride = if task.run_input.is_null() {
+            RunOverride::default()
+        } else {
+            serde_json::from_value(task.run_input.clone())
+                .map_err(|e| Error::internal(format!("stored ID verification run input: {e}")))?
+        };
+        if let Some(id_type) = run.id_type {
+            input = IdVerificationInput {
+                document: None,
+                id_type: Some(id_type),
+            };
+        }
         let name = format!("entities/{}", job.entity_id);
         let entity = self
             .entities
@@ -304,6 +356,9 @@ impl JobKind for IdVerificationJobs {
             serde_json::to_value(&verification).map_err(|e| Error::internal(e.to_string()))?;
         payload["document"] = json!(document.name);
         payload["documentType"] = json!(document.document_type);
+        if let Some(id_type) = run.id_type {
+            payload["idType"] = json!(id_type);
+        }
         payload["verifyDate"] = json!(today.to_string());
         let log = ActivityLog {
             activity_type: ActivityType::DocumentVerification,

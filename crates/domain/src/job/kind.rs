@@ -36,6 +36,24 @@ pub trait JobKind: Send + Sync {
         input: Value,
     ) -> Result<Value>;
 
+    /// Checks what a `:run` body gives for that run only (the body without `requestId`,
+    /// a JSON object) of `job`, and returns it as the run's task carries it to
+    /// [`JobKind::execute`]: `null` for nothing. Families take nothing by default.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT naming the bad field under `run.`.
+    fn check_run_input(&self, job: &JobRecord, input: Value) -> Result<Value> {
+        let _ = job;
+        match input.as_object().and_then(|fields| fields.keys().next()) {
+            Some(field) => Err(Error::invalid_field(
+                format!("run.{field}"),
+                "UNKNOWN_FIELD",
+                "this job family's `:run` takes only `requestId`",
+            )),
+            None => Ok(Value::Null),
+        }
+    }
+
     /// Whether the family takes jobs about `entity` (checked on create and on `:run`);
     /// every kind of entity unless the family says otherwise.
     ///

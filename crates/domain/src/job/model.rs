@@ -120,6 +120,9 @@ pub struct NewTask {
     pub operation_name: String,
     /// When it was queued (and may first be claimed).
     pub queue_time: Timestamp,
+    /// What the `:run` gave for this run only, as its family checked it; `null` when
+    /// nothing.
+    pub run_input: serde_json::Value,
 }
 
 /// The start of a run: the job as it becomes (RUNNING, pointing at the operation), the
@@ -158,6 +161,8 @@ pub struct ClaimedTask {
     pub queue_time: Timestamp,
     /// When this attempt claimed it.
     pub claim_time: Timestamp,
+    /// What the `:run` gave for this run only (see [`NewTask::run_input`]).
+    pub run_input: serde_json::Value,
 }
 
 /// How a claimed run ends.

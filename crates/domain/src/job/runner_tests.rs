@@ -57,6 +57,7 @@ fn task(attempt: u32) -> ClaimedTask {
         claim: "claim".into(),
         queue_time: now(),
         claim_time: now(),
+        run_input: Value::Null,
     }
 }
 

@@ -228,10 +228,13 @@ impl JobService {
     }
 
     /// Starts a run of the job and returns its operation, to poll until `done`. With a
-    /// request id, a retry returns the first call's operation.
+    /// request id, a retry with the same `run_input` returns the first call's
+    /// operation. `run_input` is the rest of the `:run` body, which the family checks
+    /// ([`JobKind::check_run_input`]) and the run's task carries.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT for a bad request id or one reused with another job; NOT_FOUND;
+    /// INVALID_ARGUMENT for a bad request id or one reused with another job or run
+    /// input, or a run input the family refuses; NOT_FOUND;
     /// FAILED_PRECONDITION when the job is RUNNING or its entity is deleted; ABORTED
     /// when a concurrent run started first.
     pub async fn run(
@@ -240,15 +243,24 @@ impl JobService {
         entity_id: &str,
         id: &str,
         request_id: Option<&str>,
+        run_input: Value,
     ) -> Result<Operation> {
         let request_id = request_id.map(parse_request_id).transpose()?;
         let current = self.load(principal, entity_id, id).await?;
         let name = current.name();
+        let run_input = self.kind.check_run_input(&current, run_input)?;
         let method = RUN_METHOD;
+        let job_part = json!(name);
+        // A run without input keeps the fingerprint it had before runs took any.
+        let parts: &[(&str, &Value)] = if run_input.is_null() {
+            &[("job", &job_part)]
+        } else {
+            &[("job", &job_part), ("run", &run_input)]
+        };
         let key = request_id.map(|request_id| IdempotencyKey {
             request_id: request_id.to_string(),
             method,
-            fingerprint: fingerprint(method, &[("job", &json!(name))]),
+            fingerprint: fingerprint(method, parts),
             resource_name: String::new(),
         });
         if let Some(key) = &key {
@@ -289,6 +301,7 @@ impl JobService {
             id: operation_id,
             operation_name: operation.name.clone(),
             queue_time: now,
+            run_input,
         };
         let key = key.map(|mut key| {
             key.resource_name = operation.name.clone();

@@ -123,7 +123,7 @@ async fn a_run_queues_an_operation_under_the_job_and_wakes_the_workers() {
     let mut queued = MockRunQueued::new();
     queued.expect_queued().times(1).return_const(());
     let operation = service(jobs, queued)
-        .run(&principal(), "amy-lee", "job-1", None)
+        .run(&principal(), "amy-lee", "job-1", None, json!({}))
         .await
         .unwrap();
     assert_eq!(operation.metadata.kind, "rics.v1alpha.TestJob");
@@ -136,7 +136,7 @@ async fn a_running_job_cannot_run_again_and_others_jobs_are_not_found() {
         .returning(|_, _, _| Ok(Some(stored(JobState::Running))));
     let service = service(jobs, MockRunQueued::new());
     let error = service
-        .run(&principal(), "amy-lee", "job-1", None)
+        .run(&principal(), "amy-lee", "job-1", None, json!({}))
         .await
         .unwrap_err();
     assert_eq!(

@@ -162,7 +162,7 @@ impl RiskEvaluator {
         let details = RiskDetails {
             risk_level: rating.risk_level,
             risk_score: f64::from(rating.risk_score),
-            risk_status: RiskStatus::Rated,
+            risk_status: RiskStatus::Active,
             last_rated_time: log.create_time,
             rating_job: run.map(|r| r.job.to_owned()).unwrap_or_default(),
             activity_log: log.name.clone(),

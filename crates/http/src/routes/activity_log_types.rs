@@ -52,8 +52,8 @@ pub struct ListActivityLogTypesParams {
 #[into_params(parameter_in = Query)]
 #[allow(non_snake_case, dead_code)]
 pub struct CreateActivityLogTypeParams {
-    /// The id to give the type: 4 to 63 of `[a-z0-9-]`, starting with a letter, not
-    /// ending with `-`. Generated (UUID v7) when absent.
+    /// The id to give the type: 4 to 63 of `[a-z0-9-]` in any order (`2024-kyc`), but
+    /// not a UUID. Generated (UUID v7) when absent.
     activityLogTypeId: Option<String>,
     /// A UUID making the call idempotent for at least 24 hours.
     requestId: Option<String>,

@@ -33,8 +33,8 @@ pub struct ListDocumentsResponse {
         ("pageSize" = Option<i32>, Query, description = "Default 50, at most 1000 (larger values are coerced)"),
         ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
         ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over entity, documentType, issuingCountry, expiryDate (YYYY-MM-DD text), createTime, updateTime, deleteTime"),
-        ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over displayName (`=` exact, `:` fuzzy: `displayName:\"jane pasport\"`), entity, documentType, issuingCountry, expiryDate (YYYY-MM-DD text), createTime, updateTime, deleteTime"),
+        ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents")),
     responses((status = 200, body = ListDocumentsResponse), (status = 400, body = ErrorEnvelope)))]
 pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
@@ -52,7 +52,7 @@ pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Re
         ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
         ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
         ("filter" = Option<String>, Query, description = "As for the collection"),
-        ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime"),
+        ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents")),
     responses((status = 200, body = ListDocumentsResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn list_for_entity(

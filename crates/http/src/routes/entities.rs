@@ -71,7 +71,8 @@ pub struct ListParams {
     skip: Option<i32>,
     /// AIP-160 filter over displayName (also fuzzy: `displayName:"jon smith"`, or a bare
     /// word), entityType, tags, externalIds, createTime, updateTime, deleteTime,
-    /// riskDetails.riskLevel, screeningStatus, verificationStatus, legalHold.
+    /// riskDetails.riskLevel, riskDetails.riskStatus (`ACTIVE`, `OUTDATED`; `RATED` reads
+    /// as `ACTIVE`), screeningStatus, verificationStatus, legalHold.
     filter: Option<String>,
     /// Comma-separated displayName, createTime, updateTime, each optionally ` desc`.
     /// Default: createTime; a fuzzy search without orderBy ranks by similarity.

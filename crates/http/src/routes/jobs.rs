@@ -9,6 +9,7 @@ use rics_domain::document::model::DocumentType;
 use rics_domain::error::Error;
 use rics_domain::id::is_well_formed_id;
 use rics_domain::job::JobService;
+use rics_domain::job::id_verification::IdVerificationRunInput;
 use rics_domain::job::model::job_name;
 use rics_domain::job::pep_sanction::PepSanctionInput;
 use rics_domain::job::risk_rating::RiskRatingInput;
@@ -120,7 +121,30 @@ async fn get(
     ok(&service.get(&caller.0, entity, job).await?)
 }
 
+/// Starts a run: `in_body` is the body's `requestId`, which wins over the query's;
+/// `run_input` the rest of the body, for the family to check.
 async fn run(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    entity: &str,
+    job: &str,
+    in_body: Option<String>,
+    run_input: Value,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let mut request_id = query.take("requestId")?;
+    query.finish()?;
+    if in_body.is_some() {
+        request_id = in_body;
+    }
+    ok(&service
+        .run(&caller.0, entity, job, request_id.as_deref(), run_input)
+        .await?)
+}
+
+/// Starts a run whose body is a [`RunRequest`].
+async fn run_plain(
     service: &JobService,
     caller: Caller,
     req: HttpRequest,
@@ -128,16 +152,18 @@ async fn run(
     job: &str,
     body: JsonBody,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let mut request_id = query.take("requestId")?;
-    query.finish()?;
     let run_body: RunRequest = rics_domain::resource::parse_body(body.0, "run")?;
-    if let Some(in_body) = run_body.request_id {
-        request_id = Some(in_body);
-    }
-    ok(&service
-        .run(&caller.0, entity, job, request_id.as_deref())
-        .await?)
+    let run_input = Value::Object(serde_json::Map::new());
+    run(
+        service,
+        caller,
+        req,
+        entity,
+        job,
+        run_body.request_id,
+        run_input,
+    )
+    .await
 }
 
 async fn operation(
@@ -160,6 +186,23 @@ pub struct RunRequest {
     /// A UUID making the call idempotent (also accepted as a query parameter).
     #[serde(default)]
     pub request_id: Option<String>,
+}
+
+/// The body of an ID document verification job's `:run`: as [`RunRequest`], with the
+/// ID document verification guide's `entity` and `idType`.
+#[derive(Debug, Default, serde::Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IdVerificationRunRequest {
+    /// A UUID making the call idempotent (also accepted as a query parameter).
+    #[serde(default)]
+    pub request_id: Option<String>,
+    /// The job's entity, `entities/{entity}`: any other is 400 `ENTITY_MISMATCH`.
+    #[serde(default)]
+    pub entity: Option<String>,
+    /// For this run only: verify the entity's newest live document of this type,
+    /// whatever the job names. The run's result records it.
+    #[serde(default)]
+    pub id_type: Option<DocumentType>,
 }
 
 /// Lists an entity's screening jobs, or every entity's with `entities/-`.
@@ -224,7 +267,7 @@ pub async fn run_pep_sanction(
     body: JsonBody,
 ) -> Response {
     let (entity, job) = path.into_inner();
-    run(&state.pep_sanction_jobs, caller, req, &entity, &job, body).await
+    run_plain(&state.pep_sanction_jobs, caller, req, &entity, &job, body).await
 }
 
 /// A run's operation.
@@ -358,7 +401,7 @@ pub async fn run_risk_rating(
     body: JsonBody,
 ) -> Response {
     let (entity, job) = path.into_inner();
-    run(&state.risk_rating_jobs, caller, req, &entity, &job, body).await
+    run_plain(&state.risk_rating_jobs, caller, req, &entity, &job, body).await
 }
 
 /// A risk rating run's operation.
@@ -508,7 +551,7 @@ pub async fn get_id_verification(
 #[utoipa::path(post, path = "/v1alpha/individualEntityIDVerificationJobs/{job}:run", tag = "jobs",
     params(("job" = String, Path, description = "Job id"),
         ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
-    request_body = RunRequest,
+    request_body = IdVerificationRunRequest,
     responses((status = 200, body = Operation), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn run_id_verification(
     caller: Caller,
@@ -517,7 +560,22 @@ pub async fn run_id_verification(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    run(&state.id_verification_jobs, caller, req, "-", &path, body).await
+    let run_body: IdVerificationRunRequest = rics_domain::resource::parse_body(body.0, "run")?;
+    let run_input = serde_json::to_value(IdVerificationRunInput {
+        entity: run_body.entity,
+        id_type: run_body.id_type,
+    })
+    .map_err(|e| Error::internal(e.to_string()))?;
+    run(
+        &state.id_verification_jobs,
+        caller,
+        req,
+        "-",
+        &path,
+        run_body.request_id,
+        run_input,
+    )
+    .await
 }
 
 /// An ID document verification run's operation.

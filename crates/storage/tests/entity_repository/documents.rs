@@ -325,6 +325,91 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
 
 contract!(lists_filter_on_every_field_page_and_hide_deleted);
 
+/// `displayName` is a column with the trigrams of the name: exact and fuzzy filters
+/// (best match first without an order), ordering both ways, one entity's list, and an
+/// update that renames replaces the trigrams.
+async fn display_names_filter_fuzzily_and_order(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselDocumentRepository::new(f.db.clone());
+    for id in ["amy", "bob"] {
+        f.create(&t1(), &entity(id, id, 0)).await;
+    }
+    let named = |id: &str, entity: &str, name: &str, seconds: i64| Document {
+        display_name: name.to_owned(),
+        ..document(id, entity, "D", "2031-01-01", seconds)
+    };
+    let d1 = named("d1", "amy", "Amy's passport", 1);
+    for d in [
+        d1.clone(),
+        named("d2", "amy", "PASSPORT L898902C3", 2),
+        named("d3", "bob", "Bob's pássport", 3),
+    ] {
+        repo.create(&t1(), &d, None, &[]).await.unwrap();
+    }
+    assert_eq!(
+        repo.get(&t1(), "d3").await.unwrap().unwrap().display_name,
+        "Bob's pássport"
+    );
+    let paging = paging();
+    let list = |filter: &str, order_by: &str| ListRequest {
+        filter: Some(filter.to_owned()),
+        order_by: Some(order_by.to_owned()),
+        ..ListRequest::default()
+    };
+    for (request, expected) in [
+        (list("displayName = \"Amy's passport\"", ""), vec!["d1"]),
+        (
+            list("displayName != \"Amy's passport\"", ""),
+            vec!["d2", "d3"],
+        ),
+        (
+            list("displayName:\"bobs passport\"", ""),
+            vec!["d3", "d1", "d2"],
+        ),
+        (list("displayName:\"l898902c3\"", ""), vec!["d2"]),
+        (
+            list("displayName:\"passport\"", "createTime desc"),
+            vec!["d3", "d2", "d1"],
+        ),
+        (list("", "displayName"), vec!["d1", "d3", "d2"]),
+        (list("", "displayName desc"), vec!["d2", "d3", "d1"]),
+    ] {
+        assert_eq!(
+            ids(&repo, &paging, None, &request).await.0,
+            expected,
+            "{request:?}"
+        );
+    }
+    assert_eq!(
+        ids(
+            &repo,
+            &paging,
+            Some("entities/amy"),
+            &list("displayName:\"amys pasport\"", "")
+        )
+        .await
+        .0,
+        vec!["d1", "d2"]
+    );
+    let renamed = next(&d1, 10, |d| d.display_name = "Residence card".into());
+    repo.update(&t1(), &renamed, 1, &[]).await.unwrap();
+    assert_eq!(
+        ids(&repo, &paging, None, &list("displayName:\"amys\"", ""))
+            .await
+            .0,
+        Vec::<String>::new(),
+        "the old name's trigrams are gone"
+    );
+    assert_eq!(
+        ids(&repo, &paging, None, &list("displayName:\"residence\"", ""))
+            .await
+            .0,
+        vec!["d1"]
+    );
+}
+
+contract!(display_names_filter_fuzzily_and_order);
+
 async fn a_purge_removes_only_documents_past_their_purge_time(backend: Backend) {
     let f = Fixture::new(backend);
     let repo = DieselDocumentRepository::new(f.db.clone());

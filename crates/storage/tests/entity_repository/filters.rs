@@ -4,7 +4,7 @@
 
 use rics_domain::Code;
 use rics_domain::entity::model::{
-    Entity, EntityType, RiskLevel, ScreeningStatus, VerificationStatus,
+    Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
 };
 use rics_domain::list::ListRequest;
 use rics_storage::Backend;
@@ -338,6 +338,39 @@ async fn risk_level_follows_the_unset_message_rule(backend: Backend) {
     .await;
 }
 
+/// `riskDetails.riskStatus` is a column of its own: `ACTIVE` (with `RATED` read as it)
+/// and `OUTDATED`; an unrated entity matches neither `=` nor `!=`.
+async fn risk_status_follows_the_unset_message_rule(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let status = |e: &Entity| e.risk_details.as_ref().map(|r| r.risk_status);
+    assert!(
+        s.entities
+            .iter()
+            .any(|e| status(e) == Some(RiskStatus::Outdated))
+    );
+    for filter in [
+        "riskDetails.riskStatus = ACTIVE",
+        "riskDetails.riskStatus = RATED",
+    ] {
+        s.check(filter, false, |e| status(e) == Some(RiskStatus::Active))
+            .await;
+    }
+    s.check("riskDetails.riskStatus != OUTDATED", false, |e| {
+        status(e) == Some(RiskStatus::Active)
+    })
+    .await;
+    s.check("NOT riskDetails.riskStatus = ACTIVE", false, |e| {
+        status(e) != Some(RiskStatus::Active)
+    })
+    .await;
+    s.check(
+        "riskDetails.riskStatus = OUTDATED AND riskDetails.riskLevel = MEDIUM",
+        false,
+        |e| status(e) == Some(RiskStatus::Outdated) && risk_is(e, RiskLevel::Medium),
+    )
+    .await;
+}
+
 async fn statuses_compare_unset_as_the_zero_value(backend: Backend) {
     let s = Seeded::new(backend).await;
     let screening = |e: &Entity| e.screening_status;
@@ -561,6 +594,7 @@ contract!(
     time_filters,
     delete_time_needs_show_deleted,
     risk_level_follows_the_unset_message_rule,
+    risk_status_follows_the_unset_message_rule,
     statuses_compare_unset_as_the_zero_value,
     legal_hold_filters,
     combinations_follow_the_precedence_rules,

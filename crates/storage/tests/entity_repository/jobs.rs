@@ -61,10 +61,17 @@ async fn start(
         create_time: Some(at(seconds)),
         redact_after: None,
     };
+    // The first run carries an input for that run only; the others none.
+    let run_input = if run == "run-1" {
+        json!({"idType": "PASSPORT"})
+    } else {
+        serde_json::Value::Null
+    };
     let task = NewTask {
         id: run.to_owned(),
         operation_name: name,
         queue_time: at(seconds),
+        run_input,
     };
     let start = RunStart {
         job: running.clone(),
@@ -165,6 +172,11 @@ async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
         ),
         (t1(), "job-1", 1, "c1")
     );
+    assert_eq!(
+        task.run_input,
+        json!({"idType": "PASSPORT"}),
+        "the run's input"
+    );
     assert!(
         repo.claim("c2", at(4), Duration::from_secs(10), 5)
             .await
@@ -225,6 +237,7 @@ async fn start_again(
         id: "run-x".into(),
         operation_name: operation.name.clone(),
         queue_time: at(3),
+        run_input: serde_json::Value::Null,
     };
     let start = RunStart {
         job: running,
@@ -421,6 +434,11 @@ async fn erasing_an_entity_removes_its_jobs_and_runs(backend: Backend) {
     assert_eq!(
         left.iter().map(|t| t.job_id.as_str()).collect::<Vec<_>>(),
         ["job-b"]
+    );
+    assert_eq!(
+        left[0].run_input,
+        serde_json::Value::Null,
+        "a run without input"
     );
 }
 

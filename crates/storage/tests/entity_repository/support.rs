@@ -361,7 +361,11 @@ pub fn seed_entity(id: &str, i: usize) -> Entity {
         n => Some(RiskDetails {
             risk_level: [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High][n - 1],
             risk_score: 10.0 * n as f64,
-            risk_status: RiskStatus::Rated,
+            risk_status: if i % 8 == 2 {
+                RiskStatus::Outdated
+            } else {
+                RiskStatus::Active
+            },
             ..RiskDetails::default()
         }),
     };

@@ -1,0 +1,1 @@
+ALTER TABLE entities DROP COLUMN risk_status;

@@ -1,0 +1,1 @@
+ALTER TABLE job_tasks DROP COLUMN run_input;
