@@ -14,7 +14,7 @@ use rics_domain::screen::{
     ListVersionInfo, NameMatcher, ScreenMatch, ScreenOutcome, ScreenRequest, Screener,
 };
 use rics_screening::model::{EntityKind, Gender};
-use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, load_path};
+use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, published};
 use tokio::sync::Mutex;
 
 /// Most matches kept per screened name.
@@ -70,16 +70,7 @@ fn load(paths: &[PathBuf]) -> Result<Arc<Index>> {
             format!("cannot load the lists: {e}"),
         )
     };
-    let lists = if paths.is_empty() {
-        rics_screening::bundled::load_bundled(&rics_screening::bundled::data_dir())
-            .map_err(unavailable)?
-    } else {
-        paths
-            .iter()
-            .map(|path| load_path(path, None))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(unavailable)?
-    };
+    let lists = rics_screening::bundled::load_configured(paths).map_err(unavailable)?;
     Ok(Arc::new(Index::build(lists)))
 }
 
@@ -139,7 +130,7 @@ impl Screener for ListScreener {
                 evidence: evidence.clone(),
             };
             for found in index.screen(&query, &options).matches {
-                let score = f64::from(found.score);
+                let score = published(found.score);
                 let candidate = ScreenMatch {
                     list_entry: found.list_entry,
                     dataset: found.dataset,
