@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rics::admin::{self, ClientsCommand, KeysCommand, UsersCommand};
-use rics::config::Settings;
+use rics::config::{MigrateSettings, Settings};
 use rics::screener::ListScreener;
 use rics::{server, telemetry};
 use rics_domain::screen::Screener;
@@ -28,7 +28,7 @@ enum Command {
     /// Serve the HTTP API (migrates the embedded SQLite database first).
     Serve(Settings),
     /// Apply pending database migrations and exit.
-    Migrate(Settings),
+    Migrate(MigrateSettings),
     /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
     /// line per person on stdout.
     Screen(screen::ScreenArgs),
@@ -178,7 +178,7 @@ fn print_bootstrap(report: &BootstrapReport, public_url: &str) -> anyhow::Result
     Ok(())
 }
 
-fn migrate(settings: &Settings) -> anyhow::Result<()> {
+fn migrate(settings: &MigrateSettings) -> anyhow::Result<()> {
     let config = settings.resolve()?;
     telemetry::init(&config.log, config.log_format)?;
     let db = server::open_database(&config)?;

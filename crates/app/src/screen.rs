@@ -41,8 +41,7 @@ pub struct ScreenArgs {
     /// A list to screen against: OFAC legacy CSV (sdn.csv, cons_prim.csv), UN consolidated
     /// XML, UK sanctions CSV, US Consolidated Screening List CSV, or generic CSV / JSON lines;
     /// or a folder, for the list files directly in it. Repeat the flag or give several
-    /// paths. [default: the dated lists bundled in data/lists, as `rics serve` without
-    /// RICS_SCREENING_LISTS]
+    /// paths [default: the dated lists bundled in data/lists, the server's default].
     #[arg(long = "list", value_name = "PATH", num_args = 1..)]
     pub lists: Vec<PathBuf>,
     /// Matches scoring below this are not written (a score in [0, 1]).
