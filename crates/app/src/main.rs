@@ -50,8 +50,12 @@ enum Command {
 enum ListsCommand {
     /// Load list files or folders exactly as `rics serve` does and print each list's
     /// version (dataset, content hash, date, records); fails on a list that does not
-    /// load. To serve them, set RICS_SCREENING_LISTS to the same paths and send SIGHUP
-    /// to each running `rics serve`: it swaps them in without stopping.
+    /// load. To serve them, name the same paths in `screening_lists` of the
+    /// configuration file (rics.toml) and send SIGHUP to each running `rics serve`: it
+    /// reads the setting again and swaps the lists in without stopping.
+    /// RICS_SCREENING_LISTS and --screening-lists are read at start only (they win over
+    /// the file): with them, SIGHUP reloads the files at those paths, so replace the
+    /// files, or the files in a listed folder, instead.
     Load {
         /// List files or folders; none: the lists bundled in data/lists.
         paths: Vec<std::path::PathBuf>,
@@ -134,6 +138,10 @@ fn serve(settings: &Settings) -> anyhow::Result<()> {
     telemetry::init(&config.log, config.log_format)?;
     actix_web::rt::System::new().block_on(async {
         let running = server::start(&config).await?;
+        let settings = settings.clone();
+        server::spawn_list_reloads(running.screener.clone(), move || {
+            Ok(settings.resolve()?.screening_lists)
+        });
         if let Some(report) = &running.bootstrap {
             print_bootstrap(report, &config.public_url)?;
         }
