@@ -26,7 +26,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API (migrates the embedded SQLite database first).
-    Serve(Settings),
+    Serve(Box<Settings>),
     /// Apply pending database migrations and exit.
     Migrate(MigrateSettings),
     /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
