@@ -6,14 +6,18 @@ BIND ?= 127.0.0.1:8080
 FUZZ_EXAMPLES ?= 5
 FUZZ_FULL_EXAMPLES ?= 80
 
-.PHONY: run build test mrz-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
+.PHONY: run install build test mrz-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 run: ## Build and serve on SQLite at ./data/rics.db, 127.0.0.1:8080
+	@[ -x target/release/rics ] || echo "make run: the first release build compiles about 460 crates: about 8 to 10 minutes on 2 idle cores, more on a busy machine (cargo shows its progress bar on a terminal); later builds take seconds"
 	$(CARGO) build --release -p rics
 	RICS_BIND_ADDRESS=$${RICS_BIND_ADDRESS:-$(BIND)} ./target/release/rics serve
+
+install: ## Put the release binary on PATH as rics (cargo install into ~/.cargo/bin, building in target/)
+	$(CARGO) install --locked --path crates/app --target-dir target
 
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
@@ -23,31 +27,43 @@ test: mrz-referee openapi-client-referee ## Run every test on SQLite and Postgre
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
 
+# The referees and the fuzzer run in Python virtual environments under target/, made once
+# from PyPI. This checks for what they need and says what is missing; $(1) names the target.
+define need_python
+if ! command -v python3 >/dev/null 2>&1; then \
+  echo "make $(1): needs python3 (with venv) for the test referees, and PyPI once: install Python 3 (Debian/Ubuntu: apt-get install python3 python3-venv)" >&2; exit 1; fi; \
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then \
+  echo "make $(1): python3 has no venv/ensurepip module: install it (Debian/Ubuntu: apt-get install python3-venv)" >&2; exit 1; fi
+endef
+
+# Installs $(3) in the venv $(2) for target $(1), saying when PyPI cannot be reached.
+define install_venv
+$(call need_python,$(1)); \
+echo "make $(1): installing $(3) in $(2) (from PyPI, once)"; \
+python3 -m venv $(2) && \
+if ! $(2)/bin/pip install --quiet --disable-pip-version-check $(3); then \
+  echo "make $(1): could not install $(3) from PyPI: the test referees need the package index once (or a mirror in PIP_INDEX_URL)" >&2; exit 1; fi
+endef
+
 MRZ_VENV := target/mrz-venv
 
 mrz-referee: ## Python venv with the mrz package 0.6.2, the referee of the MRZ tests (once)
 	@if ! $(MRZ_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mrz") != "0.6.2")' 2>/dev/null; then \
-	  echo "make mrz-referee: installing mrz 0.6.2 in $(MRZ_VENV)"; \
-	  python3 -m venv $(MRZ_VENV) && \
-	  $(MRZ_VENV)/bin/pip install --quiet --disable-pip-version-check mrz==0.6.2; fi
+	  $(call install_venv,mrz-referee,$(MRZ_VENV),mrz==0.6.2); fi
 
 CLIENT_VENV := target/openapi-client-venv
 CLIENT_GENERATOR_VERSION := 0.29.1
 
 openapi-client-referee: ## Python venv with openapi-python-client 0.29.1, for the generated-client test (once)
 	@if ! $(CLIENT_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("openapi-python-client") != "$(CLIENT_GENERATOR_VERSION)")' 2>/dev/null; then \
-	  echo "make openapi-client-referee: installing openapi-python-client $(CLIENT_GENERATOR_VERSION) in $(CLIENT_VENV)"; \
-	  python3 -m venv $(CLIENT_VENV) && \
-	  $(CLIENT_VENV)/bin/pip install --quiet --disable-pip-version-check openapi-python-client==$(CLIENT_GENERATOR_VERSION); fi
+	  $(call install_venv,openapi-client-referee,$(CLIENT_VENV),openapi-python-client==$(CLIENT_GENERATOR_VERSION)); fi
 
 FUZZ_VENV := target/fuzz-venv
 SCHEMATHESIS_VERSION := 4.32.5
 
 fuzz-venv: ## Python venv with schemathesis 4.32.5, the API fuzzer (once)
 	@if ! $(FUZZ_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null; then \
-	  echo "make fuzz-venv: installing schemathesis $(SCHEMATHESIS_VERSION) in $(FUZZ_VENV)"; \
-	  python3 -m venv $(FUZZ_VENV) && \
-	  $(FUZZ_VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION); fi
+	  $(call install_venv,fuzz-venv,$(FUZZ_VENV),schemathesis==$(SCHEMATHESIS_VERSION)); fi
 
 # Both targets fuzz the debug build: `cargo test --no-run` builds what `make test` builds,
 # target/debug/rics among it, so right after `make test` it has nothing to do.

@@ -19,6 +19,34 @@ fn jobs_of(entity: &str) -> String {
     format!("{ENTITIES}/{entity}/{JOBS}")
 }
 
+/// Fails unless every key in `value` is lowerCamelCase and every number has at most 4
+/// decimals: the API's rule, which holds inside the screening engine's explanations too.
+fn assert_camel_case_with_four_decimals(value: &Value, path: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                assert!(
+                    key.starts_with(|c: char| c.is_ascii_lowercase())
+                        && key.chars().all(|c| c.is_ascii_alphanumeric()),
+                    "{path}.{key} is not lowerCamelCase"
+                );
+                assert_camel_case_with_four_decimals(inner, &format!("{path}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                assert_camel_case_with_four_decimals(inner, &format!("{path}[{i}]"));
+            }
+        }
+        Value::Number(n) => {
+            let text = n.to_string();
+            let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 4, "{path} = {text} has more than 4 decimals");
+        }
+        _ => {}
+    }
+}
+
 /// Creates a job about `entity` and runs it; returns the finished operation.
 fn screen(server: &Server, entity: &str, body: &Value) -> (Value, Value) {
     let job = server.post(&jobs_of(entity), body).ok();
@@ -73,6 +101,12 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
             .is_some_and(|f| !f.is_empty()),
         "{best}"
     );
+    assert!(
+        best["explanation"]["factors"][0]["logOdds"].is_number(),
+        "{best}"
+    );
+    assert!(best["explanation"]["matchedName"].is_string(), "{best}");
+    assert_camel_case_with_four_decimals(&done, "operation");
     let versions = result["listVersions"].as_array().unwrap();
     assert_eq!(versions.len(), 1);
     assert_eq!(versions[0]["contentHash"].as_str().unwrap().len(), 64);
@@ -119,6 +153,7 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
     );
     assert_eq!(log["entityNames"], json!(["entities/eric-badege"]));
     assert_eq!(log["payload"]["matches"], result["matches"]);
+    assert_camel_case_with_four_decimals(&log, "activityLog");
     let alert = server
         .get(&format!("/v1alpha/{}", result["alert"].as_str().unwrap()))
         .ok();
@@ -126,6 +161,7 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
         alert["alertType"],
         "alertTypes/pep-and-sanctions-match-found"
     );
+    assert_camel_case_with_four_decimals(&alert, "alert");
     assert_eq!(alert["severity"], "HIGH", "the type's default");
     assert_eq!(alert["state"], "ACTIVE");
     assert_eq!(alert["source"], job["name"]);

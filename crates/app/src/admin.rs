@@ -20,7 +20,7 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::config::{Config, Settings};
+use crate::config::{AdminSettings, Config};
 use crate::server;
 use rics_domain::error::Error;
 use rics_domain::identity::admin::ClientSpec;
@@ -47,7 +47,7 @@ pub enum KeysCommand {
     /// Make a new signing key for the embedded authorization server. The previous key
     /// stays published in the JWKS until every token it signed has expired; running
     /// servers sign with the new key within a minute.
-    Rotate(Settings),
+    Rotate(AdminSettings),
 }
 
 /// Arguments of `rics clients create`.
@@ -73,7 +73,7 @@ pub struct CreateClient {
     pub client_id: Option<String>,
     /// Where the database is (as for `rics serve`).
     #[command(flatten)]
-    pub settings: Settings,
+    pub settings: AdminSettings,
 }
 
 /// Arguments of `rics users create`.
@@ -93,7 +93,7 @@ pub struct CreateUser {
     pub scopes: Vec<Scope>,
     /// Where the database is (as for `rics serve`).
     #[command(flatten)]
-    pub settings: Settings,
+    pub settings: AdminSettings,
 }
 
 /// A scope by its name.

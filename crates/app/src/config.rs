@@ -1,6 +1,6 @@
 //! Configuration: built-in defaults, overridden by `rics.toml`, overridden by `RICS_*`
 //! environment variables and command-line flags. `rics serve --help` lists every
-//! setting with its variable.
+//! setting with its variable; the other commands take only the settings they read.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,16 +21,91 @@ pub enum LogFormat {
     Text,
 }
 
-/// The settings, as flags and environment variables. Every one is optional here; a
-/// missing one falls back to `rics.toml`, then to the default in its help text.
+/// Where the configuration file and the database are: what every command that opens
+/// the database reads.
 #[derive(Debug, Clone, Default, Args)]
-pub struct Settings {
+pub struct DatabaseLocation {
     /// Configuration file [default: ./rics.toml when it exists].
     #[arg(long, env = "RICS_CONFIG", value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Database URL: sqlite://PATH or postgres://... [default: sqlite://data/rics.db].
     #[arg(long, env = "RICS_DATABASE_URL", value_name = "URL")]
     pub database_url: Option<String>,
+}
+
+/// The settings `rics migrate` reads: the database and the log. The others come from the
+/// configuration file or their defaults.
+#[derive(Debug, Clone, Default, Args)]
+pub struct MigrateSettings {
+    /// Where the database is.
+    #[command(flatten)]
+    pub location: DatabaseLocation,
+    /// Log filter, in tracing's EnvFilter syntax [default: info].
+    #[arg(long, env = "RICS_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+    /// Log format [default: auto].
+    #[arg(long, env = "RICS_LOG_FORMAT", value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+impl MigrateSettings {
+    /// Resolves these settings as [`Settings::resolve`] does.
+    ///
+    /// # Errors
+    /// As [`Settings::resolve`].
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        Settings {
+            location: self.location.clone(),
+            log: self.log.clone(),
+            log_format: self.log_format,
+            ..Settings::default()
+        }
+        .resolve()
+    }
+}
+
+/// The settings the operator's commands (`rics clients create`, `rics users create`,
+/// `rics keys rotate`) read: the database, whether to migrate it first, and the URL their
+/// output names. The others come from the configuration file or their defaults.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AdminSettings {
+    /// Where the database is.
+    #[command(flatten)]
+    pub location: DatabaseLocation,
+    /// Apply pending migrations first [default: true for SQLite, false for PostgreSQL,
+    /// where `rics migrate` is the primary path].
+    #[arg(long, env = "RICS_MIGRATE_ON_START", value_name = "BOOL")]
+    pub migrate_on_start: Option<bool>,
+    /// The URL clients reach the server at, for the token and authorization URLs printed
+    /// [default: http://127.0.0.1:8080].
+    #[arg(long, env = "RICS_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+}
+
+impl AdminSettings {
+    /// Resolves these settings as [`Settings::resolve`] does.
+    ///
+    /// # Errors
+    /// As [`Settings::resolve`].
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        Settings {
+            location: self.location.clone(),
+            migrate_on_start: self.migrate_on_start,
+            public_url: self.public_url.clone(),
+            ..Settings::default()
+        }
+        .resolve()
+    }
+}
+
+/// The settings of `rics serve`, as flags and environment variables. Every one is
+/// optional here; a missing one falls back to `rics.toml`, then to the default in its
+/// help text.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Settings {
+    /// Where the database is.
+    #[command(flatten)]
+    pub location: DatabaseLocation,
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "RICS_BIND_ADDRESS", value_name = "HOST:PORT")]
     pub bind_address: Option<String>,
@@ -240,12 +315,13 @@ impl Settings {
     /// # Errors
     /// When the configuration file cannot be read or parsed, or a value is invalid.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let file = match &self.config {
+        let file = match &self.location.config {
             Some(path) => read_file(path)?,
             None if Path::new("rics.toml").exists() => read_file(Path::new("rics.toml"))?,
             None => FileSettings::default(),
         };
         let database_url = self
+            .location
             .database_url
             .clone()
             .or(file.database_url)
@@ -416,7 +492,10 @@ mod tests {
     #[test]
     fn defaults_apply_without_settings() {
         let config = Settings {
-            config: Some(PathBuf::from("/nonexistent/rics.toml")),
+            location: DatabaseLocation {
+                config: Some(PathBuf::from("/nonexistent/rics.toml")),
+                ..DatabaseLocation::default()
+            },
             ..Settings::default()
         }
         .resolve();
@@ -425,7 +504,10 @@ mod tests {
         let empty = dir.path().join("rics.toml");
         std::fs::write(&empty, "").unwrap();
         let config = Settings {
-            config: Some(empty),
+            location: DatabaseLocation {
+                config: Some(empty),
+                ..DatabaseLocation::default()
+            },
             ..Settings::default()
         }
         .resolve()
@@ -449,7 +531,10 @@ mod tests {
         )
         .unwrap();
         let config = Settings {
-            config: Some(path),
+            location: DatabaseLocation {
+                config: Some(path),
+                ..DatabaseLocation::default()
+            },
             bind_address: Some("127.0.0.1:1".into()),
             ..Settings::default()
         }
@@ -469,7 +554,10 @@ mod tests {
         let path = dir.path().join("rics.toml");
         std::fs::write(&path, "databse_url = \"x\"\n").unwrap();
         let error = Settings {
-            config: Some(path),
+            location: DatabaseLocation {
+                config: Some(path),
+                ..DatabaseLocation::default()
+            },
             ..Settings::default()
         }
         .resolve()
@@ -500,7 +588,10 @@ mod security_tests {
         let empty = dir.path().join("rics.toml");
         std::fs::write(&empty, "").unwrap();
         let half = Settings {
-            config: Some(empty),
+            location: DatabaseLocation {
+                config: Some(empty),
+                ..DatabaseLocation::default()
+            },
             bootstrap_user: Some("root".into()),
             ..Settings::default()
         };
@@ -513,7 +604,10 @@ mod security_tests {
         let path = dir.path().join("rics.toml");
         std::fs::write(&path, "public_url = \"https://rics.example/\"\noidc_issuers = [\"https://idp.example/realms/x/\", \" \"]\n").unwrap();
         let config = Settings {
-            config: Some(path),
+            location: DatabaseLocation {
+                config: Some(path),
+                ..DatabaseLocation::default()
+            },
             ..Settings::default()
         }
         .resolve()

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rics::admin::{self, ClientsCommand, KeysCommand, UsersCommand};
-use rics::config::Settings;
+use rics::config::{MigrateSettings, Settings};
 use rics::screener::ListScreener;
 use rics::{server, telemetry};
 use rics_domain::screen::Screener;
@@ -26,9 +26,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API (migrates the embedded SQLite database first).
-    Serve(Settings),
+    Serve(Box<Settings>),
     /// Apply pending database migrations and exit.
-    Migrate(Settings),
+    Migrate(MigrateSettings),
     /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
     /// line per person on stdout.
     Screen(screen::ScreenArgs),
@@ -50,8 +50,12 @@ enum Command {
 enum ListsCommand {
     /// Load list files or folders exactly as `rics serve` does and print each list's
     /// version (dataset, content hash, date, records); fails on a list that does not
-    /// load. To serve them, set RICS_SCREENING_LISTS to the same paths and send SIGHUP
-    /// to each running `rics serve`: it swaps them in without stopping.
+    /// load. To serve them, name the same paths in `screening_lists` of the
+    /// configuration file (rics.toml) and send SIGHUP to each running `rics serve`: it
+    /// reads the setting again and swaps the lists in without stopping.
+    /// RICS_SCREENING_LISTS and --screening-lists are read at start only (they win over
+    /// the file): with them, SIGHUP reloads the files at those paths, so replace the
+    /// files, or the files in a listed folder, instead.
     Load {
         /// List files or folders; none: the lists bundled in data/lists.
         paths: Vec<std::path::PathBuf>,
@@ -134,6 +138,10 @@ fn serve(settings: &Settings) -> anyhow::Result<()> {
     telemetry::init(&config.log, config.log_format)?;
     actix_web::rt::System::new().block_on(async {
         let running = server::start(&config).await?;
+        let settings = settings.clone();
+        server::spawn_list_reloads(running.screener.clone(), move || {
+            Ok(settings.resolve()?.screening_lists)
+        });
         if let Some(report) = &running.bootstrap {
             print_bootstrap(report, &config.public_url)?;
         }
@@ -178,7 +186,7 @@ fn print_bootstrap(report: &BootstrapReport, public_url: &str) -> anyhow::Result
     Ok(())
 }
 
-fn migrate(settings: &Settings) -> anyhow::Result<()> {
+fn migrate(settings: &MigrateSettings) -> anyhow::Result<()> {
     let config = settings.resolve()?;
     telemetry::init(&config.log, config.log_format)?;
     let db = server::open_database(&config)?;

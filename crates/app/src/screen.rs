@@ -1,7 +1,7 @@
 //! `rics screen`: batch screening of a customer file against sanctions and PEP lists.
 //!
 //! ```text
-//! rics screen --list data/lists/un_2026-02/UN_consolidated.xml --list sdn.csv [--threshold 0.7] < people.csv > matches.jsonl
+//! rics screen [--list data/lists/un_2026-02/UN_consolidated.xml --list /srv/lists] [--threshold 0.7] < people.csv > matches.jsonl
 //! ```
 //!
 //! Reads people as CSV (header `full_name,first_name,middle_name,last_name,gender,
@@ -9,8 +9,10 @@
 //! standard input, the format told by `--format` or detected from the first line (`{` is JSON
 //! lines, anything else CSV). Writes one JSON line per person on standard output
 //! (`{"row","name","matches":[...],"warnings":[...]}`, matches with their score and
-//! explanation), in input order. Standard error gets the list load reports, a progress bar
-//! when it is a terminal, and a summary. See `docs/screening.md`.
+//! explanation; keys in lowerCamelCase and scores rounded to 4 decimals, as in the API), in
+//! input order. Without `--list` it screens against the bundled lists, as `rics serve` does.
+//! Standard error gets the list load reports, a progress bar when it is a terminal, and a
+//! summary. See `docs/screening.md`.
 
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -19,8 +21,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use rics_screening::bundled::load_configured;
 use rics_screening::{
-    DEFAULT_THRESHOLD, Index, InputFormat, ScreenOptions, SharedIndex, load_path, screen_batch,
+    DEFAULT_THRESHOLD, Index, InputFormat, ScreenOptions, SharedIndex, screen_batch,
 };
 
 /// The input format of `rics screen`.
@@ -36,9 +39,10 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct ScreenArgs {
     /// A list to screen against: OFAC legacy CSV (sdn.csv, cons_prim.csv), UN consolidated
-    /// XML, UK sanctions CSV, US Consolidated Screening List CSV, or generic CSV / JSON lines.
-    /// Repeat the flag or give several paths.
-    #[arg(long = "list", value_name = "PATH", required = true, num_args = 1..)]
+    /// XML, UK sanctions CSV, US Consolidated Screening List CSV, or generic CSV / JSON lines;
+    /// or a folder, for the list files directly in it. Repeat the flag or give several
+    /// paths [default: the dated lists bundled in data/lists, the server's default].
+    #[arg(long = "list", value_name = "PATH", num_args = 1..)]
     pub lists: Vec<PathBuf>,
     /// Matches scoring below this are not written (a score in [0, 1]).
     #[arg(long, default_value_t = DEFAULT_THRESHOLD)]
@@ -68,10 +72,8 @@ pub fn run(args: &ScreenArgs) -> anyhow::Result<()> {
             args.threshold
         );
     }
-    let mut lists = Vec::with_capacity(args.lists.len());
-    for path in &args.lists {
-        let list = load_path(path, None)
-            .with_context(|| format!("cannot load the list {}", path.display()))?;
+    let lists = load_configured(&args.lists)?;
+    for list in &lists {
         eprintln!(
             "rics screen: loaded {} ({} records, {} malformed rows, {} ignored values, list date {}, sha256 {})",
             list.version.dataset,
@@ -84,7 +86,6 @@ pub fn run(args: &ScreenArgs) -> anyhow::Result<()> {
                 .get(..12)
                 .unwrap_or(&list.version.content_hash),
         );
-        lists.push(list);
     }
     let index = SharedIndex::new(Index::build(lists));
 

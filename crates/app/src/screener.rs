@@ -14,7 +14,7 @@ use rics_domain::screen::{
     ListVersionInfo, NameMatcher, ScreenMatch, ScreenOutcome, ScreenRequest, Screener,
 };
 use rics_screening::model::{EntityKind, Gender};
-use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, load_path};
+use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, published};
 use tokio::sync::Mutex;
 
 /// Most matches kept per screened name.
@@ -22,10 +22,11 @@ const MATCHES_PER_NAME: usize = 10;
 
 /// Screens against lists loaded from files.
 pub struct ListScreener {
-    paths: Vec<PathBuf>,
     index: ArcSwapOption<Index>,
-    /// Held while lists load, so that concurrent first uses load them once.
-    loading: Mutex<()>,
+    /// The list files and folders the index was (or is to be) loaded from; empty for the
+    /// bundled lists. Held while lists load, so that concurrent first uses load them once
+    /// and reloads never interleave.
+    paths: Mutex<Vec<PathBuf>>,
 }
 
 impl ListScreener {
@@ -33,9 +34,8 @@ impl ListScreener {
     /// repository's `data/lists` (dated fixtures, for first runs and tests).
     pub fn new(paths: Vec<PathBuf>) -> ListScreener {
         ListScreener {
-            paths,
             index: ArcSwapOption::empty(),
-            loading: Mutex::new(()),
+            paths: Mutex::new(paths),
         }
     }
 
@@ -44,22 +44,36 @@ impl ListScreener {
         if let Some(index) = self.index.load_full() {
             return Ok(index);
         }
-        let _loading = self.loading.lock().await;
+        let paths = self.paths.lock().await;
         if let Some(index) = self.index.load_full() {
             return Ok(index);
         }
-        let index = self.load().await?;
+        let index = load_off_runtime(paths.clone()).await?;
         self.index.store(Some(index.clone()));
         Ok(index)
     }
 
-    /// Builds an index from the sources, off the async runtime.
-    async fn load(&self) -> Result<Arc<Index>> {
-        let paths = self.paths.clone();
-        tokio::task::spawn_blocking(move || load(&paths))
-            .await
-            .map_err(|e| Error::internal(format!("list loading stopped: {e}")))?
+    /// Loads the lists at `paths` (none: the bundled ones) and swaps them in at once, and
+    /// from then on reloads from `paths`: how SIGHUP switches to the lists the setting now
+    /// names. Screens already running finish on the lists they started with. Returns the
+    /// new versions.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when a list cannot be loaded; the lists and paths in use stay.
+    pub async fn reload_from(&self, paths: Vec<PathBuf>) -> Result<Vec<ListVersionInfo>> {
+        let mut current = self.paths.lock().await;
+        let index = load_off_runtime(paths.clone()).await?;
+        *current = paths;
+        self.index.store(Some(index.clone()));
+        Ok(index.versions().iter().map(version_info).collect())
     }
+}
+
+/// Builds an index from the sources, off the async runtime.
+async fn load_off_runtime(paths: Vec<PathBuf>) -> Result<Arc<Index>> {
+    tokio::task::spawn_blocking(move || load(&paths))
+        .await
+        .map_err(|e| Error::internal(format!("list loading stopped: {e}")))?
 }
 
 /// Loads the lists and builds the index.
@@ -70,16 +84,7 @@ fn load(paths: &[PathBuf]) -> Result<Arc<Index>> {
             format!("cannot load the lists: {e}"),
         )
     };
-    let lists = if paths.is_empty() {
-        rics_screening::bundled::load_bundled(&rics_screening::bundled::data_dir())
-            .map_err(unavailable)?
-    } else {
-        paths
-            .iter()
-            .map(|path| load_path(path, None))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(unavailable)?
-    };
+    let lists = rics_screening::bundled::load_configured(paths).map_err(unavailable)?;
     Ok(Arc::new(Index::build(lists)))
 }
 
@@ -95,8 +100,8 @@ fn version_info(version: &ListVersion) -> ListVersionInfo {
 #[async_trait]
 impl Screener for ListScreener {
     async fn reload(&self) -> Result<Vec<ListVersionInfo>> {
-        let _loading = self.loading.lock().await;
-        let index = self.load().await?;
+        let paths = self.paths.lock().await;
+        let index = load_off_runtime(paths.clone()).await?;
         self.index.store(Some(index.clone()));
         Ok(index.versions().iter().map(version_info).collect())
     }
@@ -139,7 +144,7 @@ impl Screener for ListScreener {
                 evidence: evidence.clone(),
             };
             for found in index.screen(&query, &options).matches {
-                let score = f64::from(found.score);
+                let score = published(found.score);
                 let candidate = ScreenMatch {
                     list_entry: found.list_entry,
                     dataset: found.dataset,

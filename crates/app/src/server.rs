@@ -1,6 +1,7 @@
 //! Wiring: the database, the repositories, the services and the HTTP server.
 
 use std::num::NonZeroU32;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,7 +34,6 @@ use rics_domain::note::NoteService;
 use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
-use rics_domain::screen::Screener;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
@@ -187,7 +187,7 @@ pub struct Services {
     /// Risk models and the rating of entities.
     pub risk: Arc<RiskEvaluator>,
     /// The sanctions and PEP lists.
-    pub screener: Arc<dyn Screener>,
+    pub screener: Arc<ListScreener>,
     /// Runs queued jobs.
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
@@ -342,7 +342,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
-    let screener: Arc<dyn Screener> = Arc::new(ListScreener::new(config.screening_lists.clone()));
+    let screener = Arc::new(ListScreener::new(config.screening_lists.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
         screener.clone(),
         entity_repository.clone(),
@@ -461,6 +461,8 @@ pub struct Running {
     pub server: actix_web::dev::Server,
     /// What the first start of an empty database provisioned, if this was it.
     pub bootstrap: Option<BootstrapReport>,
+    /// The sanctions and PEP lists it screens against (see [`spawn_list_reloads`]).
+    pub screener: Arc<ListScreener>,
 }
 
 /// The principal background maintenance acts as.
@@ -527,7 +529,6 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     });
     spawn_database_maintenance(services.db.clone());
     spawn_maintenance(&services, state.clone(), config.purge_interval);
-    spawn_list_reloads(services.screener.clone());
     for _ in 0..config.job_concurrency {
         spawn_job_worker(services.job_runner.clone(), services.job_wake.clone());
     }
@@ -550,6 +551,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         handle: server.handle(),
         server,
         bootstrap,
+        screener: services.screener.clone(),
     })
 }
 
@@ -579,9 +581,16 @@ fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
     });
 }
 
-/// Reloads the screening lists on SIGHUP, without stopping: screens already running
-/// finish on the lists they started with.
-fn spawn_list_reloads(screener: Arc<dyn Screener>) {
+/// Reloads the screening lists on SIGHUP, without stopping: `setting` reads the list
+/// setting again (`rics serve` resolves its settings anew, so the configuration file is
+/// read again, while flags and environment variables are those of the start) and the
+/// lists it names are swapped in; screens already running finish on the lists they
+/// started with. A setting that cannot be read, or whose lists do not load, leaves the
+/// lists in use, and the log says why.
+pub fn spawn_list_reloads(
+    screener: Arc<ListScreener>,
+    setting: impl Fn() -> anyhow::Result<Vec<PathBuf>> + 'static,
+) {
     actix_web::rt::spawn(async move {
         let Ok(mut hangups) =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
@@ -590,7 +599,17 @@ fn spawn_list_reloads(screener: Arc<dyn Screener>) {
             return;
         };
         while hangups.recv().await.is_some() {
-            match screener.reload().await {
+            let paths = match setting() {
+                Ok(paths) => paths,
+                Err(e) => {
+                    tracing::warn!(
+                        error = format!("{e:#}"),
+                        "reading the screening list setting failed; the lists in use stay"
+                    );
+                    continue;
+                }
+            };
+            match screener.reload_from(paths).await {
                 Ok(lists) => {
                     let versions: Vec<String> = lists
                         .iter()

@@ -55,7 +55,7 @@ fn entries(line: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["list_entry"].as_str().unwrap().to_string())
+        .map(|m| m["listEntry"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -168,6 +168,108 @@ fn screens_against_a_bundled_list() {
     assert_eq!(lines[0]["matches"][0]["dataset"], "un_sc");
 }
 
+/// Fails unless every key is lowerCamelCase and every number has at most 4 decimals, as
+/// in the API.
+fn assert_camel_case_with_four_decimals(value: &Value, path: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                assert!(
+                    key.starts_with(|c: char| c.is_ascii_lowercase())
+                        && key.chars().all(|c| c.is_ascii_alphanumeric()),
+                    "{path}.{key} is not lowerCamelCase"
+                );
+                assert_camel_case_with_four_decimals(inner, &format!("{path}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                assert_camel_case_with_four_decimals(inner, &format!("{path}[{i}]"));
+            }
+        }
+        Value::Number(n) => {
+            let text = n.to_string();
+            let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 4, "{path} = {text} has more than 4 decimals");
+        }
+        _ => {}
+    }
+}
+
+/// The output has the API's shape: lowerCamelCase keys, scores rounded to 4 decimals.
+#[test]
+fn output_keys_are_camel_case_and_scores_have_four_decimals() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = write_list(dir.path());
+    let output = rics_screen(&["--list", list.to_str().unwrap()], CSV);
+    assert!(output.status.success());
+    let lines = lines(&output);
+    let best = &lines[0]["matches"][0];
+    assert!(best["displayName"].is_string(), "{best}");
+    assert!(best["explanation"]["matchedName"].is_string(), "{best}");
+    assert!(
+        best["explanation"]["factors"][0]["logOdds"].is_number(),
+        "{best}"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        assert_camel_case_with_four_decimals(line, &format!("line {}", i + 1));
+    }
+}
+
+/// Without `--list`, the lists the server screens against by default: the bundled ones.
+#[test]
+fn screens_against_the_bundled_lists_by_default() {
+    let output = rics_screen(
+        &[],
+        "full_name,date_of_birth,nationality\nAyman al-Zawahiri,1951-06-19,Egypt\n",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for dataset in ["ofac_sdn", "ofac_cons", "un_sc", "uk_fcdo", "us_csl"] {
+        assert!(stderr.contains(&format!("loaded {dataset} ")), "{stderr}");
+    }
+    let lines = lines(&output);
+    assert!(
+        lines[0]["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["dataset"] == "un_sc"),
+        "{}",
+        lines[0]
+    );
+}
+
+/// A folder stands for the list files directly in it, as in the server's configuration.
+#[test]
+fn a_folder_is_every_list_file_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_list(dir.path());
+    std::fs::write(
+        dir.path().join("peps.csv"),
+        "id,name,topics\nP-1,Maria Gonzalez,pep\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("README.txt"), "not a list\n").unwrap();
+    let output = rics_screen(
+        &["--list", dir.path().to_str().unwrap()],
+        "full_name\nIvan Petrov\nMaria Gonzalez\n",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("loaded test_list "), "{stderr}");
+    assert!(stderr.contains("loaded peps "), "{stderr}");
+    let lines = lines(&output);
+    assert_eq!(entries(&lines[0]), vec!["SDN-1"]);
+    assert_eq!(entries(&lines[1]), vec!["P-1"]);
+
+    let empty = tempfile::tempdir().unwrap();
+    let refused = rics_screen(&["--list", empty.path().to_str().unwrap()], "");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("no list files"), "{stderr}");
+}
+
 #[test]
 fn bad_arguments_fail_clearly() {
     let dir = tempfile::tempdir().unwrap();
@@ -177,7 +279,17 @@ fn bad_arguments_fail_clearly() {
     assert!(String::from_utf8_lossy(&threshold.stderr).contains("--threshold"));
     let missing = rics_screen(&["--list", "/nonexistent/list.csv"], "");
     assert!(!missing.status.success());
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/list.csv"));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(
+        stderr.matches("/nonexistent/list.csv").count(),
+        1,
+        "the path once: {stderr}"
+    );
+    assert_eq!(
+        stderr.matches("No such file").count(),
+        1,
+        "the cause once: {stderr}"
+    );
 }
 
 /// `rics lists load` loads lists as the server does and prints their versions; a list

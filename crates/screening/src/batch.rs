@@ -32,6 +32,7 @@ pub enum InputFormat {
 
 /// One person of the input, as read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PersonInput {
     /// Full name, or the name parts joined.
     pub name: String,
@@ -47,6 +48,7 @@ pub struct PersonInput {
 
 /// One output line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PersonResult {
     /// The 1-based row number of the person in the input.
     pub row: u64,
@@ -62,6 +64,7 @@ pub struct PersonResult {
 
 /// Totals of a batch.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BatchSummary {
     /// People read.
     pub screened: u64,

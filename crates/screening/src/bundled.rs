@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::LoadError;
-use crate::load::{LoadedList, load_path};
+use crate::load::{LoadedList, load_path, load_paths};
 
 /// The newest bundled snapshot of each list, relative to `data/lists`.
 pub const BUNDLED_LISTS: &[&str] = &[
@@ -30,4 +30,14 @@ pub fn load_bundled(data_dir: &Path) -> Result<Vec<LoadedList>, LoadError> {
         .iter()
         .map(|rel| load_path(&data_dir.join("lists").join(rel), None))
         .collect()
+}
+
+/// Loads the configured list files and folders, or with none the bundled lists of
+/// [`data_dir`]: the default of `rics serve`, `rics lists load` and `rics screen` alike.
+pub fn load_configured(paths: &[PathBuf]) -> Result<Vec<LoadedList>, LoadError> {
+    if paths.is_empty() {
+        load_bundled(&data_dir())
+    } else {
+        load_paths(paths)
+    }
 }

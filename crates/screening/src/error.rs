@@ -6,15 +6,18 @@ use thiserror::Error;
 /// counted in [`crate::load::LoadReport`] and the rest of the list loads.
 #[derive(Debug, Error)]
 pub enum LoadError {
-    /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
+    /// A file could not be read. The message names the cause, so it is not also a
+    /// `source` (error chains would print it twice).
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The file.
         path: String,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// A folder given as a list holds no list file.
+    #[error("no list files (.csv, .xml, .jsonl, .ndjson) in the folder {0}")]
+    EmptyFolder(String),
     /// The file is not in the expected format (wrong header, not XML, not UTF-8, ...).
     #[error("{path} is not a valid {format} list: {reason}")]
     Format {

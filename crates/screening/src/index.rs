@@ -68,6 +68,7 @@ struct IndexedName {
 
 /// What to screen: a name and whatever else is known.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Query {
     /// The full name, in any order and script.
     pub name: String,
@@ -91,6 +92,7 @@ impl Query {
 
 /// Options of a screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScreenOptions {
     /// Matches scoring below this are not returned (default 0.70).
     pub threshold: f32,
@@ -112,6 +114,7 @@ impl Default for ScreenOptions {
 
 /// One listed entry that matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Match {
     /// The entry's id in its list.
     pub list_entry: String,
@@ -122,6 +125,7 @@ pub struct Match {
     /// Its display name.
     pub display_name: String,
     /// Score in [0, 1]; see [`crate::matcher`] for its meaning.
+    #[serde(serialize_with = "crate::matcher::serialize_published")]
     pub score: f32,
     /// Programs of the entry.
     pub programs: Vec<String>,
@@ -135,6 +139,7 @@ pub struct Match {
 
 /// The result of one screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScreenResult {
     /// Matches at or above the threshold, best first.
     pub matches: Vec<Match>,

@@ -23,6 +23,9 @@ pub use compare::person_name_similarity;
 pub use date::{BirthDate, DateError, DobAgreement};
 pub use error::{BatchError, LoadError};
 pub use index::{Index, Match, Query, ScreenOptions, ScreenResult, SharedIndex};
-pub use load::{ListFormat, ListVersion, LoadReport, LoadedList, load_path, load_path_as};
-pub use matcher::{DEFAULT_THRESHOLD, Evidence, Explanation, Factor, FactorKind};
+pub use load::{
+    ListFormat, ListVersion, LoadReport, LoadedList, list_files, load_path, load_path_as,
+    load_paths,
+};
+pub use matcher::{DEFAULT_THRESHOLD, Evidence, Explanation, Factor, FactorKind, published};
 pub use model::{EntityKind, Gender, Name, NameRole, Record, Topic};

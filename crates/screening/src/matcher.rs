@@ -304,23 +304,28 @@ pub enum PairMethod {
 
 /// Two aligned name parts, for the explanation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AlignedPair {
     /// The screened name part(s).
     pub query: String,
     /// The listed name part(s).
     pub list: String,
     /// Similarity in [0, 1].
+    #[serde(serialize_with = "serialize_published")]
     pub similarity: f32,
     /// How the similarity was found.
     pub method: PairMethod,
     /// The pair's weight in the name similarity (rarity of its tokens).
+    #[serde(serialize_with = "serialize_published")]
     pub weight: f32,
 }
 
 /// The result of comparing two names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct NameComparison {
     /// Name similarity in [0, 1].
+    #[serde(serialize_with = "serialize_published")]
     pub similarity: f32,
     /// Aligned pairs, best first.
     pub pairs: Vec<AlignedPair>,
@@ -764,6 +769,21 @@ fn round4(x: f32) -> f32 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// A score, similarity or log-odds as published: widened to `f64` and rounded to 4
+/// decimals, so that JSON shows `0.9907` and never the `f32` widening noise
+/// `0.9907000064849854`.
+pub fn published(x: f32) -> f64 {
+    (f64::from(x) * 10_000.0).round() / 10_000.0
+}
+
+/// Serialises an `f32` as [`published`] does.
+pub(crate) fn serialize_published<S: serde::Serializer>(
+    x: &f32,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(published(*x))
+}
+
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -775,6 +795,7 @@ pub fn name_log_odds(similarity: f32) -> f32 {
 
 /// The person (or entity) being screened, beyond the name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Evidence {
     /// Date of birth, when known.
     pub birth_date: Option<BirthDate>,
@@ -805,20 +826,24 @@ pub enum FactorKind {
 
 /// One factor of a score, for the reviewer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Factor {
     /// What the factor is about.
     pub factor: FactorKind,
     /// What was compared and found, in words.
     pub detail: String,
     /// Its log-odds.
+    #[serde(serialize_with = "serialize_published")]
     pub log_odds: f32,
     /// The change of score it caused (the name factor's is the score of the name alone), so
     /// that the contributions add up to the score.
+    #[serde(serialize_with = "serialize_published")]
     pub contribution: f32,
 }
 
 /// Why a record matched: the aligned tokens and each factor's contribution.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Explanation {
     /// The listed name that matched best.
     pub matched_name: String,
@@ -1019,6 +1044,63 @@ mod tests {
         assert!((total - score).abs() < 1e-3);
         assert_eq!(explanation.factors.len(), 3);
         assert_eq!(explanation.name.pairs.len(), 2);
+    }
+
+    /// Every key of a serialised explanation is lowerCamelCase and every number has at
+    /// most 4 decimals, also once widened to `f64` (as `serde_json::to_value` does).
+    #[test]
+    fn explanations_serialise_camel_case_with_four_decimals() {
+        fn check(value: &serde_json::Value, path: &str) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    for (key, inner) in map {
+                        assert!(
+                            key.chars().all(|c| c.is_ascii_alphanumeric())
+                                && key.starts_with(|c: char| c.is_ascii_lowercase()),
+                            "{path}.{key} is not lowerCamelCase"
+                        );
+                        check(inner, &format!("{path}.{key}"));
+                    }
+                }
+                serde_json::Value::Array(items) => {
+                    for (i, inner) in items.iter().enumerate() {
+                        check(inner, &format!("{path}[{i}]"));
+                    }
+                }
+                serde_json::Value::Number(n) => {
+                    let text = n.to_string();
+                    let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+                    assert!(decimals <= 4, "{path} = {text}");
+                }
+                _ => {}
+            }
+        }
+        let q = prep("Dr. Ivan Sergeyevich Petrov");
+        let l = prep("PETROV, Ivan Sergeevich");
+        let comparison = compare_names(&q, &l);
+        let mut record = Record::new("1", "t", EntityKind::Person);
+        record.birth_dates = vec![BirthDate::Year { year: 1970 }];
+        let evidence = Evidence {
+            birth_date: Some(BirthDate::Year { year: 1970 }),
+            ..Evidence::default()
+        };
+        let (_, explanation) = score_record(
+            comparison,
+            &q,
+            &l,
+            "PETROV, Ivan Sergeevich",
+            NameRole::Primary,
+            &evidence,
+            &record,
+        );
+        let value = serde_json::to_value(&explanation).unwrap();
+        for key in ["matchedName", "nameRole", "listNormalized", "ignoredTitles"] {
+            assert!(value.get(key).is_some(), "{key} missing from {value}");
+        }
+        assert!(value["factors"][0].get("logOdds").is_some(), "{value}");
+        check(&value, "explanation");
+        let text = serde_json::to_string(&explanation).unwrap();
+        check(&serde_json::from_str(&text).unwrap(), "explanation");
     }
 
     #[test]

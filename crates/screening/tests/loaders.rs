@@ -228,3 +228,24 @@ fn us_congress_fixture_as_a_generic_pep_list() {
         vec![BirthDate::Year { year: 1972 }]
     );
 }
+
+/// A folder stands for its list files: OFAC companion files are read with their
+/// `sdn.csv`, not as lists of their own, and subfolders are not entered.
+#[test]
+fn a_folder_is_its_list_files() {
+    let folder = lists().join("ofac_sdn_2021-07");
+    let files = rics_screening::list_files(&folder).expect("the folder reads");
+    assert_eq!(files, vec![folder.join("sdn.csv")]);
+    let loaded =
+        rics_screening::load_paths(std::slice::from_ref(&folder)).expect("the folder loads");
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0].version.dataset, "ofac_sdn");
+    assert_eq!(
+        loaded[0].records.len(),
+        load("ofac_sdn_2021-07/sdn.csv").records.len()
+    );
+    assert!(
+        rics_screening::list_files(&lists()).is_err(),
+        "a folder of folders holds no list file"
+    );
+}

@@ -204,7 +204,7 @@ fn batch_screens_csv_and_json_lines() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0]["matches"][0]["list_entry"], "6907993");
+    assert_eq!(lines[0]["matches"][0]["listEntry"], "6907993");
     assert_eq!(lines[1]["name"], "Patricia Lucas Wheeler");
     assert_eq!(lines[2]["warnings"][0], "no name");
 

@@ -30,6 +30,7 @@ const MAX_ISSUES: usize = 50;
 
 /// Identifies exactly which content an index was built from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListVersion {
     /// Dataset name (for example `ofac_sdn`).
     pub dataset: String,
@@ -44,6 +45,7 @@ pub struct ListVersion {
 
 /// One skipped row or ignored value, for the operator.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RowIssue {
     /// Line (CSV, JSON lines) or record number (XML) in the source, 1-based.
     pub line: u64,
@@ -53,6 +55,7 @@ pub struct RowIssue {
 
 /// What happened while loading one list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoadReport {
     /// Rows or XML records read.
     pub rows: usize,
@@ -147,9 +150,9 @@ pub enum ListFormat {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
-    std::fs::read(path).map_err(|source| LoadError::Io {
+    std::fs::read(path).map_err(|error| LoadError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     })
 }
 
@@ -238,6 +241,66 @@ fn default_dataset(format: ListFormat, path: &Path) -> String {
         ListFormat::UsCsl => "us_csl".to_string(),
         ListFormat::GenericCsv | ListFormat::GenericJsonl => stem,
     }
+}
+
+/// The OFAC legacy companion files, read with their `sdn.csv` or `cons_prim.csv`.
+const OFAC_COMPANIONS: &[&str] = &[
+    "alt.csv",
+    "add.csv",
+    "sdn_comments.csv",
+    "cons_alt.csv",
+    "cons_add.csv",
+    "cons_comments.csv",
+];
+
+/// The list files a folder stands for: the files directly in it whose name ends in `.csv`,
+/// `.xml`, `.jsonl` or `.ndjson`, in name order, but for OFAC companion files (read with
+/// their main file) and hidden files. Subfolders are not entered, so that a folder of dated
+/// snapshots of one list is not read as several lists.
+pub fn list_files(folder: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let io = |error| LoadError::Io {
+        path: folder.display().to_string(),
+        error,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(folder).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let list_like = [".csv", ".xml", ".jsonl", ".ndjson"]
+            .iter()
+            .any(|ext| name.ends_with(ext));
+        if list_like
+            && !name.starts_with('.')
+            && !OFAC_COMPANIONS.contains(&name.as_str())
+            && path.is_file()
+        {
+            files.push(path);
+        }
+    }
+    if files.is_empty() {
+        return Err(LoadError::EmptyFolder(folder.display().to_string()));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Loads list files and folders (see [`list_files`]), detecting each file's format: what
+/// `rics serve` (`RICS_SCREENING_LISTS`), `rics lists load` and `rics screen` take.
+pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedList>, LoadError> {
+    let mut lists = Vec::with_capacity(paths.len());
+    for path in paths {
+        if path.is_dir() {
+            for file in list_files(path)? {
+                lists.push(load_path(&file, None)?);
+            }
+        } else {
+            lists.push(load_path(path, None)?);
+        }
+    }
+    Ok(lists)
 }
 
 /// Loads a list file, detecting its format; `dataset` overrides the default dataset name.
