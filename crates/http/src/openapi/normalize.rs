@@ -59,6 +59,7 @@ pub fn normalize(document: &mut Value) -> Result<(), String> {
     bound_scores(document);
     state_text_rule(document);
     relax_update_bodies(document);
+    add_specified_enums(document);
     Ok(())
 }
 
@@ -137,13 +138,11 @@ fn state_field_table(document: &mut Value, name: &str, table: &FieldTable) {
         }
     }
     for (field, target) in enums_needing_a_value {
-        if let (Some(values), Some(Value::Object(properties))) =
-            (specified_values.get(&target), schema.get_mut("properties"))
+        if specified_values.contains_key(&target)
+            && let Some(Value::Object(properties)) = schema.get_mut("properties")
+            && let Some(Value::Object(property)) = properties.get_mut(field)
         {
-            properties.insert(
-                field.to_owned(),
-                json!({ "type": "string", "enum": values, "description": format!("A {target} other than the zero value.") }),
-            );
+            require_a_value(property, &target);
         }
     }
     if !required.is_empty() {
@@ -160,6 +159,40 @@ fn state_field_table(document: &mut Value, name: &str, table: &FieldTable) {
     }
     for (target, inner) in nested {
         state_field_table(document, &target, inner);
+    }
+}
+
+/// Points an enum property at `{Enum}Specified`, the enum without its zero value, which
+/// [`add_specified_enums`] declares: a required enum needs a value.
+fn require_a_value(property: &mut Map<String, Value>, target: &str) {
+    property.remove("oneOf");
+    property.insert(
+        "$ref".into(),
+        json!(format!("#/components/schemas/{target}{SPECIFIED}")),
+    );
+}
+
+/// The suffix of an enum's schema without its zero value.
+const SPECIFIED: &str = "Specified";
+
+/// Declares `{Enum}Specified` for each such schema a property refers to.
+fn add_specified_enums(document: &mut Value) {
+    let specified_values = specified_enum_values(document);
+    let text = document.to_string();
+    let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") else {
+        return;
+    };
+    for (name, values) in specified_values {
+        if text.contains(&format!("\"#/components/schemas/{name}{SPECIFIED}\"")) {
+            schemas.insert(
+                format!("{name}{SPECIFIED}"),
+                json!({
+                    "type": "string",
+                    "enum": values,
+                    "description": format!("A {name} other than its zero value: this field needs one.")
+                }),
+            );
+        }
     }
 }
 
@@ -613,12 +646,9 @@ fn state_schema_rules(document: &mut Value) {
                 .get_mut("properties")
                 .and_then(|properties| properties.get_mut(*property))
             && let Some(reference) = referenced_schema(target)
-            && let Some(values) = specified_values.get(&reference)
+            && specified_values.contains_key(&reference)
         {
-            target.remove("$ref");
-            target.remove("oneOf");
-            target.insert("type".into(), json!("string"));
-            target.insert("enum".into(), Value::Array(values.clone()));
+            require_a_value(target, &reference);
         }
         if *required
             && let Value::Array(list) = schema
