@@ -75,22 +75,15 @@ pub struct IcaoCode(String);
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for IcaoCode {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{ObjectBuilder, Type};
-        let countries = celes::Country::get_countries();
         let mut codes: Vec<&'static str> = ICAO_ONLY.iter().map(|(code, _)| *code).collect();
-        for country in &countries {
+        for country in &celes::Country::get_countries() {
             codes.extend([country.alpha2, country.alpha3]);
         }
         codes.retain(|code| IcaoCode::parse(code).is_ok());
-        codes.sort_unstable();
-        codes.dedup();
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(codes))
-            .description(Some(
-                "A state or organisation as ICAO Doc 9303 prints it (FRA, D, UTO), or an ISO 3166-1 alpha-2 code.",
-            ))
-            .into()
+        crate::values::code_list_schema(
+            codes,
+            "A state or organisation as ICAO Doc 9303 prints it (FRA, D, UTO), or an ISO 3166-1 alpha-2 code.",
+        )
     }
 }
 

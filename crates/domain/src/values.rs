@@ -60,21 +60,32 @@ impl<'de> Deserialize<'de> for CountryCode {
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for CountryCode {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{ObjectBuilder, Type};
-        let mut codes: Vec<&'static str> = celes::Country::get_countries()
+        let codes = celes::Country::get_countries()
             .iter()
             .map(|country| country.alpha2)
             .collect();
-        codes.sort_unstable();
-        codes.dedup();
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(codes))
-            .description(Some(
-                "An assigned ISO 3166-1 alpha-2 country code, such as FR.",
-            ))
-            .into()
+        code_list_schema(
+            codes,
+            "An assigned ISO 3166-1 alpha-2 country code, such as FR.",
+        )
     }
+}
+
+/// A string schema whose values are `codes`, sorted, each once: the schema of a code
+/// type that reads only listed codes.
+#[cfg(feature = "openapi")]
+pub(crate) fn code_list_schema(
+    mut codes: Vec<&'static str>,
+    description: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    codes.sort_unstable();
+    codes.dedup();
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(codes))
+        .description(Some(description))
+        .into()
 }
 
 #[cfg(feature = "openapi")]

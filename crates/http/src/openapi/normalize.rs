@@ -355,6 +355,16 @@ type SchemaRule = fn() -> Value;
 /// schema name.
 const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
     (
+        "PersonName",
+        // A givenName or a familyName that is not blank (REQUIRED).
+        || {
+            json!({ "not": { "properties": {
+                "givenName": { "pattern": "^\\s*$" },
+                "familyName": { "pattern": "^\\s*$" }
+            } } })
+        },
+    ),
+    (
         "IndividualEntityIDVerificationJob",
         // Exactly one of `document` and `idType` (ONE_OF, REQUIRED).
         || exactly_one(&[("document", "string"), ("idType", "string")]),
@@ -424,6 +434,56 @@ type PropertyRule = fn() -> Value;
 /// Properties whose rule no field table states, by schema: the keywords to merge into
 /// the property, and whether it is required.
 const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
+    (
+        "IdVerificationRunRequest",
+        "requestId",
+        || json!({ "pattern": REQUEST_ID_PATTERN }),
+        false,
+    ),
+    (
+        "IdVerificationRunRequest",
+        "entity",
+        || json!({ "pattern": ENTITY_NAME }),
+        false,
+    ),
+    (
+        "AddRelationshipRequest",
+        "ownershipPercentage",
+        || json!({ "exclusiveMinimum": 0, "maximum": 100 }),
+        false,
+    ),
+    (
+        "CountryRisk",
+        "source",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        true,
+    ),
+    (
+        "RegisteredParty",
+        "legalName",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        true,
+    ),
+    (
+        "Individual",
+        "legalName",
+        // Not null: an individual needs a name (REQUIRED).
+        || json!({ "oneOf": [{ "$ref": "#/components/schemas/PersonName" }] }),
+        true,
+    ),
+    (
+        "Entity",
+        "externalIds",
+        // Keys of letters, digits, `_` and `-` (INVALID_KEY); values not empty.
+        || {
+            json!({
+                "propertyNames": { "type": "string", "pattern": "^[A-Za-z0-9_-]{1,63}$" },
+                "additionalProperties": { "type": "string", "minLength": 1 }
+            })
+        },
+        false,
+    ),
+    ("Document", "mrz", machine_readable_zone, false),
     (
         "Document",
         "entity",
@@ -569,6 +629,26 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         true,
     ),
 ];
+
+/// An MRZ as printed: no lines, two of 36 or of 44 characters (TD2, TD3, visas), or
+/// three of 30 (TD1), of `A`-`Z`, `0`-`9` and `<` (MRZ_LINE_COUNT, MRZ_LINE_LENGTH,
+/// MRZ_LOWER_CASE, MRZ_INVALID_CHARACTER).
+fn machine_readable_zone() -> Value {
+    let length = |characters: u32| json!({ "pattern": format!("^.{{{characters}}}$") });
+    json!({
+        "maxItems": 3,
+        "items": { "type": "string", "pattern": "^([A-Z0-9<]{30}|[A-Z0-9<]{36}|[A-Z0-9<]{44})$" },
+        "not": { "anyOf": [
+            { "minItems": 1, "maxItems": 1 },
+            { "minItems": 3, "contains": { "not": length(30) } },
+            { "minItems": 2, "maxItems": 2, "contains": length(30) },
+            { "minItems": 2, "maxItems": 2, "allOf": [
+                { "contains": length(36) },
+                { "contains": length(44) }
+            ] }
+        ] }
+    })
+}
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
