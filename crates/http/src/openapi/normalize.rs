@@ -242,16 +242,13 @@ fn referenced_schema(property: &Map<String, Value>) -> Option<String> {
 /// Gives every string of the component schemas, and every string query parameter, the
 /// one-line rule when nothing states a rule for it yet (a pattern, an enum or a
 /// format). The error envelope is left alone, its messages quoting what was refused,
-/// and so is a rating's input, which is data read as given.
+/// and a rating's input, data read as given, only refuses NUL.
 fn state_text_rule(document: &mut Value) {
     if let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") {
         for (name, schema) in schemas.iter_mut() {
-            if !name.starts_with("Error")
-                && !matches!(
-                    name.as_str(),
-                    "FieldViolationBody" | "EvaluationInput" | "RelatedEntityInput"
-                )
-            {
+            if matches!(name.as_str(), "EvaluationInput" | "RelatedEntityInput") {
+                strings_by(schema, WITHOUT_NUL);
+            } else if !name.starts_with("Error") && name != "FieldViolationBody" {
                 one_line_strings(schema);
             }
         }
@@ -434,6 +431,32 @@ type PropertyRule = fn() -> Value;
 /// Properties whose rule no field table states, by schema: the keywords to merge into
 /// the property, and whether it is required.
 const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
+    (
+        "ContactInfo",
+        "emails",
+        // What the email_address crate reads, and no longer than 254 (INVALID_EMAIL).
+        || {
+            json!({
+                "maxItems": rics_domain::entity::validate::MAX_LIST_ITEMS,
+                "items": { "type": "string", "maxLength": 254, "pattern": EMAIL }
+            })
+        },
+        false,
+    ),
+    (
+        "ContactInfo",
+        "phoneNumbers",
+        // A leading +, then 6 to 15 digits among spaces, hyphens, dots and parentheses
+        // (INVALID_PHONE_NUMBER).
+        || {
+            json!({
+                "maxItems": rics_domain::entity::validate::MAX_LIST_ITEMS,
+                "items": { "type": "string", "pattern": "^\\+?[ .()-]*([0-9][ .()-]*){6,15}$" }
+            })
+        },
+        false,
+    ),
+    ("FactorAge", "bands", || json!({ "minItems": 1 }), true),
     (
         "IdVerificationRunRequest",
         "requestId",
@@ -632,7 +655,7 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
 
 /// An MRZ as printed: no lines, two of 36 or of 44 characters (TD2, TD3, visas), or
 /// three of 30 (TD1), of `A`-`Z`, `0`-`9` and `<` (MRZ_LINE_COUNT, MRZ_LINE_LENGTH,
-/// MRZ_LOWER_CASE, MRZ_INVALID_CHARACTER).
+/// MRZ_LOWER_CASE, MRZ_INVALID_CHARACTER), with a document code its format knows.
 fn machine_readable_zone() -> Value {
     let length = |characters: u32| json!({ "pattern": format!("^.{{{characters}}}$") });
     json!({
@@ -645,10 +668,24 @@ fn machine_readable_zone() -> Value {
             { "minItems": 2, "maxItems": 2, "allOf": [
                 { "contains": length(36) },
                 { "contains": length(44) }
+            ] },
+            // The document code, in the first line's first two characters
+            // (MRZ_DOCUMENT_CODE): A, C or I but not followed by V (TD1, TD2), V (visas),
+            // P (passports).
+            { "minItems": 3, "prefixItems": [{ "not": { "pattern": "^[ACI][^V]" } }] },
+            { "minItems": 2, "maxItems": 2, "prefixItems": [
+                { "pattern": "^.{36}$", "not": { "pattern": "^([ACI][^V]|V)" } }
+            ] },
+            { "minItems": 2, "maxItems": 2, "prefixItems": [
+                { "pattern": "^.{44}$", "not": { "pattern": "^[PV]" } }
             ] }
         ] }
     })
 }
+
+/// An email address: dot-separated atoms of letters, digits, `_`, `+` and `-`, then a
+/// domain of at least two labels.
+const EMAIL: &str = "^[A-Za-z0-9_+-]+(\\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
