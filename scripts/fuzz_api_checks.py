@@ -17,7 +17,8 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   field named twice in `orderBy` (read from the request), and a request id used before
   with another request (REQUEST_ID_REUSED: it depends on an earlier request), and a
   risk model's rules over the order of its thresholds and age bands, the last of
-  them, and factors or countries given twice.
+  them, and factors or countries given twice, and an identity document's dates
+  against each other and today.
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
 own check already lets their 400s through when credentials are refused, so this check
@@ -48,6 +49,10 @@ UNSTATABLE_REASONS = frozenset(
         "LAST_BAND_BOUNDED",
         "DUPLICATE_FACTOR",
         "DUPLICATE_COUNTRY",
+        # An identity document's dates against each other and today.
+        "DATE_IN_FUTURE",
+        "EXPIRY_NOT_AFTER_ISSUE",
+        "BIRTH_AFTER_ISSUE",
     }
 )
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"

@@ -218,6 +218,15 @@ fn specified_enum_values(document: &Value) -> std::collections::BTreeMap<String,
     found
 }
 
+/// Whether a schema is an object (nullable or not).
+fn is_object(schema: &Map<String, Value>) -> bool {
+    match schema.get("type") {
+        Some(Value::String(kind)) => kind == "object",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+        _ => false,
+    }
+}
+
 /// Whether a property schema is a string (nullable or not).
 fn is_string(property: &Map<String, Value>) -> bool {
     match property.get("type") {
@@ -292,6 +301,22 @@ fn strings_by(schema: &mut Value, pattern: &str) {
             .any(|keyword| members.contains_key(*keyword))
     {
         members.insert("pattern".into(), json!(pattern));
+    }
+    if is_object(members)
+        && !members.contains_key("propertyNames")
+        && members.get("additionalProperties") != Some(&Value::Bool(false))
+    {
+        // Keys the schema does not name: of a message, one line like its text; of a
+        // free-form value (no properties), data that only refuses NUL.
+        let keys = if members.contains_key("properties") {
+            pattern
+        } else {
+            WITHOUT_NUL
+        };
+        members.insert(
+            "propertyNames".into(),
+            json!({ "type": "string", "pattern": keys }),
+        );
     }
     for keyword in ["items", "additionalProperties", "propertyNames"] {
         if let Some(inner) = members.get_mut(keyword) {
@@ -431,6 +456,10 @@ type PropertyRule = fn() -> Value;
 /// Properties whose rule no field table states, by schema: the keywords to merge into
 /// the property, and whether it is required.
 const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
+    ("Address", "lines", || json!({ "maxItems": 5 }), false),
+    ("Document", "dateOfBirth", full_date_or_null, false),
+    ("Document", "issueDate", full_date_or_null, false),
+    ("Document", "expiryDate", full_date_or_null, false),
     (
         "ContactInfo",
         "emails",
@@ -683,14 +712,25 @@ fn machine_readable_zone() -> Value {
     })
 }
 
-/// An email address: dot-separated atoms of letters, digits, `_`, `+` and `-`, then a
-/// domain of at least two labels.
-const EMAIL: &str = "^[A-Za-z0-9_+-]+(\\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+/// An email address: one to three dot-separated atoms of letters, digits, `_`, `+` and
+/// `-` (so the local part stays within 64 characters), then a domain of at least two
+/// labels.
+const EMAIL: &str = "^[A-Za-z0-9_+-]{1,16}(\\.[A-Za-z0-9_+-]{1,16}){0,2}@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+
+/// A full date, or null for none: a document's dates are never partial.
+fn full_date_or_null() -> Value {
+    json!({ "oneOf": [{ "type": "null" }, { "type": "string", "pattern": FULL_DATE }] })
+}
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
-/// A full date, `YYYY-MM-DD`, year 0001 to 9999.
-const FULL_DATE: &str = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+/// A full date that exists, `YYYY-MM-DD`, year 0001 to 9999 (29 February in leap
+/// years only).
+const FULL_DATE: &str = concat!(
+    "^(([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-",
+    "((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)",
+    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)$"
+);
 
 /// A map of scores keyed by the values of a proto-style enum but its zero value.
 fn score_keys(values: &[&str]) -> Value {
