@@ -49,7 +49,9 @@ UNSTATABLE_REASONS = frozenset(
         "LAST_BAND_BOUNDED",
         "DUPLICATE_FACTOR",
         "DUPLICATE_COUNTRY",
-        # An identity document's dates against each other and today.
+        # An identity document's dates against each other and today, and its files
+        # against its entity.
+        "FILE_OF_ANOTHER_ENTITY",
         "DATE_IN_FUTURE",
         "EXPIRY_NOT_AFTER_ISSUE",
         "BIRTH_AFTER_ISSUE",

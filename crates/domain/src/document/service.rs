@@ -599,10 +599,18 @@ fn check_files(v: &mut Violations, document: &Document) {
     let mut seen = BTreeSet::new();
     for (i, file) in document.files.iter().enumerate() {
         let field = format!("document.files[{i}]");
-        if !file.strip_prefix(&prefix).is_some_and(is_well_formed_id) {
+        let well_formed = rics_aip::resource_id::parse_name("entities/{entity}/files/{file}", file)
+            .is_ok_and(|ids| ids.iter().all(|id| is_well_formed_id(id)));
+        if !well_formed {
             v.add(
                 field,
                 "INVALID_NAME",
+                format!("'{file}' is not a file name (entities/{{entity}}/files/{{file}})"),
+            );
+        } else if !file.starts_with(&prefix) {
+            v.add(
+                field,
+                "FILE_OF_ANOTHER_ENTITY",
                 format!(
                     "'{file}' is not a file of the document's entity ({}/files/{{file}})",
                     document.entity

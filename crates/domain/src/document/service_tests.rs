@@ -209,7 +209,7 @@ async fn bad_fields_are_reported_together() {
             ("document.expiryDate", "EXPIRY_NOT_AFTER_ISSUE"),
             ("document.mrz[0]", "TOO_LONG"),
             ("document.workspace", "INVALID_NAME"),
-            ("document.files[0]", "INVALID_NAME"),
+            ("document.files[0]", "FILE_OF_ANOTHER_ENTITY"),
             ("document.files[2]", "DUPLICATE_FILE"),
         ]
     );
@@ -217,6 +217,8 @@ async fn bad_fields_are_reported_together() {
     assert_eq!(born_later.field_violations[0].reason, "BIRTH_AFTER_ISSUE");
     let unknown = refused(passport(json!({"issuingCountry": "ZZZ"}))).await;
     assert_eq!(unknown.field_violations[0].field, "document.issuingCountry");
+    let not_a_file = refused(passport(json!({"files": ["files/front"]}))).await;
+    assert_eq!(not_a_file.field_violations[0].reason, "INVALID_NAME");
     let four_lines = refused(passport(json!({"mrz": ["A", "B", "C", "D"]}))).await;
     assert_eq!(four_lines.field_violations[0].reason, "TOO_MANY_ITEMS");
     let required = refused(json!({"entity": "entities/live-jane"})).await;

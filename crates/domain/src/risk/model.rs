@@ -77,7 +77,11 @@ pub struct CountryRisk {
 /// points it adds at its highest value) and how its value (0 to 100) is found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "factor", rename_all = "SCREAMING_SNAKE_CASE")]
+#[serde(
+    tag = "factor",
+    rename_all = "SCREAMING_SNAKE_CASE",
+    deny_unknown_fields
+)]
 pub enum Factor {
     /// The riskiest of the individual's nationalities, from the country list.
     #[serde(rename_all = "camelCase")]

@@ -277,6 +277,15 @@ fn evaluation_inputs_refuse_unknown_fields() {
     assert!(serde_json::from_value::<EvaluationInput>(document).is_err());
 }
 
+#[test]
+fn factors_refuse_unknown_fields() {
+    let known = json!({"factor": "NATIONALITY", "weight": 10, "unknownScore": 50});
+    assert!(serde_json::from_value::<Factor>(known.clone()).is_ok());
+    let mut unknown = known;
+    unknown["colour"] = json!("red");
+    assert!(serde_json::from_value::<Factor>(unknown).is_err());
+}
+
 fn arbitrary_model() -> impl Strategy<Value = RiskModel> {
     (
         proptest::collection::vec(0u8..=100, 7),

@@ -257,7 +257,9 @@ fn state_text_rule(document: &mut Value) {
         for (name, schema) in schemas.iter_mut() {
             if matches!(name.as_str(), "EvaluationInput" | "RelatedEntityInput") {
                 strings_by(schema, WITHOUT_NUL);
-            } else if !name.starts_with("Error") && name != "FieldViolationBody" {
+            } else if !name.starts_with("Error")
+                && !matches!(name.as_str(), "FieldViolationBody" | "OAuthErrorBody")
+            {
                 one_line_strings(schema);
             }
         }
@@ -456,6 +458,24 @@ type PropertyRule = fn() -> Value;
 /// Properties whose rule no field table states, by schema: the keywords to merge into
 /// the property, and whether it is required.
 const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
+    (
+        "Entity",
+        "tags",
+        || json!({ "items": { "type": "string", "pattern": TAG } }),
+        false,
+    ),
+    (
+        "Document",
+        "files",
+        || {
+            json!({
+                "maxItems": rics_domain::document::service::MAX_FILES,
+                "uniqueItems": true,
+                "items": { "type": "string", "pattern": "^entities/[a-z0-9-]{1,63}/files/[a-z0-9-]{1,63}$" }
+            })
+        },
+        false,
+    ),
     ("Address", "lines", || json!({ "maxItems": 5 }), false),
     ("Document", "dateOfBirth", full_date_or_null, false),
     ("Document", "issueDate", full_date_or_null, false),
@@ -554,13 +574,7 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         || json!({ "pattern": ENTITY_NAME }),
         true,
     ),
-    // 1 to 64 characters, no white space, no control character (INVALID_TAG).
-    (
-        "TagRequest",
-        "tag",
-        || json!({ "pattern": "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$" }),
-        true,
-    ),
+    ("TagRequest", "tag", || json!({ "pattern": TAG }), true),
     (
         "RunRequest",
         "requestId",
@@ -721,6 +735,9 @@ const EMAIL: &str = "^[A-Za-z0-9_+-]{1,16}(\\.[A-Za-z0-9_+-]{1,16}){0,2}@[A-Za-z
 fn full_date_or_null() -> Value {
     json!({ "oneOf": [{ "type": "null" }, { "type": "string", "pattern": FULL_DATE }] })
 }
+
+/// A tag: 1 to 64 characters, no white space, no control character (INVALID_TAG).
+const TAG: &str = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$";
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
@@ -1022,9 +1039,9 @@ fn lift_nullable_descriptions(value: &mut Value) {
 
 /// Moves each inline variant of a component's tagged `oneOf` (every variant an object
 /// whose tag property has one `enum` value) into a schema of its own, named
-/// `{Union}{Tag}` (`ErrorDetailErrorInfo`, `FactorNationality`), and adds the
-/// discriminator: generators then make one model per variant instead of clashing
-/// anonymous ones.
+/// `{Union}{Tag}` (`ErrorDetailErrorInfo`, `FactorNationality`), closed to fields it
+/// does not name as the server's unions are, and adds the discriminator: generators then
+/// make one model per variant instead of clashing anonymous ones.
 fn name_tagged_variants(document: &mut Value) {
     let Some(schemas) = document
         .pointer_mut("/components/schemas")
@@ -1048,7 +1065,10 @@ fn name_tagged_variants(document: &mut Value) {
             let name = format!("{union}{}", variant_name(&value));
             let reference = format!("#/components/schemas/{name}");
             mapping.insert(value, Value::String(reference.clone()));
-            let inline = std::mem::replace(variant, json!({ "$ref": reference }));
+            let mut inline = std::mem::replace(variant, json!({ "$ref": reference }));
+            if let Value::Object(members) = &mut inline {
+                members.insert("additionalProperties".into(), Value::Bool(false));
+            }
             named.push((name, inline));
         }
         if let Some(schema) = schema.as_object_mut() {
