@@ -16,7 +16,13 @@ counts per backend, and exits 1 when any run found a failure or an error, or ran
 cases than --min-cases. Reports (schemathesis's output, its JSON, JUnit and NDJSON
 reports, and the server's log) are kept in target/fuzz-api/<backend>/.
 
-Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--backend sqlite|postgres]...
+With --tolerate-looser-document (what CI runs until the document states every rule
+of the server, issue 13), schema-valid requests refused with INVALID_ARGUMENT are
+counted but do not fail the run; 5xx, responses the document does not describe,
+accepted schema-invalid requests and errors still do.
+
+Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--tolerate-looser-document]
+                           [--backend sqlite|postgres]...
 """
 
 import argparse
@@ -47,6 +53,9 @@ CLIENT_SECRET = "fuzz-admin-secret-" + secrets.token_hex(8)
 # The schemathesis failure codes of a 5xx answer (not_a_server_error): to a request, and
 # to a request with a Content-Type the operation does not declare.
 SERVER_ERROR_CODES = frozenset({"ST101", "ST102"})
+# The failure code of the rics check (fuzz_api_checks.py): a schema-valid request refused
+# with INVALID_ARGUMENT, so the document is looser than the server.
+LOOSER_DOCUMENT_CODE = "ST901"
 START_TIMEOUT = 120.0
 
 
@@ -219,12 +228,18 @@ def fuzz(backend, max_examples):
 
 
 def counts(report):
-    """Cases, 5xx failures, other failures and errors of a schemathesis JSON report."""
+    """Cases, 5xx failures, requests the looser document let through, other failures
+    and errors of a schemathesis JSON report."""
     failures = report.get("failures", [])
     server_errors = sum(f["count"] for f in failures if f["code"] in SERVER_ERROR_CODES)
-    violations = sum(f["count"] for f in failures if f["code"] not in SERVER_ERROR_CODES)
+    looser = sum(f["count"] for f in failures if f["code"] == LOOSER_DOCUMENT_CODE)
+    violations = sum(
+        f["count"]
+        for f in failures
+        if f["code"] not in SERVER_ERROR_CODES and f["code"] != LOOSER_DOCUMENT_CODE
+    )
     errors = sum(e["count"] for e in report.get("errors", []))
-    return report["test_cases"]["generated"], server_errors, violations, errors
+    return report["test_cases"]["generated"], server_errors, looser, violations, errors
 
 
 def main():
@@ -232,6 +247,12 @@ def main():
     parser.add_argument("--max-examples", type=int, default=10, help="cases per operation and phase")
     parser.add_argument(
         "--min-cases", type=int, default=0, help="fail a backend that ran fewer cases than this"
+    )
+    parser.add_argument(
+        "--tolerate-looser-document",
+        action="store_true",
+        help="count schema-valid requests refused with INVALID_ARGUMENT without failing "
+        "(the document does not state every rule of the server yet: issue 13)",
     )
     parser.add_argument(
         "--backend",
@@ -257,14 +278,21 @@ def main():
             failed = True
             lines.append(f"fuzz-api {backend}: schemathesis wrote no report; see {reports}/output.txt")
             continue
-        cases, server_errors, violations, errors = counts(report)
-        failed |= report["exit_code"] != 0 or server_errors + violations + errors > 0
+        cases, server_errors, looser, violations, errors = counts(report)
+        if not arguments.tolerate_looser_document:
+            violations += looser
+        failed |= server_errors + violations + errors > 0
         if cases < arguments.min_cases:
             failed = True
             lines.append(f"fuzz-api {backend}: only {cases} cases, fewer than {arguments.min_cases}")
+        tolerated = (
+            f", {looser} schema-valid requests refused (tolerated)"
+            if arguments.tolerate_looser_document
+            else ""
+        )
         lines.append(
-            f"fuzz-api {backend}: {cases} cases, {server_errors} 5xx, {violations} other failures, "
-            f"{errors} errors in {elapsed:.0f} s (seed {report['seed']}, reports in {reports})"
+            f"fuzz-api {backend}: {cases} cases, {server_errors} 5xx, {violations} other failures"
+            f"{tolerated}, {errors} errors in {elapsed:.0f} s (seed {report['seed']}, reports in {reports})"
         )
     for line in lines:
         print(line, flush=True)
