@@ -106,7 +106,7 @@ fn state_field_table(document: &mut Value, name: &str, table: &FieldTable) {
             let Some(Value::Object(property)) = properties.get_mut(field.name) else {
                 continue;
             };
-            let is_string = is_string(property);
+            let is_string = has_type(property, "string");
             match (&field.kind, field.behavior) {
                 (_, Behavior::OutputOnly) => {
                     property.insert("readOnly".into(), Value::Bool(true));
@@ -218,20 +218,11 @@ fn specified_enum_values(document: &Value) -> std::collections::BTreeMap<String,
     found
 }
 
-/// Whether a schema is an object (nullable or not).
-fn is_object(schema: &Map<String, Value>) -> bool {
+/// Whether a schema's `type` is `kind`, alone or beside `null`.
+fn has_type(schema: &Map<String, Value>, kind: &str) -> bool {
     match schema.get("type") {
-        Some(Value::String(kind)) => kind == "object",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
-        _ => false,
-    }
-}
-
-/// Whether a property schema is a string (nullable or not).
-fn is_string(property: &Map<String, Value>) -> bool {
-    match property.get("type") {
-        Some(Value::String(kind)) => kind == "string",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "string"),
+        Some(Value::String(declared)) => declared == kind,
+        Some(Value::Array(declared)) => declared.iter().any(|declared| declared == kind),
         _ => false,
     }
 }
@@ -260,7 +251,7 @@ fn state_text_rule(document: &mut Value) {
             } else if !name.starts_with("Error")
                 && !matches!(name.as_str(), "FieldViolationBody" | "OAuthErrorBody")
             {
-                one_line_strings(schema);
+                strings_by(schema, SINGLE_LINE);
             }
         }
     }
@@ -288,23 +279,19 @@ fn state_text_rule(document: &mut Value) {
     }
 }
 
-fn one_line_strings(schema: &mut Value) {
-    strings_by(schema, SINGLE_LINE);
-}
-
 /// Gives `pattern` to every string of `schema` that has no rule yet.
 fn strings_by(schema: &mut Value, pattern: &str) {
     let Value::Object(members) = schema else {
         return;
     };
-    if is_string(members)
+    if has_type(members, "string")
         && !["pattern", "enum", "format", "const"]
             .iter()
             .any(|keyword| members.contains_key(*keyword))
     {
         members.insert("pattern".into(), json!(pattern));
     }
-    if is_object(members)
+    if has_type(members, "object")
         && !members.contains_key("propertyNames")
         && members.get("additionalProperties") != Some(&Value::Bool(false))
     {
@@ -779,12 +766,7 @@ fn bound_integers(schema: &mut Value) {
     let Value::Object(members) = schema else {
         return;
     };
-    let integer = match members.get("type") {
-        Some(Value::String(kind)) => kind == "integer",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
-        _ => false,
-    };
-    if integer {
+    if has_type(members, "integer") {
         members.insert("maximum".into(), json!(rics_domain::risk::model::MAX_SCORE));
     }
     if let Some(inner) = members.get_mut("additionalProperties") {
