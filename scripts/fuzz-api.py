@@ -16,13 +16,7 @@ counts per backend, and exits 1 when any run found a failure or an error, or ran
 cases than --min-cases. Reports (schemathesis's output, its JSON, JUnit and NDJSON
 reports, and the server's log) are kept in target/fuzz-api/<backend>/.
 
-With --tolerate-looser-document (what CI runs until the document states every rule
-of the server, issue 13), schema-valid requests refused with INVALID_ARGUMENT are
-counted but do not fail the run; 5xx, responses the document does not describe,
-accepted schema-invalid requests and errors still do.
-
-Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--tolerate-looser-document]
-                           [--backend sqlite|postgres]...
+Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--backend sqlite|postgres]...
 """
 
 import argparse
@@ -249,12 +243,6 @@ def main():
         "--min-cases", type=int, default=0, help="fail a backend that ran fewer cases than this"
     )
     parser.add_argument(
-        "--tolerate-looser-document",
-        action="store_true",
-        help="count schema-valid requests refused with INVALID_ARGUMENT without failing "
-        "(the document does not state every rule of the server yet: issue 13)",
-    )
-    parser.add_argument(
         "--backend",
         action="append",
         choices=["sqlite", "postgres"],
@@ -279,20 +267,13 @@ def main():
             lines.append(f"fuzz-api {backend}: schemathesis wrote no report; see {reports}/output.txt")
             continue
         cases, server_errors, looser, violations, errors = counts(report)
-        if not arguments.tolerate_looser_document:
-            violations += looser
-        failed |= server_errors + violations + errors > 0
+        failed |= server_errors + looser + violations + errors > 0
         if cases < arguments.min_cases:
             failed = True
             lines.append(f"fuzz-api {backend}: only {cases} cases, fewer than {arguments.min_cases}")
-        tolerated = (
-            f", {looser} schema-valid requests refused (tolerated)"
-            if arguments.tolerate_looser_document
-            else ""
-        )
         lines.append(
-            f"fuzz-api {backend}: {cases} cases, {server_errors} 5xx, {violations} other failures"
-            f"{tolerated}, {errors} errors in {elapsed:.0f} s (seed {report['seed']}, reports in {reports})"
+            f"fuzz-api {backend}: {cases} cases, {server_errors} 5xx, {looser} schema-valid "
+            f"requests refused, {violations} other failures, {errors} errors in {elapsed:.0f} s (seed {report['seed']}, reports in {reports})"
         )
     for line in lines:
         print(line, flush=True)

@@ -1,6 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the handlers' annotations and served at
 //! `/v1alpha/openapi.json`.
 
+mod limits;
 mod normalize;
 
 use std::sync::LazyLock;
@@ -192,7 +193,7 @@ impl utoipa::Modify for Security {
 static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
     if let Err(problems) = normalize::normalize(&mut document) {
-        tracing::error!(problems, "the route table breaks the operationId rule");
+        tracing::error!(problems, "the document's rules do not hold");
     }
     document
 });
@@ -236,6 +237,17 @@ mod tests {
             assert!(seen.insert(id.to_owned()), "{method} {path}: '{id}' again");
         }
         assert_eq!(seen.len(), crate::routes::ROUTES.len());
+    }
+
+    #[test]
+    fn every_rule_applies() {
+        let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+        assert_eq!(normalize::normalize(&mut document), Ok(()));
+        let schemas = &served()["components"]["schemas"];
+        assert_eq!(
+            schemas["Address"]["properties"]["postalCode"]["maxLength"],
+            rics_domain::entity::validate::MAX_POSTAL_CODE
+        );
     }
 
     #[test]

@@ -13,6 +13,25 @@ pub const TD1_OVERFLOW_MAX: usize = MRZ_NUMBER_FIELD + 13;
 /// Longest number of the types without a format of their own.
 pub const MAX_OTHER: usize = 30;
 
+/// Why a number is refused: its reason, and a description of the format it misses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberProblem {
+    /// `INVALID_DOCUMENT_NUMBER` for a number outside its type's format,
+    /// `CHECK_DIGIT_MISMATCH` for one in the format whose check digit is wrong.
+    pub reason: &'static str,
+    /// What the number misses.
+    pub description: String,
+}
+
+impl NumberProblem {
+    fn format(description: String) -> Self {
+        Self {
+            reason: "INVALID_DOCUMENT_NUMBER",
+            description,
+        }
+    }
+}
+
 /// The number as stored: without surrounding white space, in upper case.
 pub fn normalise(number: &str) -> String {
     number.trim().to_uppercase()
@@ -30,8 +49,8 @@ pub fn normalise(number: &str) -> String {
 /// - the others: 1 to 30 of `A-Z 0-9`, space and hyphen.
 ///
 /// # Errors
-/// A description of the format the number misses.
-pub fn check(document_type: DocumentType, number: &str) -> Result<(), String> {
+/// The problem, with the format the number misses.
+pub fn check(document_type: DocumentType, number: &str) -> Result<(), NumberProblem> {
     match document_type {
         DocumentType::Passport | DocumentType::Visa => {
             if !(1..=TD1_OVERFLOW_MAX).contains(&number.len())
@@ -39,26 +58,29 @@ pub fn check(document_type: DocumentType, number: &str) -> Result<(), String> {
                     .bytes()
                     .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
             {
-                return Err(format!(
+                return Err(NumberProblem::format(format!(
                     "a {document_type} number is 1 to {MRZ_NUMBER_FIELD} letters A-Z and \
                      digits (up to {TD1_OVERFLOW_MAX} as a TD1 machine readable zone \
                      continues it), not '{number}'"
-                ));
+                )));
             }
         }
         DocumentType::MedicareCard => {
             let digits: Vec<u32> = number.chars().filter_map(|c| c.to_digit(10)).collect();
             if digits.len() != number.len() || !(10..=11).contains(&digits.len()) {
-                return Err(format!(
+                return Err(NumberProblem::format(format!(
                     "a Medicare card number is 10 digits, or 11 with the individual \
                      reference number, not '{number}'"
-                ));
+                )));
             }
             if !medicare_check_digit_holds(&digits) {
-                return Err(format!(
-                    "'{number}' is not a Medicare card number: its 9th digit is not the \
-                     check digit of the first 8"
-                ));
+                return Err(NumberProblem {
+                    reason: "CHECK_DIGIT_MISMATCH",
+                    description: format!(
+                        "'{number}' is not a Medicare card number: its 9th digit is not \
+                         the check digit of the first 8"
+                    ),
+                });
             }
         }
         DocumentType::Unspecified
@@ -70,14 +92,28 @@ pub fn check(document_type: DocumentType, number: &str) -> Result<(), String> {
                     .bytes()
                     .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ' || b == b'-')
             {
-                return Err(format!(
+                return Err(NumberProblem::format(format!(
                     "a document number is 1 to {MAX_OTHER} letters A-Z, digits, spaces and \
                      hyphens, not '{number}'"
-                ));
+                )));
             }
         }
     }
     Ok(())
+}
+
+/// The format of `document_type`'s numbers as given, before trimming and upper-casing,
+/// as a JSON Schema pattern: what [`check`] accepts, with spaces as the only padding,
+/// and short of a Medicare number's check digit, which no pattern can state.
+pub fn pattern(document_type: DocumentType) -> &'static str {
+    match document_type {
+        DocumentType::Passport | DocumentType::Visa => "^ *[A-Za-z0-9]{1,22} *$",
+        DocumentType::MedicareCard => "^ *[0-9]{10,11} *$",
+        DocumentType::Unspecified
+        | DocumentType::DriversLicence
+        | DocumentType::NationalId
+        | DocumentType::BirthCertificate => "^ *[A-Za-z0-9-]([A-Za-z0-9 -]{0,28}[A-Za-z0-9-])? *$",
+    }
 }
 
 /// Whether the 9th digit of a Medicare number is the check digit of the first 8.
@@ -129,6 +165,11 @@ mod tests {
         for good in ["2123456701", "21234567011", "2123456709"] {
             assert!(check(DocumentType::MedicareCard, good).is_ok(), "{good}");
         }
+        let wrong_digit = check(DocumentType::MedicareCard, "2123456711");
+        assert_eq!(
+            wrong_digit.map_err(|problem| problem.reason),
+            Err("CHECK_DIGIT_MISMATCH")
+        );
         for bad in [
             "2123456711",
             "212345670",
@@ -138,6 +179,47 @@ mod tests {
             "",
         ] {
             assert!(check(DocumentType::MedicareCard, bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_patterns_state_the_formats() {
+        let samples = [
+            "",
+            " ",
+            "l898902c3",
+            " L898902C3  ",
+            "L898902C<",
+            "L8989 02C3",
+            "ABCDEFGHIJ0123456789XY",
+            "ABCDEFGHIJ0123456789XYZ",
+            "2123456701",
+            "21234567011",
+            "2123456711",
+            "212345670",
+            "NSW-123 4",
+            " -a- ",
+            &"9".repeat(30),
+            &format!(" {} ", "9".repeat(30)),
+            &"9".repeat(31),
+            "AB/12",
+            "É12345",
+        ];
+        for value in DocumentType::VALUES {
+            let Some(kind) = DocumentType::parse(value) else {
+                continue;
+            };
+            for sample in samples {
+                let fits = jsonschema::is_valid(
+                    &serde_json::json!({ "type": "string", "pattern": pattern(kind) }),
+                    &serde_json::json!(sample),
+                );
+                let accepted = match check(kind, &normalise(sample)) {
+                    Ok(()) => true,
+                    Err(problem) => problem.reason == "CHECK_DIGIT_MISMATCH",
+                };
+                assert_eq!(fits, accepted, "{kind} {sample:?}");
+            }
         }
     }
 

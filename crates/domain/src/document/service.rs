@@ -467,8 +467,8 @@ fn validate(document: &Document, now: Timestamp) -> Result<()> {
     } else if let Err(problem) = number::check(document.document_type, &document.document_number) {
         v.add(
             "document.documentNumber",
-            "INVALID_DOCUMENT_NUMBER",
-            problem,
+            problem.reason,
+            problem.description,
         );
     }
     v.optional_text(

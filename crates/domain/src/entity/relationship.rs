@@ -116,6 +116,9 @@ impl RelationshipRecord {
     }
 }
 
+/// Longest note on a relationship, in characters.
+pub const MAX_RELATIONSHIP_NOTE: usize = 1000;
+
 /// The body of `:addEntityRelationship`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use super::fields;
 use super::model::{Entity, RiskStatus, VerificationStatus};
 use super::relationship::{
-    AddRelationshipRequest, EntityRelationship, RelationshipRecord, RelationshipType,
-    RemoveRelationshipRequest,
+    AddRelationshipRequest, EntityRelationship, MAX_RELATIONSHIP_NOTE, RelationshipRecord,
+    RelationshipType, RemoveRelationshipRequest,
 };
 use super::repository::{EntityRepository, EraseGuard};
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
@@ -419,11 +419,11 @@ impl EntityService {
                 "must be more than 0 and at most 100",
             ));
         }
-        if request.note.chars().count() > 1000 {
+        if request.note.chars().count() > MAX_RELATIONSHIP_NOTE {
             return Err(Error::invalid_field(
                 "note",
                 "TOO_LONG",
-                "must be at most 1000 characters",
+                format!("must be at most {MAX_RELATIONSHIP_NOTE} characters"),
             ));
         }
         let entity = self.get(principal, id).await?;

@@ -24,6 +24,20 @@ pub const MAX_EXTERNAL_ID_VALUE: usize = 256;
 pub const MAX_LIST_ITEMS: usize = 20;
 /// Longest free-text field other than the display name.
 pub const MAX_TEXT: usize = 200;
+/// Longest part of a person's name (given names, middle names, family name).
+pub const MAX_NAME_PART: usize = 100;
+/// Longest registration number of a company or other registered party.
+pub const MAX_REGISTRATION_NUMBER: usize = 100;
+/// Most nationalities of one individual, after duplicates are removed.
+pub const MAX_NATIONALITIES: usize = 10;
+/// Most lines of one address.
+pub const MAX_ADDRESS_LINES: usize = 5;
+/// Longest locality or region of an address.
+pub const MAX_ADDRESS_PART: usize = 100;
+/// Longest postal code.
+pub const MAX_POSTAL_CODE: usize = 20;
+/// Longest email address (RFC 5321's path limit less its angle brackets).
+pub const MAX_EMAIL: usize = 254;
 /// Earliest year of birth accepted.
 pub const MIN_BIRTH_YEAR: i32 = 1800;
 
@@ -54,7 +68,7 @@ pub fn validate_entity(entity: &mut Entity, today: Date) -> Result<()> {
         v.optional_text(
             &format!("{field}.registrationNumber"),
             &company.registration_number,
-            100,
+            MAX_REGISTRATION_NUMBER,
         );
     }
     for (field, party) in [
@@ -141,9 +155,21 @@ fn check_name(field: &str, name: &PersonName, v: &mut Violations) {
     if name.given_name.trim().is_empty() && name.family_name.trim().is_empty() {
         v.add(field, "REQUIRED", "needs a givenName or a familyName");
     }
-    v.optional_text(&format!("{field}.givenName"), &name.given_name, 100);
-    v.optional_text(&format!("{field}.middleNames"), &name.middle_names, 100);
-    v.optional_text(&format!("{field}.familyName"), &name.family_name, 100);
+    v.optional_text(
+        &format!("{field}.givenName"),
+        &name.given_name,
+        MAX_NAME_PART,
+    );
+    v.optional_text(
+        &format!("{field}.middleNames"),
+        &name.middle_names,
+        MAX_NAME_PART,
+    );
+    v.optional_text(
+        &format!("{field}.familyName"),
+        &name.family_name,
+        MAX_NAME_PART,
+    );
 }
 
 fn check_individual(individual: &mut Individual, today: Date, v: &mut Violations) {
@@ -180,7 +206,7 @@ fn check_individual(individual: &mut Individual, today: Date, v: &mut Violations
     v.max_items(
         &format!("{field}.nationalities"),
         &individual.nationalities,
-        10,
+        MAX_NATIONALITIES,
     );
     v.optional_text(
         &format!("{field}.occupation"),
@@ -199,7 +225,7 @@ fn check_party(field: &str, party: &RegisteredParty, v: &mut Violations) {
     v.optional_text(
         &format!("{field}.registrationNumber"),
         &party.registration_number,
-        100,
+        MAX_REGISTRATION_NUMBER,
     );
 }
 
@@ -207,7 +233,7 @@ fn check_contact(contact: &ContactInfo, v: &mut Violations) {
     let field = format!("{PREFIX}.contactInfo");
     v.max_items(&format!("{field}.emails"), &contact.emails, MAX_LIST_ITEMS);
     for (i, email) in contact.emails.iter().enumerate() {
-        if email.len() > 254 || !email_address::EmailAddress::is_valid(email) {
+        if email.len() > MAX_EMAIL || !email_address::EmailAddress::is_valid(email) {
             v.add(
                 format!("{field}.emails[{i}]"),
                 "INVALID_EMAIL",
@@ -257,13 +283,25 @@ fn check_phone(phone: &str) -> std::result::Result<(), String> {
 }
 
 fn check_address(field: &str, address: &Address, v: &mut Violations) {
-    v.max_items(&format!("{field}.lines"), &address.lines, 5);
+    v.max_items(&format!("{field}.lines"), &address.lines, MAX_ADDRESS_LINES);
     for (i, line) in address.lines.iter().enumerate() {
         v.optional_text(&format!("{field}.lines[{i}]"), line, MAX_TEXT);
     }
-    v.optional_text(&format!("{field}.locality"), &address.locality, 100);
-    v.optional_text(&format!("{field}.region"), &address.region, 100);
-    v.optional_text(&format!("{field}.postalCode"), &address.postal_code, 20);
+    v.optional_text(
+        &format!("{field}.locality"),
+        &address.locality,
+        MAX_ADDRESS_PART,
+    );
+    v.optional_text(
+        &format!("{field}.region"),
+        &address.region,
+        MAX_ADDRESS_PART,
+    );
+    v.optional_text(
+        &format!("{field}.postalCode"),
+        &address.postal_code,
+        MAX_POSTAL_CODE,
+    );
 }
 
 fn check_external_ids(entity: &Entity, v: &mut Violations) {

@@ -15,9 +15,9 @@ use crate::values::{CountryCode, PartialDate};
 /// The highest score, and the value every model's last threshold must have.
 pub const MAX_SCORE: u8 = 100;
 /// The longest display name.
-const MAX_DISPLAY_NAME: usize = 200;
+pub const MAX_DISPLAY_NAME: usize = 200;
 /// The longest description.
-const MAX_DESCRIPTION: usize = 2000;
+pub const MAX_DESCRIPTION: usize = 2000;
 /// The most occupation categories, and keywords per category.
 pub const MAX_CATEGORIES: usize = 50;
 /// See [`MAX_CATEGORIES`].

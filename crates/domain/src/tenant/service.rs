@@ -166,7 +166,7 @@ static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 });
 
 /// The longest tenant display name, in characters.
-const MAX_DISPLAY_NAME: usize = 200;
+pub const MAX_DISPLAY_NAME: usize = 200;
 
 /// Tenant use cases.
 pub struct TenantService {

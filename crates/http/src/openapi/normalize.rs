@@ -14,7 +14,8 @@
 //! - every resource schema states its field table: output-only fields are `readOnly`,
 //!   required ones `required` and not blank, multi-line text may hold line breaks and
 //!   tabs, and every other string is one line without control characters (docs/api.md
-//!   "Control characters"); a PATCH body is the resource with nothing required.
+//!   "Control characters"); a PATCH body is the resource with nothing required;
+//! - every length and count the validators allow ([`super::limits`]).
 
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::order_by::OrderBy;
@@ -24,6 +25,7 @@ use rics_domain::list::ListSpec;
 use rics_domain::risk::model::VERSION_PATTERN;
 use serde_json::{Map, Value, json};
 
+use super::limits::state_limits;
 use crate::routes::operation_id::operation_ids;
 use crate::routes::{ROUTES, Route};
 
@@ -33,7 +35,8 @@ const ERROR_RESPONSE: &str = "Error";
 /// Applies every rule of this module to `document`.
 ///
 /// # Errors
-/// The route table's naming problems ([`operation_ids`]).
+/// The route table's naming problems ([`operation_ids`]), and limits on fields the
+/// document lacks ([`state_limits`]).
 pub fn normalize(document: &mut Value) -> Result<(), String> {
     let ids = operation_ids()?;
     for route in ROUTES {
@@ -56,6 +59,7 @@ pub fn normalize(document: &mut Value) -> Result<(), String> {
         state_field_table(document, name, table);
     }
     state_schema_rules(document);
+    state_limits(document)?;
     bound_scores(document);
     state_text_rule(document);
     relax_update_bodies(document);
@@ -386,7 +390,29 @@ const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
         // (docs/api.md "Entities").
         entity_details,
     ),
+    ("Document", document_numbers),
 ];
+
+/// A document number in its type's format (INVALID_DOCUMENT_NUMBER), stated as the
+/// numbers it refuses, type by type.
+fn document_numbers() -> Value {
+    use rics_domain::document::{model::DocumentType, number};
+    let refused: Vec<Value> = DocumentType::VALUES
+        .iter()
+        .filter_map(|value| DocumentType::parse(value))
+        .filter(|kind| !kind.is_unspecified())
+        .map(|kind| {
+            json!({
+                "required": ["documentType", "documentNumber"],
+                "properties": {
+                    "documentType": { "const": kind.as_str() },
+                    "documentNumber": { "type": "string", "not": { "pattern": number::pattern(kind) } }
+                }
+            })
+        })
+        .collect();
+    json!({ "not": { "anyOf": refused } })
+}
 
 /// The details object of each entity type.
 const ENTITY_DETAILS: [(&str, &str); 5] = [
@@ -463,7 +489,6 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         },
         false,
     ),
-    ("Address", "lines", || json!({ "maxItems": 5 }), false),
     ("Document", "dateOfBirth", full_date_or_null, false),
     ("Document", "issueDate", full_date_or_null, false),
     ("Document", "expiryDate", full_date_or_null, false),
@@ -653,12 +678,15 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
     (
         "OccupationCategory",
         "keywords",
-        // Each keyword needs a letter or digit (BLANK_KEYWORD).
+        // Each keyword one line with a letter or digit (BLANK_KEYWORD).
         || {
             json!({
                 "minItems": 1,
                 "maxItems": rics_domain::risk::model::MAX_KEYWORDS,
-                "items": { "type": "string", "pattern": "[A-Za-z0-9]" }
+                "items": { "type": "string", "pattern": concat!(
+                    "^[^\\u0000-\\u001f\\u007f-\\u009f]*[A-Za-z0-9]",
+                    "[^\\u0000-\\u001f\\u007f-\\u009f]*$"
+                ) }
             })
         },
         true,
