@@ -10,7 +10,6 @@ use actix_web::dev::ServerHandle;
 use actix_web::web::Data;
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use diesel::RunQueryDsl;
 use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
@@ -20,6 +19,7 @@ use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
+use rics_domain::housekeeping::{Housekeeping, Purge};
 use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
@@ -31,7 +31,6 @@ use rics_domain::job::risk_rating::RiskRatingJobs;
 use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
-use rics_domain::operation::OperationRepository;
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
@@ -43,7 +42,7 @@ use rics_http::{ApiState, Discovery, Readiness};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
     DieselWorkspaceRepository, PoolOptions, migrations, secrets,
@@ -53,29 +52,16 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::screener::{EngineNameMatcher, ListScreener};
 
-/// How long idempotency keys are honoured (AIP-155 asks for at least an hour).
-pub const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
-
 /// How often database housekeeping runs (planner statistics, SQLite's log).
 const DATABASE_MAINTENANCE_INTERVAL: Duration = Duration::from_secs(30);
 
-/// The database answers `SELECT 1`.
+/// The database answers ([`Database::ping`]).
 struct DatabaseReadiness(Database);
 
 #[async_trait]
 impl Readiness for DatabaseReadiness {
     async fn check(&self) -> Result<(), String> {
-        self.0
-            .run(|conn| {
-                diesel::sql_query("SELECT 1")
-                    .execute(conn)
-                    .map(|_| ())
-                    .map_err(|e| {
-                        rics_domain::repository::RepositoryError::Unavailable(e.to_string())
-                    })
-            })
-            .await
-            .map_err(|e| e.to_string())
+        self.0.ping().await.map_err(|e| e.to_string())
     }
 }
 
@@ -212,6 +198,8 @@ pub struct Services {
     pub ids: Arc<dyn IdGenerator>,
     /// The clock.
     pub clock: Arc<dyn Clock>,
+    /// Purges and expiries, run periodically.
+    pub housekeeping: Arc<Housekeeping>,
 }
 
 /// The authentication settings of the configuration.
@@ -424,7 +412,24 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         paging,
         config.soft_delete_retention,
     ));
+    let purges: Vec<Arc<dyn Purge>> = vec![
+        entities.clone(),
+        workspaces.clone(),
+        activity_log_types.clone(),
+        activity_logs.clone(),
+        alerts.clone(),
+        documents.clone(),
+    ];
+    let housekeeping = Arc::new(Housekeeping::new(
+        purges,
+        Arc::new(DieselIdempotencyKeys::new(db.clone())),
+        identity.clone(),
+        Arc::new(DieselOperationRepository::new(db.clone())),
+        clock.clone(),
+        system_principal(),
+    ));
     Ok(Services {
+        housekeeping,
         pep_sanction_jobs,
         risk_rating_jobs,
         id_verification_jobs,
@@ -643,67 +648,20 @@ fn spawn_database_maintenance(db: Database) {
     });
 }
 
-/// Periodically purges expired soft-deleted entities, workspaces, activity log types,
-/// activity logs, alerts and documents, forgets old idempotency keys and expired grants, removes
-/// one-time secrets from operations, and drops idle rate-limit buckets.
+/// Runs housekeeping ([`Housekeeping`]) periodically, logging what each task did,
+/// and drops idle rate-limit buckets.
 fn spawn_maintenance(services: &Services, state: Data<ApiState>, every: Duration) {
-    let entities = services.entities.clone();
-    let workspaces = services.workspaces.clone();
-    let activity_log_types = services.activity_log_types.clone();
-    let activity_logs = services.activity_logs.clone();
-    let alerts = services.alerts.clone();
-    let documents = services.documents.clone();
-    let repository = DieselEntityRepository::new(services.db.clone());
-    let identity = services.identity.clone();
-    let operations = DieselOperationRepository::new(services.db.clone());
-    let clock = services.clock.clone();
+    let housekeeping = services.housekeeping.clone();
     actix_web::rt::spawn(async move {
         let mut ticker = tokio::time::interval(every);
-        let system = system_principal();
         loop {
             ticker.tick().await;
-            match entities.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired entities"),
-                Err(e) => tracing::warn!(error = %e, "purge failed"),
-            }
-            match workspaces.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired workspaces"),
-                Err(e) => tracing::warn!(error = %e, "workspace purge failed"),
-            }
-            match activity_log_types.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired activity log types"),
-                Err(e) => tracing::warn!(error = %e, "activity log type purge failed"),
-            }
-            match activity_logs.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired activity logs"),
-                Err(e) => tracing::warn!(error = %e, "activity log purge failed"),
-            }
-            match alerts.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired alerts"),
-                Err(e) => tracing::warn!(error = %e, "alert purge failed"),
-            }
-            match documents.purge_expired(&system, 500).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, "purged expired documents"),
-                Err(e) => tracing::warn!(error = %e, "document purge failed"),
-            }
-            let now = clock.now();
-            if let Err(e) = repository
-                .expire_idempotency_keys(now.minus(IDEMPOTENCY_WINDOW))
-                .await
-            {
-                tracing::warn!(error = %e, "expiring idempotency keys failed");
-            }
-            if let Err(e) = identity.expire_grants(now).await {
-                tracing::warn!(error = %e, "expiring grants failed");
-            }
-            if let Err(e) = operations.redact_secrets(now).await {
-                tracing::warn!(error = %e, "redacting operation secrets failed");
+            for (task, outcome) in housekeeping.run().await.tasks {
+                match outcome {
+                    Ok(0) => {}
+                    Ok(count) => tracing::info!(task, count, "housekeeping"),
+                    Err(e) => tracing::warn!(task, error = %e, "housekeeping failed"),
+                }
             }
             state.limiter.shrink();
         }

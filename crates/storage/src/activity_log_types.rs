@@ -17,12 +17,12 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{internal, micros, timestamp};
 use crate::schema::{activity_log_type_name_trigrams, activity_log_types};
 use crate::sql::insert_rows;
 
@@ -132,7 +132,6 @@ impl TypeRow {
                 map.remove(field);
             }
         }
-        let micros = |t: Option<Timestamp>| t.map(Timestamp::unix_micros);
         Ok(TypeRow {
             tenant_id: tenant.as_str().to_owned(),
             id: log_type.id().to_owned(),

@@ -18,12 +18,12 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{FoundId, internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{FoundId, internal, micros, timestamp};
 use crate::schema::{activity_log_entities, activity_logs, idempotency_keys};
 use crate::sql::{Sql, insert_rows};
 
@@ -117,7 +117,6 @@ impl LogRow {
                 map.remove(field);
             }
         }
-        let micros = |t: Option<Timestamp>| t.map(Timestamp::unix_micros);
         Ok(LogRow {
             tenant_id: tenant.as_str().to_owned(),
             id: log.id().to_owned(),
@@ -446,8 +445,8 @@ impl ActivityLogRepository for DieselActivityLogRepository {
         );
         let (revision, delete_time, purge_time) = (
             log.revision,
-            log.delete_time.map(Timestamp::unix_micros),
-            log.purge_time.map(Timestamp::unix_micros),
+            micros(log.delete_time),
+            micros(log.purge_time),
         );
         self.db
             .write(move |conn| {

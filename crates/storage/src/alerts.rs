@@ -15,12 +15,12 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{internal, micros, timestamp};
 use crate::schema::{alert_entities, alert_types, alerts};
 use crate::sql::{Bind, insert_rows};
 
@@ -178,7 +178,7 @@ impl AlertTypeRow {
         alert_type: &AlertType,
     ) -> Result<AlertTypeRow, RepositoryError> {
         let time = |t: Option<Timestamp>| {
-            t.map(Timestamp::unix_micros).ok_or_else(|| {
+            micros(t).ok_or_else(|| {
                 internal("alert type without create or update time", &alert_type.name)
             })
         };
@@ -283,9 +283,9 @@ impl AlertRow {
             body: body.to_string(),
             create_time: alert.create_time.map_or(0, Timestamp::unix_micros),
             update_time: alert.update_time.map_or(0, Timestamp::unix_micros),
-            acknowledge_time: alert.acknowledge_time.map(Timestamp::unix_micros),
-            delete_time: alert.delete_time.map(Timestamp::unix_micros),
-            purge_time: alert.purge_time.map(Timestamp::unix_micros),
+            acknowledge_time: micros(alert.acknowledge_time),
+            delete_time: micros(alert.delete_time),
+            purge_time: micros(alert.purge_time),
         })
     }
 

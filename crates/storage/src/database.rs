@@ -159,6 +159,19 @@ impl Database {
         .await
     }
 
+    /// Checks that the database answers a trivial query, for readiness.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Unavailable`] when no connection can be had or the query
+    /// fails.
+    pub async fn ping(&self) -> Result<(), RepositoryError> {
+        self.run(|conn| {
+            conn.batch_execute("SELECT 1")
+                .map_err(|e| RepositoryError::Unavailable(e.to_string()))
+        })
+        .await
+    }
+
     /// Runs `work` with a connection on the current thread (for start-up and tools,
     /// outside any async runtime).
     ///

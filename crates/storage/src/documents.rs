@@ -19,12 +19,12 @@ use rics_domain::values::PartialDate;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{FoundId, internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{FoundId, internal, micros, timestamp};
 use crate::schema::{document_name_trigrams, documents, idempotency_keys};
 use crate::sql::{Sql, insert_rows};
 
@@ -185,8 +185,8 @@ impl DocumentRow {
             body: body.to_string(),
             create_time: document.create_time.map_or(0, Timestamp::unix_micros),
             update_time: document.update_time.map_or(0, Timestamp::unix_micros),
-            delete_time: document.delete_time.map(Timestamp::unix_micros),
-            purge_time: document.purge_time.map(Timestamp::unix_micros),
+            delete_time: micros(document.delete_time),
+            purge_time: micros(document.purge_time),
             display_name: document.display_name.clone(),
             display_name_trigrams: text_search::trigrams(&document.display_name).len() as i64,
         })

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::BigInt;
 use rics_aip::page_token::CursorValue;
 use rics_domain::entity::model::{Entity, ScreeningStatus, VerificationStatus};
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
@@ -22,9 +22,10 @@ use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{FoundId, internal, micros, timestamp};
 use crate::schema::{
     entities, entity_bodies, entity_external_ids, entity_name_trigrams, entity_relationships,
-    entity_tags, events, idempotency_keys,
+    entity_tags,
 };
 use crate::sql::{Bind, Sql, insert_rows};
 
@@ -218,17 +219,6 @@ struct RelationshipRow {
     create_time: i64,
 }
 
-/// An id found by a query.
-#[derive(Debug, QueryableByName)]
-pub(crate) struct FoundId {
-    /// The tenant.
-    #[diesel(sql_type = Text)]
-    pub(crate) tenant_id: String,
-    /// The id.
-    #[diesel(sql_type = Text)]
-    pub(crate) id: String,
-}
-
 /// Fields kept in columns rather than in the body.
 const STANDARD_FIELDS: [&str; 7] = [
     "name",
@@ -239,18 +229,6 @@ const STANDARD_FIELDS: [&str; 7] = [
     "purgeTime",
     "etag",
 ];
-
-pub(crate) fn internal(what: &str, e: impl std::fmt::Display) -> RepositoryError {
-    RepositoryError::Internal(format!("{what}: {e}"))
-}
-
-fn micros(t: Option<Timestamp>) -> Option<i64> {
-    t.map(Timestamp::unix_micros)
-}
-
-pub(crate) fn timestamp(micros: i64) -> Result<Timestamp, RepositoryError> {
-    Timestamp::from_unix_micros(micros).ok_or_else(|| internal("stored time out of range", micros))
-}
 
 fn enum_text(text: &'static str, unspecified: bool) -> Option<String> {
     (!unspecified).then(|| text.to_owned())
@@ -555,107 +533,6 @@ fn lock_pair(
     Ok(())
 }
 
-/// Removes an entity and what it owns if `guard` holds, the activity logs naming it
-/// and its documents included; returns the counts.
-fn erase(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-    guard: EraseGuard,
-) -> Result<ErasureCounts, RepositoryError> {
-    let name = Entity::name_of(id);
-    let mut counts = ErasureCounts::new();
-    let relationships = entity_relationships::table
-        .filter(entity_relationships::tenant_id.eq(tenant))
-        .filter(
-            entity_relationships::entity_id
-                .eq(id)
-                .or(entity_relationships::related_entity_id.eq(id)),
-        )
-        .count()
-        .get_result::<i64>(conn)
-        .map_err(repository_error)?;
-    let tags = entity_tags::table
-        .filter(entity_tags::tenant_id.eq(tenant))
-        .filter(entity_tags::entity_id.eq(id))
-        .count()
-        .get_result::<i64>(conn)
-        .map_err(repository_error)?;
-    let external_ids = entity_external_ids::table
-        .filter(entity_external_ids::tenant_id.eq(tenant))
-        .filter(entity_external_ids::entity_id.eq(id))
-        .count()
-        .get_result::<i64>(conn)
-        .map_err(repository_error)?;
-    let logs = crate::activity_logs::erase_naming_entity(conn, tenant, id)?;
-    let removed_events = diesel::delete(
-        events::table
-            .filter(events::tenant_id.eq(tenant))
-            .filter(events::entity_id.eq(id)),
-    )
-    .execute(conn)
-    .map_err(repository_error)?;
-    let removed_keys = diesel::delete(
-        idempotency_keys::table
-            .filter(idempotency_keys::tenant_id.eq(tenant))
-            .filter(idempotency_keys::resource_name.eq(&name)),
-    )
-    .execute(conn)
-    .map_err(repository_error)?;
-    let entity = entities::table
-        .filter(entities::tenant_id.eq(tenant))
-        .filter(entities::id.eq(id));
-    // The guard is part of the DELETE itself: on PostgreSQL a change that commits
-    // after the caller's check is seen here (the row is re-read under its lock), and
-    // the whole erasure then rolls back.
-    let removed = match guard {
-        EraseGuard::Always => diesel::delete(entity).execute(conn),
-        EraseGuard::Revision(revision) => {
-            diesel::delete(entity.filter(entities::revision.eq(revision))).execute(conn)
-        }
-        EraseGuard::PurgeDue(before) => {
-            diesel::delete(entity.filter(entities::purge_time.lt(before.unix_micros())))
-                .execute(conn)
-        }
-    }
-    .map_err(repository_error)?;
-    if removed == 0 {
-        return Err(match guard {
-            EraseGuard::Revision(_) => RepositoryError::Conflict,
-            EraseGuard::Always | EraseGuard::PurgeDue(_) => RepositoryError::NotFound,
-        });
-    }
-    let documents = crate::documents::erase_entity_documents(conn, tenant, id)?;
-    counts.insert("entities".into(), removed as i64);
-    counts.insert("relationships".into(), relationships);
-    counts.insert("tags".into(), tags);
-    counts.insert("externalIds".into(), external_ids);
-    counts.insert("events".into(), removed_events as i64 + logs.events);
-    counts.insert(
-        "idempotencyKeys".into(),
-        removed_keys as i64 + logs.idempotency_keys + documents.idempotency_keys,
-    );
-    counts.insert("activityLogs".into(), logs.logs);
-    counts.insert("documents".into(), documents.documents);
-    counts.insert(
-        "notes".into(),
-        crate::notes::erase_entity_notes(conn, tenant, id)?,
-    );
-    counts.insert(
-        "jobs".into(),
-        crate::jobs::erase_entity_jobs(conn, tenant, id)?,
-    );
-    counts.insert(
-        "workspaceMemberships".into(),
-        crate::workspaces::remove_erased_entity(conn, tenant, id)?,
-    );
-    counts.insert(
-        "alertMemberships".into(),
-        crate::alerts::remove_erased_entity(conn, tenant, id)?,
-    );
-    Ok(counts)
-}
-
 #[async_trait]
 impl EntityRepository for DieselEntityRepository {
     async fn create<'a>(
@@ -846,7 +723,7 @@ impl EntityRepository for DieselEntityRepository {
                     }
                     _ => {}
                 }
-                let counts = erase(conn, &tenant, &id, guard)?;
+                let counts = crate::erasure::erase_entity(conn, &tenant, &id, guard)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(counts)
             })
@@ -980,12 +857,6 @@ impl EntityRepository for DieselEntityRepository {
                     },
                 )
             })
-            .await
-    }
-
-    async fn expire_idempotency_keys(&self, before: Timestamp) -> Result<u64, RepositoryError> {
-        self.db
-            .write(move |conn| idempotency::expire(conn, before))
             .await
     }
 }

@@ -14,10 +14,10 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::internal;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::paging::load_page;
+use crate::rows::internal;
 use crate::schema::events;
 
 /// Appends `new_events` for `tenant` in the current transaction.

@@ -1,10 +1,13 @@
 //! Idempotency keys (AIP-155), stored in the transaction of the create they guard.
 
+use async_trait::async_trait;
 use diesel::prelude::*;
+use rics_domain::housekeeping::IdempotencyKeyStore;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
+use crate::database::Database;
 use crate::error::repository_error;
 use crate::schema::idempotency_keys;
 
@@ -82,4 +85,24 @@ pub fn expire(conn: &mut DbConnection, before: Timestamp) -> Result<u64, Reposit
     .execute(conn)
     .map(|n| n as u64)
     .map_err(repository_error)
+}
+
+/// The idempotency keys of every tenant, for housekeeping.
+#[derive(Clone)]
+pub struct DieselIdempotencyKeys {
+    db: Database,
+}
+
+impl DieselIdempotencyKeys {
+    /// The keys in `db`.
+    pub fn new(db: Database) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl IdempotencyKeyStore for DieselIdempotencyKeys {
+    async fn expire(&self, before: Timestamp) -> Result<u64, RepositoryError> {
+        self.db.write(move |conn| expire(conn, before)).await
+    }
 }

@@ -17,9 +17,9 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::locks::lock_family;
+use crate::rows::{internal, timestamp};
 use crate::schema::{authorization_codes, oauth_clients, refresh_tokens, users};
 
 /// Scopes as stored: their names, space separated, in order.

@@ -23,13 +23,13 @@ use serde_json::Value;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::operations::insert_operation;
 use crate::paging::load_page;
+use crate::rows::{internal, timestamp};
 use crate::schema::{job_tasks, jobs, operations};
 use crate::sql::Sql;
 

@@ -9,9 +9,9 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::time::Timestamp;
 
 use crate::database::Database;
-use crate::entities::timestamp;
 use crate::error::repository_error;
 use crate::locks::{Table, lock_table};
+use crate::rows::timestamp;
 use crate::schema::signing_keys;
 
 /// One row of `signing_keys`.

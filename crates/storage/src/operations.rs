@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
+use crate::rows::{internal, micros, timestamp};
 use crate::schema::operations;
 
 /// The member of an operation's response that holds a one-time secret.
@@ -72,7 +72,7 @@ impl OperationRow {
             metadata: json(serde_json::to_string(&operation.metadata))?,
             create_time,
             update_time: create_time,
-            redact_after: operation.redact_after.map(Timestamp::unix_micros),
+            redact_after: micros(operation.redact_after),
         })
     }
 

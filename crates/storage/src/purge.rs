@@ -8,9 +8,9 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
-use crate::entities::FoundId;
 use crate::error::repository_error;
 use crate::events::insert_events;
+use crate::rows::FoundId;
 use crate::sql::Sql;
 
 /// The soft-deleted rows of `table` (a table with `tenant_id`, `id` and `purge_time`)

@@ -13,12 +13,12 @@ use rics_domain::risk::RiskModel;
 use rics_domain::risk::ports::RiskModelRepository;
 
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{internal, timestamp};
 use crate::schema::risk_models;
 
 /// Where the risk model filter fields live.

@@ -15,7 +15,6 @@ use rics_domain::tenant::{Tenant, TenantState, TenantType};
 use crate::alerts::insert_alert_types;
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
@@ -23,6 +22,7 @@ use crate::identity::{insert_client, insert_user};
 use crate::locks::{Table, lock_table};
 use crate::operations::insert_operation;
 use crate::paging::load_page;
+use crate::rows::{internal, micros, timestamp};
 use crate::schema::tenants;
 
 /// Where the child-tenant filter fields live. The "tenant" of a child list is its
@@ -72,8 +72,7 @@ impl TenantRow {
             .strip_prefix("tenants/")
             .unwrap_or(&tenant.parent);
         let time = |t: Option<rics_domain::time::Timestamp>| {
-            t.map(|t| t.unix_micros())
-                .ok_or_else(|| internal("tenant without create or update time", &tenant.name))
+            micros(t).ok_or_else(|| internal("tenant without create or update time", &tenant.name))
         };
         Ok(TenantRow {
             id: tenant.id().to_owned(),

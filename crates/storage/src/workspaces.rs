@@ -14,12 +14,12 @@ use rics_domain::workspace::ports::WorkspaceRepository;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::entities::{internal, timestamp};
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
+use crate::rows::{internal, micros, timestamp};
 use crate::schema::{notes, workspace_entities, workspaces};
 use crate::sql::{Bind, insert_rows};
 
@@ -134,8 +134,8 @@ impl WorkspaceRow {
             body: body.to_string(),
             create_time: workspace.create_time.map_or(0, Timestamp::unix_micros),
             update_time: workspace.update_time.map_or(0, Timestamp::unix_micros),
-            delete_time: workspace.delete_time.map(Timestamp::unix_micros),
-            purge_time: workspace.purge_time.map(Timestamp::unix_micros),
+            delete_time: micros(workspace.delete_time),
+            purge_time: micros(workspace.purge_time),
         })
     }
 

@@ -6,16 +6,19 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::fields;
 use super::model::{ActivityLog, ActivityLogType, DEFAULT_SOURCE, RESERVED_SOURCE};
 use super::payload_schema::PayloadSchema;
 use super::ports::{ActivityLogRepository, ActivityLogTypeRepository};
+
 use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle;
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -365,36 +368,6 @@ impl ActivityLogService {
         .await
     }
 
-    /// Purges soft-deleted logs whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `activity_log.purged` event; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .logs
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "activity_log.purged",
-                &ActivityLog::name_of(&id),
-                system,
-                now,
-            );
-            match self.logs.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
-    }
-
     /// The activity log type `name` names, which must be live; `None` for no name.
     async fn log_type(&self, principal: &Principal, name: &str) -> Result<Option<ActivityLogType>> {
         if name.is_empty() {
@@ -616,4 +589,41 @@ fn apply_type(log: &mut ActivityLog, log_type: &ActivityLogType) -> Result<()> {
 /// Whether `name` is `{prefix}{id}` with a well-formed id.
 fn is_name_in(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix).is_some_and(is_well_formed_id)
+}
+
+#[async_trait]
+impl Purge for ActivityLogService {
+    fn collection(&self) -> &'static str {
+        "activity logs"
+    }
+
+    /// Purges soft-deleted logs whose purge time has passed (at most `limit`), each
+    /// with a tenant-level `activity_log.purged` event; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .logs
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "activity_log.purged",
+                &ActivityLog::name_of(&id),
+                system,
+                now,
+            );
+            match self.logs.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
 }

@@ -12,6 +12,7 @@ use super::ports::{MockActivityLogRepository, MockActivityLogTypeRepository};
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
+use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};

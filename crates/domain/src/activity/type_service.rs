@@ -4,14 +4,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::fields;
 use super::model::ActivityLogType;
 use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
+
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -262,36 +265,6 @@ impl ActivityLogTypeService {
         .await
     }
 
-    /// Purges soft-deleted types whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `activity_log_type.purged` event; returns how many were
-    /// purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = self.event(
-                "activity_log_type.purged",
-                &ActivityLogType::name_of(&id),
-                system,
-                now,
-            );
-            match self.repository.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
-    }
-
     /// Stores `updated` as the next version of `current`, with its event.
     async fn save(
         &self,
@@ -377,4 +350,41 @@ fn carry_output_only(current: &ActivityLogType, updated: &mut ActivityLogType) {
     updated.update_time = current.update_time;
     updated.delete_time = current.delete_time;
     updated.purge_time = current.purge_time;
+}
+
+#[async_trait]
+impl Purge for ActivityLogTypeService {
+    fn collection(&self) -> &'static str {
+        "activity log types"
+    }
+
+    /// Purges soft-deleted types whose purge time has passed (at most `limit`), each
+    /// with a tenant-level `activity_log_type.purged` event; returns how many were
+    /// purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .repository
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = self.event(
+                "activity_log_type.purged",
+                &ActivityLogType::name_of(&id),
+                system,
+                now,
+            );
+            match self.repository.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
 }

@@ -11,6 +11,7 @@ use super::model::{ActivityLogType, ActivityType};
 use super::ports::MockActivityLogTypeRepository;
 use super::type_service::ActivityLogTypeService;
 use crate::error::Code;
+use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};

@@ -16,6 +16,7 @@ use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -369,33 +370,6 @@ impl AlertService {
             .await
     }
 
-    /// Purges soft-deleted alerts whose purge time has passed (at most `limit`), each
-    /// with its `alert.purged` events; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .alerts
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let Some(alert) = self.alerts.get(&tenant, &id).await.map_err(Error::from)? else {
-                continue;
-            };
-            let events = self.events("alert.purged", &alert, system, now, None, None);
-            match self.alerts.purge(&tenant, &id, now, &events).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
-    }
-
     /// Checks an alert a caller asks for and fills in the alert type's default
     /// severity: its fields, then its alert type, entities and workspace, each of the
     /// caller's tenant.
@@ -622,5 +596,39 @@ impl ProvisioningStep for DefaultAlertTypes {
         plan.alert_types
             .extend(AlertType::defaults(&tenant, created));
         Ok(())
+    }
+}
+
+#[async_trait]
+impl Purge for AlertService {
+    fn collection(&self) -> &'static str {
+        "alerts"
+    }
+
+    /// Purges soft-deleted alerts whose purge time has passed (at most `limit`), each
+    /// with its `alert.purged` events; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .alerts
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let Some(alert) = self.alerts.get(&tenant, &id).await.map_err(Error::from)? else {
+                continue;
+            };
+            let events = self.events("alert.purged", &alert, system, now, None, None);
+            match self.alerts.purge(&tenant, &id, now, &events).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
     }
 }

@@ -14,6 +14,7 @@ use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::list::Paging;
 use crate::principal::{Principal, TenantId};

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use rics_aip::filter::{Condition, Literal, StringMatch};
 use serde_json::{Value, json};
 use time::Date;
@@ -12,10 +13,12 @@ use super::fields;
 use super::model::Document;
 use super::number;
 use super::ports::DocumentRepository;
+
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag};
@@ -310,39 +313,6 @@ impl DocumentService {
         self.live_entity(principal, &current).await?;
         self.save(principal, &current, restored, "document.undeleted")
             .await
-    }
-
-    /// Purges soft-deleted documents whose purge time has passed (at most `limit`),
-    /// each with a `document.purged` event of its entity; returns how many were
-    /// purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .documents
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let Some(document) = self
-                .documents
-                .get(&tenant, &id)
-                .await
-                .map_err(Error::from)?
-            else {
-                continue;
-            };
-            let event = self.event("document.purged", &document, system, now);
-            match self.documents.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
     }
 
     /// One page of the documents, of the entity named `entity` only when given; the
@@ -661,4 +631,44 @@ fn carry_output_only(current: &Document, updated: &mut Document) {
     updated.update_time = current.update_time;
     updated.delete_time = current.delete_time;
     updated.purge_time = current.purge_time;
+}
+
+#[async_trait]
+impl Purge for DocumentService {
+    fn collection(&self) -> &'static str {
+        "documents"
+    }
+
+    /// Purges soft-deleted documents whose purge time has passed (at most `limit`),
+    /// each with a `document.purged` event of its entity; returns how many were
+    /// purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .documents
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let Some(document) = self
+                .documents
+                .get(&tenant, &id)
+                .await
+                .map_err(Error::from)?
+            else {
+                continue;
+            };
+            let event = self.event("document.purged", &document, system, now);
+            match self.documents.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
 }

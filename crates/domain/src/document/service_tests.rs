@@ -12,6 +12,7 @@ use super::service::DocumentService;
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::{Code, Error};
+use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::MockIdGenerator;
 use crate::list::{ListRequest, Page, Paging};

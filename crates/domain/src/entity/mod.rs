@@ -1,5 +1,6 @@
 //! Entities: the people and organisations under assessment.
 
+pub mod erasure;
 pub mod fields;
 pub mod model;
 pub mod output;

@@ -159,10 +159,4 @@ pub trait EntityRepository: Send + Sync {
         entity_id: &str,
         query: &ListQuery,
     ) -> Result<Page<RelationshipRecord>, RepositoryError>;
-
-    /// Forgets idempotency keys created before `before`; returns how many.
-    ///
-    /// # Errors
-    /// Only the common errors.
-    async fn expire_idempotency_keys(&self, before: Timestamp) -> Result<u64, RepositoryError>;
 }

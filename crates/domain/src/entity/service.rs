@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -15,9 +16,11 @@ use super::relationship::{
 };
 use super::repository::{EntityRepository, EraseGuard};
 use super::validate::{MAX_TAGS, check_tag, validate_entity};
+
 use crate::batch::{self, Collection};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -545,40 +548,6 @@ impl EntityService {
         })
     }
 
-    /// Purges soft-deleted entities whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `entity.purged` event; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "entity.purged",
-                &Entity::name_of(&id),
-                system,
-                now,
-            );
-            match self
-                .repository
-                .hard_delete(&tenant, &id, EraseGuard::PurgeDue(now), &[event])
-                .await
-            {
-                Ok(_) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
-    }
-
     /// Stores `updated` as the next version of `current`, with its event.
     async fn save(
         &self,
@@ -740,4 +709,45 @@ fn carry_output_only(current: &Entity, updated: &mut Entity) {
     updated.update_time = current.update_time;
     updated.delete_time = current.delete_time;
     updated.purge_time = current.purge_time;
+}
+
+#[async_trait]
+impl Purge for EntityService {
+    fn collection(&self) -> &'static str {
+        "entities"
+    }
+
+    /// Purges soft-deleted entities whose purge time has passed (at most `limit`), each
+    /// with a tenant-level `entity.purged` event; returns how many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .repository
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = NewEvent::new(
+                self.ids.resource_id(),
+                "entity.purged",
+                &Entity::name_of(&id),
+                system,
+                now,
+            );
+            match self
+                .repository
+                .hard_delete(&tenant, &id, EraseGuard::PurgeDue(now), &[event])
+                .await
+            {
+                Ok(_) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
 }

@@ -11,6 +11,7 @@ use super::relationship::RelationshipType;
 use super::repository::{EraseGuard, MockEntityRepository};
 use super::service::EntityService;
 use crate::error::Code;
+use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::list::Paging;
 use crate::principal::{Principal, TenantId};

@@ -3,16 +3,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
 use super::model::{Workspace, WorkspaceState};
 use super::ports::WorkspaceRepository;
+
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -286,31 +289,6 @@ impl WorkspaceService {
             .await
     }
 
-    /// Purges soft-deleted workspaces whose purge time has passed (at most `limit`),
-    /// each with its notes and a tenant-level `workspace.purged` event; returns how
-    /// many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    pub async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = self.event("workspace.purged", &Workspace::name_of(&id), system, now);
-            match self.repository.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
-    }
-
     async fn transition(
         &self,
         principal: &Principal,
@@ -447,4 +425,36 @@ fn carry_output_only(current: &Workspace, updated: &mut Workspace) {
     updated.update_time = current.update_time;
     updated.delete_time = current.delete_time;
     updated.purge_time = current.purge_time;
+}
+
+#[async_trait]
+impl Purge for WorkspaceService {
+    fn collection(&self) -> &'static str {
+        "workspaces"
+    }
+
+    /// Purges soft-deleted workspaces whose purge time has passed (at most `limit`),
+    /// each with its notes and a tenant-level `workspace.purged` event; returns how
+    /// many were purged.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
+        let now = self.clock.now();
+        let due = self
+            .repository
+            .find_purge_due(now, limit)
+            .await
+            .map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            let event = self.event("workspace.purged", &Workspace::name_of(&id), system, now);
+            match self.repository.purge(&tenant, &id, now, &[event]).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
 }

@@ -1,8 +1,9 @@
 //! Idempotency keys on create (AIP-155): replays, tenants, failed creates, concurrent
 //! requests with the same id, and expiry.
 
+use rics_domain::housekeeping::IdempotencyKeyStore;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
-use rics_storage::Backend;
+use rics_storage::{Backend, DieselIdempotencyKeys};
 
 use crate::support::{Fixture, as_stored, at, entity, event, hold_write, t1, t2};
 
@@ -144,6 +145,7 @@ async fn a_concurrent_request_with_the_same_id_loses(backend: Backend) {
 
 async fn old_keys_expire_across_tenants(backend: Backend) {
     let f = Fixture::new(backend);
+    let store = DieselIdempotencyKeys::new(f.db.clone());
     let keys = [key(1, "e1"), key(2, "e2"), key(3, "e3"), key(4, "e4")];
     // A key is dated by the create it guards.
     let plan = [(t1(), 0), (t1(), 100), (t2(), 50), (t1(), 200)];
@@ -154,9 +156,9 @@ async fn old_keys_expire_across_tenants(backend: Backend) {
             .await
             .unwrap();
     }
-    assert_eq!(f.repo.expire_idempotency_keys(at(0)).await, Ok(0));
+    assert_eq!(store.expire(at(0)).await, Ok(0));
     // Strictly before: the key of exactly 100 s stays.
-    assert_eq!(f.repo.expire_idempotency_keys(at(100)).await, Ok(2));
+    assert_eq!(store.expire(at(100)).await, Ok(2));
     assert_eq!(
         f.idempotency_keys(&t1()).await,
         vec![keys[1].request_id.clone(), keys[3].request_id.clone()]
@@ -178,7 +180,7 @@ async fn old_keys_expire_across_tenants(backend: Backend) {
             .await,
         Ok(replayed(&keys[1]))
     );
-    assert_eq!(f.repo.expire_idempotency_keys(at(1_000)).await, Ok(3));
+    assert_eq!(store.expire(at(1_000)).await, Ok(3));
 }
 
 contract!(

@@ -1,0 +1,99 @@
+//! The erasure plan: what erasing an entity (`:hardDelete`, and the purge of a
+//! soft-deleted one) does to each resource that refers to it. Storage carries the
+//! steps out in this order, in one transaction, and counts each under its resource in
+//! the receipt's `erasedCounts`. A resource that can name an entity gets its step here
+//! when it is added; docs/api.md lists the plan.
+
+/// What a step does to the rows it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// They are removed: they hold personal data about the entity.
+    Removed,
+    /// They stay, as the firm's record, without the entity in them.
+    Unlinked,
+}
+
+/// One step of the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErasureStep {
+    /// The key of its count in `erasedCounts`.
+    pub resource: &'static str,
+    /// What happens to the rows.
+    pub effect: Effect,
+    /// Which rows, in words for the operator and the regulator.
+    pub covers: &'static str,
+}
+
+const fn removed(resource: &'static str, covers: &'static str) -> ErasureStep {
+    ErasureStep {
+        resource,
+        effect: Effect::Removed,
+        covers,
+    }
+}
+
+const fn unlinked(resource: &'static str, covers: &'static str) -> ErasureStep {
+    ErasureStep {
+        resource,
+        effect: Effect::Unlinked,
+        covers,
+    }
+}
+
+/// The steps, in the order storage runs them: what refers to the entity's row goes
+/// before it, and what names it by its resource name after it.
+pub const PLAN: &[ErasureStep] = &[
+    removed("relationships", "the entity's relationships, both sides"),
+    removed("tags", "its tags"),
+    removed("externalIds", "its external ids"),
+    removed(
+        "activityLogs",
+        "the activity logs naming it, with their events and the idempotency keys that created them",
+    ),
+    removed("events", "its events"),
+    removed("idempotencyKeys", "the idempotency key that created it"),
+    removed("entities", "the entity itself"),
+    removed(
+        "documents",
+        "its identity documents, with the idempotency keys that created them",
+    ),
+    removed("notes", "its notes"),
+    removed("jobs", "its jobs, with their runs and operations"),
+    unlinked(
+        "workspaceMemberships",
+        "its place in workspaces, which stay",
+    ),
+    unlinked("alertMemberships", "its place in alerts, which stay"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_resource_has_one_step() {
+        let mut resources: Vec<&str> = PLAN.iter().map(|step| step.resource).collect();
+        resources.sort_unstable();
+        resources.dedup();
+        assert_eq!(resources.len(), PLAN.len());
+    }
+
+    #[test]
+    fn docs_list_the_plan_in_order() {
+        let api = include_str!("../../../../docs/api.md");
+        let mut rest = api;
+        for step in PLAN {
+            let effect = match step.effect {
+                Effect::Removed => "removed",
+                Effect::Unlinked => "unlinked",
+            };
+            let row = format!("| `{}` | {effect} | {} |", step.resource, step.covers);
+            let at = rest.find(&row);
+            assert!(
+                at.is_some(),
+                "docs/api.md lacks, or misorders, the row {row}"
+            );
+            rest = &rest[at.unwrap_or_default()..];
+        }
+    }
+}
