@@ -245,7 +245,7 @@ on_both_backends! {
             .patch(&path, &json!({"displayName": "X"}))
             .error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
         let refused = server.post(LOGS, &json!({"activityLogType": "activityLogTypes/calls", "entityNames": ["entities/jane"]}));
-        refused.error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        refused.error(400, "FAILED_PRECONDITION", "ACTIVITY_LOG_TYPE_DELETED");
         assert_eq!(refused.metadata("resource"), Some("activityLogTypes/calls"));
         server
             .post(&format!("{path}:undelete"), &json!({"etag": "\"stale\""}))
@@ -491,7 +491,7 @@ on_both_backends! {
         with(json!({"workspace": "workspaces/nowhere"})).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
         server.post("/v1alpha/workspaces?workspaceId=gone-case", &json!({"displayName": "Gone"})).ok();
         server.delete("/v1alpha/workspaces/gone-case").ok();
-        with(json!({"workspace": "workspaces/gone-case"})).error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        with(json!({"workspace": "workspaces/gone-case"})).error(400, "FAILED_PRECONDITION", "WORKSPACE_DELETED");
         with(json!({"activityLogType": "screening"})).invalid("INVALID_FIELDS", "activityLog.activityLogType");
         with(json!({"description": "x".repeat(2001)})).invalid("INVALID_FIELDS", "activityLog.description");
         with(json!({"occurTime": "yesterday"})).invalid("INVALID_VALUE", "activityLog.occurTime");
@@ -501,7 +501,7 @@ on_both_backends! {
         missing.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
         assert_eq!(missing.metadata("resource"), Some("entities/nobody"));
         let deleted = with(json!({"entityNames": ["entities/gone"]}));
-        deleted.error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        deleted.error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
         assert_eq!(deleted.metadata("resource"), Some("entities/gone"));
         let no_type = with(json!({"activityLogType": "activityLogTypes/nothing"}));
         no_type.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");

@@ -181,7 +181,7 @@ on_both_backends! {
         refused(json!({"workspace": "workspaces/nowhere"})).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
         server.post("/v1alpha/workspaces?workspaceId=gone-case", &json!({"displayName": "Gone"})).ok();
         server.delete("/v1alpha/workspaces/gone-case").ok();
-        refused(json!({"workspace": "workspaces/gone-case"})).error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        refused(json!({"workspace": "workspaces/gone-case"})).error(400, "FAILED_PRECONDITION", "WORKSPACE_DELETED");
         assert!(ids(&server.get(&format!("{DOCUMENTS}?showDeleted=true")).ok()).is_empty(), "nothing was written");
 
         // Another tenant's entity looks exactly like a missing one.

@@ -406,5 +406,5 @@ fn risk_rating_jobs_rate_through_a_worker(backend: Backend) {
     let pinned_name = pinned["name"].as_str().unwrap();
     server
         .post(&format!("/v1alpha/{pinned_name}:run"), &json!({}))
-        .error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        .error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
 }

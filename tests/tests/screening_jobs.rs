@@ -210,8 +210,8 @@ on_both_backends! {
         server.get(&format!("/v1alpha/{}", operation["name"].as_str().unwrap())).ok();
         // A job of a deleted entity cannot run.
         server.delete(&format!("{ENTITIES}/jane-doe")).ok();
-        server.post(&format!("/v1alpha/{name}:run"), &json!({})).error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
-        server.post(&jobs, &json!({})).error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
+        server.post(&format!("/v1alpha/{name}:run"), &json!({})).error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
+        server.post(&jobs, &json!({})).error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
         server.post(&format!("/v1alpha/{name}:run"), &json!({"requestId": "not-a-uuid"})).invalid("INVALID_REQUEST_ID", "requestId");
     }
 

@@ -28,6 +28,52 @@ pub fn deleted(name: &str) -> Error {
     .with_metadata("resource", name)
 }
 
+/// The kinds of resource a request refers to by name, for [`referred_deleted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Referred {
+    /// `entities/{entity}`.
+    Entity,
+    /// `workspaces/{workspace}`.
+    Workspace,
+    /// `activityLogTypes/{activityLogType}`.
+    ActivityLogType,
+    /// `documents/{document}`.
+    Document,
+}
+
+impl Referred {
+    fn reason(self) -> &'static str {
+        match self {
+            Referred::Entity => "ENTITY_DELETED",
+            Referred::Workspace => "WORKSPACE_DELETED",
+            Referred::ActivityLogType => "ACTIVITY_LOG_TYPE_DELETED",
+            Referred::Document => "DOCUMENT_DELETED",
+        }
+    }
+
+    fn metadata_key(self) -> &'static str {
+        match self {
+            Referred::Entity => "entity",
+            Referred::Workspace => "workspace",
+            Referred::ActivityLogType => "activityLogType",
+            Referred::Document => "document",
+        }
+    }
+}
+
+/// FAILED_PRECONDITION `{KIND}_DELETED` for a request that refers to the soft-deleted
+/// resource `name` (a parent, or a name in a field) while it writes something else;
+/// a change to the deleted resource itself is [`deleted`]. The metadata names it
+/// under its kind and as `resource`.
+pub fn referred_deleted(kind: Referred, name: &str) -> Error {
+    Error::failed_precondition(
+        kind.reason(),
+        format!("'{name}' is deleted; undelete it first."),
+    )
+    .with_metadata(kind.metadata_key(), name)
+    .with_metadata("resource", name)
+}
+
 /// ALREADY_EXISTS for `:undelete` of the live resource `name`.
 pub fn not_deleted(name: &str) -> Error {
     Error::new(

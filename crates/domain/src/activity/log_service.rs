@@ -20,7 +20,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
-use crate::lifecycle;
+use crate::lifecycle::{self, Referred};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::{IdempotencyKey, RepositoryError};
@@ -383,9 +383,8 @@ impl ActivityLogService {
                 Error::not_found(name).with_metadata("field", "activityLog.activityLogType")
             })?;
         if log_type.is_deleted() {
-            return Err(
-                lifecycle::deleted(name).with_metadata("field", "activityLog.activityLogType")
-            );
+            return Err(lifecycle::referred_deleted(Referred::ActivityLogType, name)
+                .with_metadata("field", "activityLog.activityLogType"));
         }
         Ok(Some(log_type))
     }
@@ -406,7 +405,8 @@ impl ActivityLogService {
             match found.iter().find(|entity| entity.id() == id) {
                 None => return Err(Error::not_found(name).with_metadata("field", field)),
                 Some(entity) if entity.is_deleted() => {
-                    return Err(lifecycle::deleted(name).with_metadata("field", field));
+                    return Err(lifecycle::referred_deleted(Referred::Entity, name)
+                        .with_metadata("field", field));
                 }
                 Some(_) => {}
             }

@@ -519,7 +519,7 @@ async fn the_workspace_must_exist_and_be_live() {
     let deleted = refused(json!({"type": "CUSTOM", "entityNames": ["entities/jane"], "workspace": "workspaces/gone-case"})).await;
     assert_eq!(
         (deleted.code, deleted.reason),
-        (Code::FailedPrecondition, "RESOURCE_DELETED")
+        (Code::FailedPrecondition, "WORKSPACE_DELETED")
     );
     let mut logs = MockActivityLogRepository::new();
     logs.expect_create()

@@ -28,6 +28,7 @@ use crate::tenant::service::{Credentials, ProvisioningStep};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
+use crate::workspace::references::check_named_workspace;
 
 /// Longest title.
 pub const MAX_TITLE: usize = 200;
@@ -404,31 +405,13 @@ impl AlertService {
             MAX_ENTITIES,
         )
         .await?;
-        if let Some(workspace_id) = alert.workspace.strip_prefix("workspaces/") {
-            match self
-                .workspaces
-                .get(&principal.tenant, workspace_id)
-                .await
-                .map_err(Error::from)?
-            {
-                None => {
-                    return Err(Error::invalid_field(
-                        "alert.workspace",
-                        "WORKSPACE_NOT_FOUND",
-                        format!("'{}' does not exist", alert.workspace),
-                    )
-                    .with_code(Code::NotFound));
-                }
-                Some(workspace) if workspace.is_deleted() => {
-                    return Err(Error::failed_precondition(
-                        "WORKSPACE_DELETED",
-                        format!("'{}' is deleted; undelete it first.", workspace.name),
-                    )
-                    .with_metadata("workspace", workspace.name));
-                }
-                Some(_) => {}
-            }
-        }
+        check_named_workspace(
+            self.workspaces.as_ref(),
+            &principal.tenant,
+            "alert.workspace",
+            &alert.workspace,
+        )
+        .await?;
         Ok(())
     }
 

@@ -244,7 +244,7 @@ async fn the_workspace_must_exist_and_be_live() {
     let gone = refused(passport(json!({"workspace": "workspaces/gone-case"}))).await;
     assert_eq!(
         (gone.code, gone.reason),
-        (Code::FailedPrecondition, "RESOURCE_DELETED")
+        (Code::FailedPrecondition, "WORKSPACE_DELETED")
     );
 }
 

@@ -8,6 +8,7 @@ use super::model::Entity;
 use super::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::id::is_well_formed_id;
+use crate::lifecycle::{Referred, referred_deleted};
 use crate::principal::TenantId;
 use crate::validate::Violations;
 
@@ -109,11 +110,7 @@ fn live(field: &str, name: &str, found: Option<&Entity>) -> Result<()> {
             format!("'{name}' does not exist"),
         )
         .with_code(Code::NotFound)),
-        Some(entity) if entity.is_deleted() => Err(Error::failed_precondition(
-            "ENTITY_DELETED",
-            format!("'{name}' is deleted; undelete it first."),
-        )
-        .with_metadata("entity", name)),
+        Some(entity) if entity.is_deleted() => Err(referred_deleted(Referred::Entity, name)),
         Some(_) => Ok(()),
     }
 }

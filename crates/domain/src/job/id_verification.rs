@@ -27,7 +27,7 @@ use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::id::{IdGenerator, is_well_formed_id};
-use crate::lifecycle::deleted;
+use crate::lifecycle::{Referred, deleted, referred_deleted};
 use crate::list::{ListQuery, SortBy, SortKey};
 use crate::principal::{Principal, TenantId};
 use crate::resource::parse_body;
@@ -144,7 +144,7 @@ impl IdVerificationJobs {
             .map_err(|e| e.for_resource(name))?
             .ok_or_else(|| Error::not_found(name))?;
         if document.is_deleted() {
-            return Err(deleted(name));
+            return Err(referred_deleted(Referred::Document, name));
         }
         if document.entity != format!("entities/{entity_id}") {
             return Err(Error::invalid_field(

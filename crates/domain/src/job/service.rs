@@ -12,7 +12,7 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id};
-use crate::lifecycle::{self, deleted};
+use crate::lifecycle::{self, Referred, referred_deleted};
 use crate::list::{ListRequest, ListResponse, ListSpec, Page, Paging, SortBy, SortKey};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::Principal;
@@ -386,7 +386,7 @@ impl JobService {
             .map_err(|e| e.for_resource(&name))?
         {
             None => Err(Error::not_found(&name)),
-            Some(entity) if entity.is_deleted() => Err(deleted(&name)),
+            Some(entity) if entity.is_deleted() => Err(referred_deleted(Referred::Entity, &name)),
             Some(entity) => self.kind.admits(&entity),
         }
     }

@@ -3,7 +3,7 @@
 
 use super::ports::WorkspaceRepository;
 use crate::error::{Code, Error, Result};
-use crate::lifecycle;
+use crate::lifecycle::{self, Referred};
 use crate::principal::TenantId;
 
 /// Checks the workspace `name` of the field `field` (`document.workspace`), when it
@@ -35,7 +35,9 @@ pub async fn check_named_workspace(
             format!("'{name}' does not exist"),
         )
         .with_code(Code::NotFound)),
-        Some(workspace) if workspace.is_deleted() => Err(lifecycle::deleted(name)),
+        Some(workspace) if workspace.is_deleted() => {
+            Err(lifecycle::referred_deleted(Referred::Workspace, name))
+        }
         Some(_) => Ok(()),
     }
 }
