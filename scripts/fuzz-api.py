@@ -17,6 +17,7 @@ cases than --min-cases. Reports (schemathesis's output, its JSON, JUnit and NDJS
 reports, and the server's log) are kept in target/fuzz-api/<backend>/.
 
 Usage: scripts/fuzz-api.py [--max-examples N] [--min-cases N] [--backend sqlite|postgres]...
+                           [--operation OPERATION_ID]...
 """
 
 import argparse
@@ -156,7 +157,7 @@ class Server:
         self.log.close()
 
 
-def fuzz(backend, max_examples):
+def fuzz(backend, max_examples, operations):
     """Runs schemathesis against a fresh server on `backend`; returns its JSON report (None
     when it wrote none) and the seconds it ran. Its output goes to output.txt."""
     reports = REPORTS / backend
@@ -202,7 +203,8 @@ def fuzz(backend, max_examples):
                     str(reports / "junit.xml"),
                     "--report-ndjson-path",
                     str(reports / "events.ndjson"),
-                ],
+                ]
+                + [option for operation in operations for option in ("--include-operation-id", operation)],
                 env=env,
                 cwd=reports,
                 stdout=output,
@@ -248,6 +250,12 @@ def main():
         choices=["sqlite", "postgres"],
         help="run on this backend only (repeatable; default: both)",
     )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        help="fuzz this operation only, by operationId (repeatable; default: all)",
+    )
     arguments = parser.parse_args()
     for needed, how in [(RICS, "make test"), (SCHEMATHESIS, "make fuzz-venv")]:
         if not needed.exists():
@@ -255,7 +263,7 @@ def main():
     backends = arguments.backend or ["sqlite", "postgres"]
     # The backends run at once, one core each; their outputs are shown one after the other.
     with concurrent.futures.ThreadPoolExecutor(len(backends)) as pool:
-        runs = dict(zip(backends, pool.map(lambda b: fuzz(b, arguments.max_examples), backends)))
+        runs = dict(zip(backends, pool.map(lambda b: fuzz(b, arguments.max_examples, arguments.operation), backends)))
     failed = False
     lines = []
     for backend, (report, elapsed) in runs.items():

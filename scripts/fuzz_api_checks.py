@@ -17,8 +17,8 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   field named twice in `orderBy` (read from the request), and a request id used before
   with another request (REQUEST_ID_REUSED: it depends on an earlier request), and a
   risk model's rules over the order of its thresholds and age bands, the last of
-  them, and factors or countries given twice, an identity document's dates against
-  each other and today, its files against its entity, a Medicare number's check digit
+  them, and factors or countries given twice, an individual's date of birth against
+  today, an identity document's dates against each other and today, its files against its entity, a Medicare number's check digit
   and, in an update, a new number against the stored document type, and an integer
   written with a fraction (`58.0`, an integer to JSON Schema).
 
@@ -58,6 +58,8 @@ UNSTATABLE_REASONS = frozenset(
         # A Medicare card number's check digit, arithmetic over its digits.
         "CHECK_DIGIT_MISMATCH",
         "DATE_IN_FUTURE",
+        # An individual's date of birth against today.
+        "IN_THE_FUTURE",
         "EXPIRY_NOT_AFTER_ISSUE",
         "BIRTH_AFTER_ISSUE",
     }

@@ -91,17 +91,61 @@ pub(crate) fn code_list_schema(
 #[cfg(feature = "openapi")]
 impl utoipa::ToSchema for CountryCode {}
 
-/// `YYYY-MM-DD`, `YYYY-MM` or `YYYY` with a month 01 to 12 and a day 01 to 31 (that
-/// the day exists in its month is the server's to check).
+/// The pattern of a year 0001 to 9999.
+macro_rules! year_pattern {
+    () => {
+        "([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})"
+    };
+}
+
+/// The pattern of a month and a day that exist in every year.
+macro_rules! month_day_pattern {
+    () => {
+        "((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
+    };
+}
+
+/// The pattern of 29 February of a leap year.
+macro_rules! leap_day_pattern {
+    () => {
+        "([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29"
+    };
+}
+
+/// A full date that exists, `YYYY-MM-DD`, year 0001 to 9999, as an ECMA-262 regular
+/// expression for JSON Schema.
+pub const FULL_DATE_PATTERN: &str = concat!(
+    "^(",
+    year_pattern!(),
+    "-",
+    month_day_pattern!(),
+    "|",
+    leap_day_pattern!(),
+    ")$"
+);
+
+/// What [`PartialDate::parse`] accepts, as an ECMA-262 regular expression for JSON
+/// Schema.
+pub const PARTIAL_DATE_PATTERN: &str = concat!(
+    "^(",
+    year_pattern!(),
+    "(-(0[1-9]|1[0-2]))?|",
+    year_pattern!(),
+    "-",
+    month_day_pattern!(),
+    "|",
+    leap_day_pattern!(),
+    ")$"
+);
+
+/// `YYYY-MM-DD`, `YYYY-MM` or `YYYY`: [`PARTIAL_DATE_PATTERN`].
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for PartialDate {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .pattern(Some(
-                "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$",
-            ))
+            .pattern(Some(PARTIAL_DATE_PATTERN))
             .description(Some(
                 "A date that may be partial: YYYY-MM-DD, YYYY-MM or YYYY, such as 1970-01-31.",
             ))
@@ -206,6 +250,46 @@ impl<'de> Deserialize<'de> for PartialDate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_date_patterns_state_the_parser() {
+        let samples = [
+            "2024-02-29",
+            "2023-02-29",
+            "1900-02-29",
+            "2000-02-29",
+            "2021-04-30",
+            "2021-04-31",
+            "2021-12-31",
+            "2021-02-28",
+            "2021-00-10",
+            "2021-13",
+            "2021-12",
+            "2021",
+            "0000",
+            "0001-01-01",
+            "2021-1",
+            "2021-01-1",
+            "12345",
+            "2021-01-01-01",
+            "",
+        ];
+        for sample in samples {
+            let fits = |pattern: &str| {
+                jsonschema::is_valid(
+                    &serde_json::json!({ "type": "string", "pattern": pattern }),
+                    &serde_json::json!(sample),
+                )
+            };
+            let parsed = PartialDate::parse(sample);
+            assert_eq!(fits(PARTIAL_DATE_PATTERN), parsed.is_ok(), "{sample:?}");
+            assert_eq!(
+                fits(FULL_DATE_PATTERN),
+                parsed.is_ok_and(|date| date.day.is_some()),
+                "{sample:?}"
+            );
+        }
+    }
 
     #[test]
     fn country_codes_are_normalised_and_checked() {

@@ -23,6 +23,7 @@ use rics_aip::resource_id::USER_ID_PATTERN;
 use rics_domain::id::{REQUEST_ID_PATTERN, WELL_FORMED_ID_PATTERN};
 use rics_domain::list::ListSpec;
 use rics_domain::risk::model::VERSION_PATTERN;
+use rics_domain::values::FULL_DATE_PATTERN as FULL_DATE;
 use serde_json::{Map, Value, json};
 
 use super::limits::state_limits;
@@ -246,11 +247,15 @@ fn referenced_schema(property: &Map<String, Value>) -> Option<String> {
 /// Gives every string of the component schemas, and every string query parameter, the
 /// one-line rule when nothing states a rule for it yet (a pattern, an enum or a
 /// format). The error envelope is left alone, its messages quoting what was refused,
-/// and a rating's input, data read as given, only refuses NUL.
+/// and a rating's input, data read as given, only refuses NUL, as do the contributions
+/// of a rating, whose reasons quote that input.
 fn state_text_rule(document: &mut Value) {
     if let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") {
         for (name, schema) in schemas.iter_mut() {
-            if matches!(name.as_str(), "EvaluationInput" | "RelatedEntityInput") {
+            if matches!(
+                name.as_str(),
+                "EvaluationInput" | "RelatedEntityInput" | "Contribution"
+            ) {
                 strings_by(schema, WITHOUT_NUL);
             } else if !name.starts_with("Error")
                 && !matches!(name.as_str(), "FieldViolationBody" | "OAuthErrorBody")
@@ -490,6 +495,13 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("Document", "dateOfBirth", full_date_or_null, false),
+    (
+        "Individual",
+        "dateOfBirth",
+        // Not before entity::validate::MIN_BIRTH_YEAR, 1800 (OUT_OF_RANGE).
+        || json!({ "pattern": "^(1[89]|[2-9][0-9])" }),
+        false,
+    ),
     ("Document", "issueDate", full_date_or_null, false),
     ("Document", "expiryDate", full_date_or_null, false),
     (
@@ -518,6 +530,19 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("FactorAge", "bands", || json!({ "minItems": 1 }), true),
+    (
+        "AgeBand",
+        "below",
+        // A whole number of years that fits the server's byte (INVALID_VALUE).
+        || json!({ "maximum": u8::MAX }),
+        false,
+    ),
+    (
+        "ActivityLog",
+        "workspace",
+        || json!({ "pattern": WORKSPACE_NAME }),
+        false,
+    ),
     (
         "IdVerificationRunRequest",
         "requestId",
@@ -591,6 +616,12 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         "RunRequest",
         "requestId",
         || json!({ "pattern": REQUEST_ID_PATTERN }),
+        false,
+    ),
+    (
+        "ActivityLog",
+        "activityLogType",
+        || json!({ "pattern": "^activityLogTypes/[a-z0-9-]{1,63}$" }),
         false,
     ),
     (
@@ -756,13 +787,6 @@ const TAG: &str = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$";
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
-/// A full date that exists, `YYYY-MM-DD`, year 0001 to 9999 (29 February in leap
-/// years only).
-const FULL_DATE: &str = concat!(
-    "^(([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-",
-    "((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)",
-    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)$"
-);
 
 /// A map of scores keyed by the values of a proto-style enum but its zero value.
 fn score_keys(values: &[&str]) -> Value {
