@@ -4,9 +4,12 @@
 use std::future::Future;
 use std::time::Duration;
 
+use async_trait::async_trait;
+
 use crate::error::{Code, Error, Result};
+use crate::principal::Principal;
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
-use crate::time::Timestamp;
+use crate::time::{Clock, Timestamp};
 
 /// Checks a client's etag against the current one; an absent or empty etag passes.
 ///
@@ -220,6 +223,109 @@ pub fn restore<T: SoftDeletable>(current: &T, etag: Option<&str>) -> Result<T> {
     let mut restored = current.clone();
     restored.set_deletion(None);
     Ok(restored)
+}
+
+/// The standard Delete (AIP-135, soft, with `allowMissing` and `etag`) and Undelete
+/// (AIP-164) methods, written once over what a resource's service declares: how it
+/// reads one resource, how it stores a change with its event, and what it checks
+/// before either change (a document's entity must be live).
+#[async_trait]
+pub trait SoftDeleteMethods: Send + Sync {
+    /// The resource.
+    type Resource: SoftDeletable + Send + Sync + 'static;
+
+    /// The first part of its event types: `workspace` for `workspace.deleted` and
+    /// `workspace.undeleted`.
+    const EVENT_KIND: &'static str;
+
+    /// The clock deletions are dated by.
+    fn clock(&self) -> &dyn Clock;
+
+    /// How long a deleted resource is kept before it is purged.
+    fn retention(&self) -> Duration;
+
+    /// The resource `id` of the caller's tenant, deleted or not.
+    ///
+    /// # Errors
+    /// NOT_FOUND when it is missing; UNAVAILABLE or INTERNAL when storage fails.
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Self::Resource>;
+
+    /// Stores `updated` as the next version of `current`, with its `event_type` event.
+    ///
+    /// # Errors
+    /// ABORTED when `current` changed meanwhile; UNAVAILABLE or INTERNAL.
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &Self::Resource,
+        updated: Self::Resource,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Self::Resource>;
+
+    /// What must hold before `current` is deleted or restored; nothing by default.
+    ///
+    /// # Errors
+    /// The resource's own refusal.
+    async fn check_deletion(
+        &self,
+        _principal: &Principal,
+        _current: &Self::Resource,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Soft-deletes the resource `id`. With `allow_missing`, deleting one that is
+    /// missing or already deleted succeeds (returning `None` when missing).
+    ///
+    /// # Errors
+    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
+    /// stale etag; what [`Self::check_deletion`] refuses.
+    async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Self::Resource>> {
+        let now = self.clock().now();
+        let read = self.read(principal, id).await;
+        match soft_delete(read, etag, allow_missing, now, self.retention())? {
+            SoftDelete::Answer(answer) => Ok(answer),
+            SoftDelete::Store { current, deleted } => {
+                self.check_deletion(principal, &current).await?;
+                let event_type = format!("{}.deleted", Self::EVENT_KIND);
+                self.store(principal, &current, deleted, &event_type, now)
+                    .await
+                    .map(Some)
+            }
+        }
+    }
+
+    /// Restores the soft-deleted resource `id`.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ALREADY_EXISTS when it is not deleted; ABORTED for a stale etag;
+    /// what [`Self::check_deletion`] refuses.
+    async fn undelete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Self::Resource> {
+        let current = self.read(principal, id).await?;
+        let restored = restore(&current, etag)?;
+        self.check_deletion(principal, &current).await?;
+        let event_type = format!("{}.undeleted", Self::EVENT_KIND);
+        self.store(
+            principal,
+            &current,
+            restored,
+            &event_type,
+            self.clock().now(),
+        )
+        .await
+    }
 }
 
 #[cfg(test)]

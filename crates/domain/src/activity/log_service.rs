@@ -20,6 +20,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, Referred};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -315,59 +316,6 @@ impl ActivityLogService {
         Ok(self.paging.finish(context, page))
     }
 
-    /// Soft-deletes a log (AIP-164) and returns it. With `allow_missing`, deleting a
-    /// log that is missing or already deleted succeeds (returning `None` when
-    /// missing).
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
-    /// stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<ActivityLog>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => self
-                .save(principal, &current, deleted, "activity_log.deleted", now)
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Restores a soft-deleted log.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the log is not deleted; ABORTED for a stale
-    /// etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<ActivityLog> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        self.save(
-            principal,
-            &current,
-            restored,
-            "activity_log.undeleted",
-            self.clock.now(),
-        )
-        .await
-    }
-
     /// The activity log type `name` names, which must be live; `None` for no name.
     async fn log_type(&self, principal: &Principal, name: &str) -> Result<Option<ActivityLogType>> {
         if name.is_empty() {
@@ -625,5 +573,37 @@ impl Purge for ActivityLogService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them.
+#[async_trait]
+impl SoftDeleteMethods for ActivityLogService {
+    type Resource = ActivityLog;
+
+    const EVENT_KIND: &'static str = "activity_log";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<ActivityLog> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &ActivityLog,
+        updated: ActivityLog,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<ActivityLog> {
+        self.save(principal, current, updated, event_type, now)
+            .await
     }
 }

@@ -14,6 +14,7 @@ use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};

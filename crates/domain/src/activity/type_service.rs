@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -206,65 +207,6 @@ impl ActivityLogTypeService {
         .await
     }
 
-    /// Soft-deletes a type (AIP-164). With `allow_missing`, deleting a type that is
-    /// missing or already deleted succeeds (returning `None` when missing). Logs of the
-    /// type keep it; new logs cannot name it until it is restored.
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
-    /// stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<ActivityLogType>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => self
-                .save(
-                    principal,
-                    &current,
-                    deleted,
-                    "activity_log_type.deleted",
-                    now,
-                )
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Restores a soft-deleted type.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the type is not deleted; ABORTED for a stale
-    /// etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<ActivityLogType> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        self.save(
-            principal,
-            &current,
-            restored,
-            "activity_log_type.undeleted",
-            self.clock.now(),
-        )
-        .await
-    }
-
     /// Stores `updated` as the next version of `current`, with its event.
     async fn save(
         &self,
@@ -386,5 +328,38 @@ impl Purge for ActivityLogTypeService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them: logs of a deleted
+/// type keep it, and new logs cannot name it until it is restored.
+#[async_trait]
+impl SoftDeleteMethods for ActivityLogTypeService {
+    type Resource = ActivityLogType;
+
+    const EVENT_KIND: &'static str = "activity_log_type";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<ActivityLogType> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &ActivityLogType,
+        updated: ActivityLogType,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<ActivityLogType> {
+        self.save(principal, current, updated, event_type, now)
+            .await
     }
 }

@@ -18,6 +18,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
@@ -289,52 +290,6 @@ impl AlertService {
         Ok(self.paging.finish(context, page))
     }
 
-    /// Soft-deletes an alert (AIP-164). With `allow_missing`, deleting an alert that is
-    /// missing or already deleted succeeds (returning `None` when missing).
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
-    /// stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<Alert>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => self
-                .save(principal, &current, deleted, "alert.deleted")
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Restores a soft-deleted alert.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the alert is not deleted; ABORTED for a stale
-    /// etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<Alert> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        self.save(principal, &current, restored, "alert.undeleted")
-            .await
-    }
-
     /// Acknowledges an ACTIVE alert: it becomes ACKNOWLEDGED, with the caller's subject
     /// as `acknowledger` and the time as `acknowledgeTime`.
     ///
@@ -367,8 +322,14 @@ impl AlertService {
         acknowledged.state = AlertState::Acknowledged;
         acknowledged.acknowledger = principal.subject.clone();
         acknowledged.acknowledge_time = Some(self.clock.now());
-        self.save(principal, &current, acknowledged, "alert.acknowledged")
-            .await
+        self.save(
+            principal,
+            &current,
+            acknowledged,
+            "alert.acknowledged",
+            self.clock.now(),
+        )
+        .await
     }
 
     /// Checks an alert a caller asks for and fills in the alert type's default
@@ -438,8 +399,8 @@ impl AlertService {
         current: &Alert,
         mut updated: Alert,
         event_type: &str,
+        now: Timestamp,
     ) -> Result<Alert> {
-        let now = self.clock.now();
         updated.revision = current.revision + 1;
         updated.update_time = Some(now);
         updated.etag = resource::etag(&updated.uid, updated.revision);
@@ -613,5 +574,37 @@ impl Purge for AlertService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them.
+#[async_trait]
+impl SoftDeleteMethods for AlertService {
+    type Resource = Alert;
+
+    const EVENT_KIND: &'static str = "alert";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Alert> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &Alert,
+        updated: Alert,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Alert> {
+        self.save(principal, current, updated, event_type, now)
+            .await
     }
 }

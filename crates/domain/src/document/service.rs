@@ -21,6 +21,7 @@ use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, check_etag};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
@@ -262,57 +263,14 @@ impl DocumentService {
         if to_json(&updated)? == current_json {
             return Ok(current);
         }
-        self.save(principal, &current, updated, "document.updated")
-            .await
-    }
-
-    /// Soft-deletes a document (AIP-164). With `allow_missing`, deleting a document
-    /// that is missing or already deleted succeeds (returning `None` when missing).
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`);
-    /// FAILED_PRECONDITION when its entity is deleted; ABORTED for a stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<Document>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => {
-                self.live_entity(principal, &current).await?;
-                self.save(principal, &current, deleted, "document.deleted")
-                    .await
-                    .map(Some)
-            }
-        }
-    }
-
-    /// Restores a soft-deleted document.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the document is not deleted;
-    /// FAILED_PRECONDITION when its entity is deleted; ABORTED for a stale etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<Document> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        self.live_entity(principal, &current).await?;
-        self.save(principal, &current, restored, "document.undeleted")
-            .await
+        self.save(
+            principal,
+            &current,
+            updated,
+            "document.updated",
+            self.clock.now(),
+        )
+        .await
     }
 
     /// One page of the documents, of the entity named `entity` only when given; the
@@ -364,8 +322,8 @@ impl DocumentService {
         current: &Document,
         mut updated: Document,
         event_type: &str,
+        now: Timestamp,
     ) -> Result<Document> {
-        let now = self.clock.now();
         updated.revision = current.revision + 1;
         updated.update_time = Some(now);
         updated.etag = resource::etag(&updated.uid, updated.revision);
@@ -670,5 +628,42 @@ impl Purge for DocumentService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them.
+#[async_trait]
+impl SoftDeleteMethods for DocumentService {
+    type Resource = Document;
+
+    const EVENT_KIND: &'static str = "document";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Document> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &Document,
+        updated: Document,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Document> {
+        self.save(principal, current, updated, event_type, now)
+            .await
+    }
+
+    /// The document's entity must be live.
+    async fn check_deletion(&self, principal: &Principal, current: &Document) -> Result<()> {
+        self.live_entity(principal, current).await
     }
 }

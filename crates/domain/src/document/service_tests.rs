@@ -15,6 +15,7 @@ use crate::error::{Code, Error};
 use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;

@@ -22,6 +22,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -231,53 +232,6 @@ impl EntityService {
             details.risk_status = RiskStatus::Outdated;
         }
         self.save(principal, &current, updated, "entity.updated", now)
-            .await
-    }
-
-    /// Soft-deletes an entity (AIP-164). With `allow_missing`, deleting an entity that
-    /// is missing or already deleted succeeds (returning `None` when missing).
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
-    /// stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<Entity>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => self
-                .save(principal, &current, deleted, "entity.deleted", now)
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Restores a soft-deleted entity.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the entity is not deleted; ABORTED for a stale
-    /// etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<Entity> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        let now = self.clock.now();
-        self.save(principal, &current, restored, "entity.undeleted", now)
             .await
     }
 
@@ -749,5 +703,37 @@ impl Purge for EntityService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them.
+#[async_trait]
+impl SoftDeleteMethods for EntityService {
+    type Resource = Entity;
+
+    const EVENT_KIND: &'static str = "entity";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Entity> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &Entity,
+        updated: Entity,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Entity> {
+        self.save(principal, current, updated, event_type, now)
+            .await
     }
 }

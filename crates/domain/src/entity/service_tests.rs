@@ -13,6 +13,7 @@ use super::service::EntityService;
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::SoftDeleteMethods;
 use crate::list::Paging;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::lifecycle::SoftDeleteMethods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -208,55 +209,14 @@ impl WorkspaceService {
         if to_json(&updated)? == current_json {
             return Ok(current);
         }
-        self.save(principal, &current, updated, "workspace.updated")
-            .await
-    }
-
-    /// Soft-deletes a workspace (AIP-164); its notes become unreachable until it is
-    /// restored. With `allow_missing`, deleting a workspace that is missing or already
-    /// deleted succeeds (returning `None` when missing).
-    ///
-    /// # Errors
-    /// NOT_FOUND (also when already deleted, without `allow_missing`); ABORTED for a
-    /// stale etag.
-    pub async fn delete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-        allow_missing: bool,
-    ) -> Result<Option<Workspace>> {
-        let now = self.clock.now();
-        match lifecycle::soft_delete(
-            self.get(principal, id).await,
-            etag,
-            allow_missing,
-            now,
-            self.retention,
-        )? {
-            lifecycle::SoftDelete::Answer(answer) => Ok(answer),
-            lifecycle::SoftDelete::Store { current, deleted } => self
-                .save(principal, &current, deleted, "workspace.deleted")
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Restores a soft-deleted workspace.
-    ///
-    /// # Errors
-    /// NOT_FOUND; ALREADY_EXISTS when the workspace is not deleted; ABORTED for a stale
-    /// etag.
-    pub async fn undelete(
-        &self,
-        principal: &Principal,
-        id: &str,
-        etag: Option<&str>,
-    ) -> Result<Workspace> {
-        let current = self.get(principal, id).await?;
-        let restored = lifecycle::restore(&current, etag)?;
-        self.save(principal, &current, restored, "workspace.undeleted")
-            .await
+        self.save(
+            principal,
+            &current,
+            updated,
+            "workspace.updated",
+            self.clock.now(),
+        )
+        .await
     }
 
     /// Closes an OPEN workspace: it and its notes are frozen until it is reopened.
@@ -318,7 +278,8 @@ impl WorkspaceService {
             WorkspaceState::Closed => "workspace.closed",
             _ => "workspace.reopened",
         };
-        self.save(principal, &current, changed, event_type).await
+        self.save(principal, &current, changed, event_type, self.clock.now())
+            .await
     }
 
     /// Checks `entities` (see [`check_named_entities`]); those not in `kept` must exist
@@ -347,8 +308,8 @@ impl WorkspaceService {
         current: &Workspace,
         mut updated: Workspace,
         event_type: &str,
+        now: Timestamp,
     ) -> Result<Workspace> {
-        let now = self.clock.now();
         updated.revision = current.revision + 1;
         updated.update_time = Some(now);
         updated.etag = resource::etag(&updated.uid, updated.revision);
@@ -456,5 +417,38 @@ impl Purge for WorkspaceService {
             }
         }
         Ok(purged)
+    }
+}
+
+/// Delete and undelete as every soft-deletable resource has them: a deleted
+/// workspace's notes are unreachable until it is restored.
+#[async_trait]
+impl SoftDeleteMethods for WorkspaceService {
+    type Resource = Workspace;
+
+    const EVENT_KIND: &'static str = "workspace";
+
+    fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn retention(&self) -> Duration {
+        self.retention
+    }
+
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Workspace> {
+        self.get(principal, id).await
+    }
+
+    async fn store(
+        &self,
+        principal: &Principal,
+        current: &Workspace,
+        updated: Workspace,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Workspace> {
+        self.save(principal, current, updated, event_type, now)
+            .await
     }
 }

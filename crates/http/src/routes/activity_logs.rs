@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::{
-    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
 };
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
@@ -138,18 +138,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let params = SoftDeleteQuery::parse(&req)?;
-    deleted(
-        state
-            .activity_logs
-            .delete(
-                &caller.0,
-                &path,
-                params.etag.as_deref(),
-                params.allow_missing,
-            )
-            .await?,
-    )
+    standard_delete(state.activity_logs.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted activity log.
@@ -163,11 +152,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let etag = body_etag(body, "undelete")?;
-    ok(&state
-        .activity_logs
-        .undelete(&caller.0, &path, etag.as_deref())
-        .await?)
+    standard_undelete(state.activity_logs.as_ref(), &caller.0, &path, body).await
 }
 
 /// The activity logs naming an entity (soft-deleted entities included).

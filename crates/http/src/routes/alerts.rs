@@ -7,7 +7,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{
-    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+    EtagRequest, Response, body_etag, check_name_param, ok, standard_delete, standard_undelete,
+    total_size,
 };
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
@@ -154,18 +155,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let params = SoftDeleteQuery::parse(&req)?;
-    deleted(
-        state
-            .alerts
-            .delete(
-                &caller.0,
-                &path,
-                params.etag.as_deref(),
-                params.allow_missing,
-            )
-            .await?,
-    )
+    standard_delete(state.alerts.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted alert.
@@ -179,11 +169,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let etag = body_etag(body, "undelete")?;
-    ok(&state
-        .alerts
-        .undelete(&caller.0, &path, etag.as_deref())
-        .await?)
+    standard_undelete(state.alerts.as_ref(), &caller.0, &path, body).await
 }
 
 /// Acknowledges an ACTIVE alert as the caller.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::{
-    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
 };
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
@@ -210,13 +210,7 @@ pub async fn delete(
     state: Data<ApiState>,
 ) -> Response {
     let id = parse_id(&path);
-    let params = SoftDeleteQuery::parse(&req)?;
-    deleted(
-        state
-            .entities
-            .delete(&caller.0, &id, params.etag.as_deref(), params.allow_missing)
-            .await?,
-    )
+    standard_delete(state.entities.as_ref(), &caller.0, &req, &id).await
 }
 
 /// Restores a soft-deleted entity.
@@ -231,11 +225,7 @@ pub async fn undelete(
     body: JsonBody,
 ) -> Response {
     let id = parse_id(&path);
-    let etag = body_etag(body, "undelete")?;
-    ok(&state
-        .entities
-        .undelete(&caller.0, &id, etag.as_deref())
-        .await?)
+    standard_undelete(state.entities.as_ref(), &caller.0, &id, body).await
 }
 
 /// Erases an entity and everything it owns; refused under legal hold.

@@ -26,7 +26,8 @@ use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{FromRequest, Handler, HttpResponse, Responder, guard, web};
 use rics_domain::error::Error;
-use rics_domain::principal::Scope;
+use rics_domain::lifecycle::SoftDeleteMethods;
+use rics_domain::principal::{Principal, Scope};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -81,13 +82,40 @@ impl SoftDeleteQuery {
     }
 }
 
-/// The answer of a soft delete: the deleted resource, or `{}` when `allowMissing`
-/// found none.
-fn deleted<T: Serialize>(resource: Option<T>) -> Response {
-    match resource {
+/// The standard Delete of a soft-deletable resource (AIP-135, AIP-164): `etag` and
+/// `allowMissing` from the query string; answers the deleted resource, or `{}` when
+/// `allowMissing` found none.
+async fn standard_delete<S: SoftDeleteMethods>(
+    service: &S,
+    caller: &Principal,
+    req: &actix_web::HttpRequest,
+    id: &str,
+) -> Response
+where
+    S::Resource: Serialize,
+{
+    let params = SoftDeleteQuery::parse(req)?;
+    match service
+        .delete(caller, id, params.etag.as_deref(), params.allow_missing)
+        .await?
+    {
         Some(resource) => ok(&resource),
         None => ok(&serde_json::Map::new()),
     }
+}
+
+/// The standard Undelete (AIP-164): an optional etag in the body.
+async fn standard_undelete<S: SoftDeleteMethods>(
+    service: &S,
+    caller: &Principal,
+    id: &str,
+    body: crate::extract::JsonBody,
+) -> Response
+where
+    S::Resource: Serialize,
+{
+    let etag = body_etag(body, "undelete")?;
+    ok(&service.undelete(caller, id, etag.as_deref()).await?)
 }
 
 /// The etag of a custom method's body (`:undelete`, `:close`, ...), read as

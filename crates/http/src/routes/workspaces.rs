@@ -7,7 +7,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{
-    EtagRequest, Response, SoftDeleteQuery, body_etag, check_name_param, deleted, ok, total_size,
+    EtagRequest, Response, body_etag, check_name_param, ok, standard_delete, standard_undelete,
+    total_size,
 };
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
@@ -125,18 +126,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let params = SoftDeleteQuery::parse(&req)?;
-    deleted(
-        state
-            .workspaces
-            .delete(
-                &caller.0,
-                &path,
-                params.etag.as_deref(),
-                params.allow_missing,
-            )
-            .await?,
-    )
+    standard_delete(state.workspaces.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted workspace.
@@ -150,11 +140,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    let etag = body_etag(body, "undelete")?;
-    ok(&state
-        .workspaces
-        .undelete(&caller.0, &path, etag.as_deref())
-        .await?)
+    standard_undelete(state.workspaces.as_ref(), &caller.0, &path, body).await
 }
 
 /// Closes an OPEN workspace: it and its notes are frozen until reopened.
