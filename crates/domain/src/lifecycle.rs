@@ -328,6 +328,60 @@ pub trait SoftDeleteMethods: Send + Sync {
     }
 }
 
+/// Implements [`SoftDeleteMethods`] for a service with `clock` and `retention` fields
+/// and `get(principal, id)` and `save(principal, current, updated, event_type, now)`
+/// methods, as every resource service has them; `check = method` names the service's
+/// [`SoftDeleteMethods::check_deletion`].
+macro_rules! soft_delete_methods {
+    ($service:ty, $resource:ty, $kind:literal $(, check = $check:ident)?) => {
+        #[async_trait::async_trait]
+        impl $crate::lifecycle::SoftDeleteMethods for $service {
+            type Resource = $resource;
+
+            const EVENT_KIND: &'static str = $kind;
+
+            fn clock(&self) -> &dyn $crate::time::Clock {
+                self.clock.as_ref()
+            }
+
+            fn retention(&self) -> std::time::Duration {
+                self.retention
+            }
+
+            async fn read(
+                &self,
+                principal: &$crate::principal::Principal,
+                id: &str,
+            ) -> $crate::error::Result<$resource> {
+                self.get(principal, id).await
+            }
+
+            async fn store(
+                &self,
+                principal: &$crate::principal::Principal,
+                current: &$resource,
+                updated: $resource,
+                event_type: &str,
+                now: $crate::time::Timestamp,
+            ) -> $crate::error::Result<$resource> {
+                self.save(principal, current, updated, event_type, now).await
+            }
+
+            $(
+                async fn check_deletion(
+                    &self,
+                    principal: &$crate::principal::Principal,
+                    current: &$resource,
+                ) -> $crate::error::Result<()> {
+                    self.$check(principal, current).await
+                }
+            )?
+        }
+    };
+}
+
+pub(crate) use soft_delete_methods;
+
 #[cfg(test)]
 mod tests {
     use super::*;

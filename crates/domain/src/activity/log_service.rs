@@ -20,7 +20,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, Referred};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -576,34 +576,5 @@ impl Purge for ActivityLogService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them.
-#[async_trait]
-impl SoftDeleteMethods for ActivityLogService {
-    type Resource = ActivityLog;
-
-    const EVENT_KIND: &'static str = "activity_log";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<ActivityLog> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &ActivityLog,
-        updated: ActivityLog,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<ActivityLog> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them.
+soft_delete_methods!(ActivityLogService, ActivityLog, "activity_log");

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -331,35 +331,6 @@ impl Purge for ActivityLogTypeService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them: logs of a deleted
-/// type keep it, and new logs cannot name it until it is restored.
-#[async_trait]
-impl SoftDeleteMethods for ActivityLogTypeService {
-    type Resource = ActivityLogType;
-
-    const EVENT_KIND: &'static str = "activity_log_type";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<ActivityLogType> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &ActivityLogType,
-        updated: ActivityLogType,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<ActivityLogType> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them: logs of a deleted
+// type keep it, and new logs cannot name it until it is restored.
+soft_delete_methods!(ActivityLogTypeService, ActivityLogType, "activity_log_type");

@@ -18,7 +18,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
@@ -577,34 +577,5 @@ impl Purge for AlertService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them.
-#[async_trait]
-impl SoftDeleteMethods for AlertService {
-    type Resource = Alert;
-
-    const EVENT_KIND: &'static str = "alert";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<Alert> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &Alert,
-        updated: Alert,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Alert> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them.
+soft_delete_methods!(AlertService, Alert, "alert");

@@ -21,7 +21,7 @@ use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
@@ -631,39 +631,6 @@ impl Purge for DocumentService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them.
-#[async_trait]
-impl SoftDeleteMethods for DocumentService {
-    type Resource = Document;
-
-    const EVENT_KIND: &'static str = "document";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<Document> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &Document,
-        updated: Document,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Document> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-
-    /// The document's entity must be live.
-    async fn check_deletion(&self, principal: &Principal, current: &Document) -> Result<()> {
-        self.live_entity(principal, current).await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them: the document's
+// entity must be live.
+soft_delete_methods!(DocumentService, Document, "document", check = live_entity);

@@ -22,7 +22,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -706,34 +706,5 @@ impl Purge for EntityService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them.
-#[async_trait]
-impl SoftDeleteMethods for EntityService {
-    type Resource = Entity;
-
-    const EVENT_KIND: &'static str = "entity";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<Entity> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &Entity,
-        updated: Entity,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Entity> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them.
+soft_delete_methods!(EntityService, Entity, "entity");

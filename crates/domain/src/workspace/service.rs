@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::SoftDeleteMethods;
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
@@ -420,35 +420,6 @@ impl Purge for WorkspaceService {
     }
 }
 
-/// Delete and undelete as every soft-deletable resource has them: a deleted
-/// workspace's notes are unreachable until it is restored.
-#[async_trait]
-impl SoftDeleteMethods for WorkspaceService {
-    type Resource = Workspace;
-
-    const EVENT_KIND: &'static str = "workspace";
-
-    fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn retention(&self) -> Duration {
-        self.retention
-    }
-
-    async fn read(&self, principal: &Principal, id: &str) -> Result<Workspace> {
-        self.get(principal, id).await
-    }
-
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &Workspace,
-        updated: Workspace,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Workspace> {
-        self.save(principal, current, updated, event_type, now)
-            .await
-    }
-}
+// Delete and undelete as every soft-deletable resource has them: a deleted
+// workspace's notes are unreachable until it is restored.
+soft_delete_methods!(WorkspaceService, Workspace, "workspace");
