@@ -3,8 +3,9 @@
 //! applies again; after all of them both backends have the same tables, columns,
 //! nullability and indexes, tenant_id leads every key and index of tenant-owned
 //! tables (but the documented global lookups of the identity tables), every SQLite
-//! index has its fixed planner statistics, and every table of `schema.rs` loads with
-//! all its columns.
+//! index has its fixed planner statistics, every table of `schema.rs` loads with all
+//! its columns, and a test database, made without running the migrations, is what
+//! running them makes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,6 +46,9 @@ on_both! {
     rows_stored_before_a_migration_are_carried_over
         => sqlite_rows_stored_before_a_migration_are_carried_over,
            postgres_rows_stored_before_a_migration_are_carried_over;
+    a_test_database_is_what_running_the_migrations_makes
+        => sqlite_a_test_database_is_what_running_the_migrations_makes,
+           postgres_a_test_database_is_what_running_the_migrations_makes;
 }
 
 fn migrations_dir(backend: &str) -> PathBuf {
@@ -162,6 +166,87 @@ fn snapshot(conn: &mut DbConnection) -> Vec<String> {
              AS line FROM sqlite_master",
         ),
     }
+}
+
+/// [`snapshot`], and what else a migration could create or set: on PostgreSQL every
+/// relation of the schema with its kind and storage options, its functions and its
+/// triggers, without the schema's name (each test database has its own); on SQLite the
+/// fixed planner statistics and the user version.
+fn catalogue(conn: &mut DbConnection) -> Vec<String> {
+    let mut all = snapshot(conn);
+    match conn {
+        DbConnection::Postgresql(_) => {
+            all.extend(lines(
+                conn,
+                "SELECT concat_ws('|', 'relation', relkind, relname, \
+                 array_to_string(reloptions, ',')) AS line FROM pg_class \
+                 WHERE relnamespace = current_schema()::regnamespace",
+            ));
+            all.extend(lines(
+                conn,
+                "SELECT concat_ws('|', 'function', proname, pg_get_functiondef(oid)) AS line \
+                 FROM pg_proc WHERE pronamespace = current_schema()::regnamespace",
+            ));
+            all.extend(lines(
+                conn,
+                "SELECT concat_ws('|', 'trigger', c.relname, t.tgname, \
+                 pg_get_triggerdef(t.oid)) AS line FROM pg_trigger t \
+                 JOIN pg_class c ON c.oid = t.tgrelid \
+                 WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal",
+            ));
+            let schema = lines(conn, "SELECT current_schema() AS line").concat();
+            let qualifier = format!("{schema}.");
+            all = all
+                .into_iter()
+                .map(|line| line.replace(&qualifier, ""))
+                .collect();
+            all.sort();
+        }
+        DbConnection::Sqlite(_) => {
+            all.extend(lines(
+                conn,
+                "SELECT 'statistics|' || tbl || '|' || coalesce(idx, '') || '|' || stat \
+                 AS line FROM sqlite_stat1",
+            ));
+            all.extend(lines(
+                conn,
+                "SELECT 'user_version|' || user_version AS line FROM pragma_user_version",
+            ));
+        }
+    }
+    all
+}
+
+/// A test database (`TestDatabase::new`: a copy of a file migrated once per process on
+/// SQLite, one rendered script on PostgreSQL) is what running the migrations on an
+/// empty database makes: the same catalogue and the same recorded versions, with
+/// nothing pending, so that the server's start-up migration step applies nothing.
+fn a_test_database_is_what_running_the_migrations_makes(backend: Backend) {
+    let (_made_db, mut made) = migrated(backend);
+    let (_migrated_db, mut migrated) = empty(backend);
+    let mut applied = run_pending(&mut migrated).unwrap();
+    applied.sort();
+    assert_eq!(applied.len(), folder_names("postgres").len());
+    let recorded = "SELECT version AS line FROM __diesel_schema_migrations";
+    assert_eq!(lines(&mut made, recorded), applied);
+    assert_eq!(lines(&mut migrated, recorded), applied);
+    let expected = catalogue(&mut migrated);
+    assert!(expected.len() > 100, "{expected:#?}");
+    let found = catalogue(&mut made);
+    let extra: Vec<&String> = found.iter().filter(|l| !expected.contains(l)).collect();
+    let missing: Vec<&String> = expected.iter().filter(|l| !found.contains(l)).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty(),
+        "a test database has {extra:#?} and lacks {missing:#?}"
+    );
+    assert_eq!(found, expected);
+    assert_eq!(pending(&mut made).unwrap(), Vec::<String>::new());
+    assert_eq!(run_pending(&mut made).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        catalogue(&mut made),
+        expected,
+        "migrating it again changes nothing"
+    );
 }
 
 fn each_migration_reverts_to_the_schema_it_started_from(backend: Backend) {
