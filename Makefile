@@ -82,7 +82,7 @@ fmt: ## Check formatting
 	$(CARGO) fmt --all -- --check
 
 deps-check: ## Check the layering rules of docs/architecture.md
-	$(CARGO) test -p rics --test architecture
+	$(CARGO) test -p rics --test cli architecture::
 
 bench: ## Criterion benches, then the HTTP load benchmark on both backends
 	$(CARGO) bench -p rics-aip

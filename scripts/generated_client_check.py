@@ -1,6 +1,6 @@
 """Drive rics through a client that openapi-python-client generated from the served document.
 
-Run by tests/tests/generated_client.rs, which starts the server, writes the document,
+Run by tests/tests/api/generated_client.rs, which starts the server, writes the document,
 runs the generator (package `rics_client`) and then this script with the Python of
 target/openapi-client-venv:
 

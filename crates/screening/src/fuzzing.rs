@@ -1,6 +1,6 @@
 //! The entry point of the fuzz target in `crates/screening/fuzz` (cargo-fuzz), kept in the
-//! library so that a plain test (`tests/fuzz_corpus.rs`) runs it on a corpus of nasty inputs
-//! on every `cargo test`, with or without a nightly toolchain.
+//! library so that a plain test (`tests/engine/fuzz_corpus.rs`) runs it on a corpus of nasty
+//! inputs on every `cargo test`, with or without a nightly toolchain.
 //!
 //! [`exercise`] feeds one arbitrary input to everything that reads outside data: the
 //! normaliser (every entity kind), the date and country parsers, every list loader, the batch

@@ -4,8 +4,19 @@
 //! database named by `RICS_TEST_DATABASE_URL` (`make test` sets it), selected through
 //! the connection's `search_path`, dropped when the test ends. Without that variable
 //! PostgreSQL tests fail with a message saying how to run them: nothing is skipped.
+//!
+//! A migrated database is made without running the migrations for each test: on SQLite
+//! it is a copy of a file migrated once per process, on PostgreSQL the schema comes
+//! from one script, every migration's up.sql with the rows diesel records for them
+//! (rendered by build.rs), in one round trip. Either way the schema and the migration
+//! records are the ones running the migrations gives (the storage tests prove it), so
+//! nothing is pending and the server's start-up migration step applies nothing.
+
+use std::sync::LazyLock;
 
 use diesel::RunQueryDsl;
+use diesel::connection::SimpleConnection;
+use diesel::migration::CREATE_MIGRATIONS_TABLE;
 
 use crate::connection::{Backend, DatabaseUrl, connect};
 use crate::database::Database;
@@ -14,6 +25,29 @@ use crate::{PoolOptions, StorageError};
 
 /// The variable naming the PostgreSQL server tests use.
 pub const TEST_DATABASE_URL: &str = "RICS_TEST_DATABASE_URL";
+
+/// The migrations of `migrations/postgres` in order, each followed by its row of
+/// `__diesel_schema_migrations` (see build.rs); run after [`CREATE_MIGRATIONS_TABLE`].
+const POSTGRES_SCHEMA: &str = include_str!(concat!(env!("OUT_DIR"), "/postgres_schema.sql"));
+
+/// The bytes of a SQLite database file on which every migration ran, made once per
+/// process (the first test to need it waits for it; a failure fails every such test).
+static SQLITE_TEMPLATE: LazyLock<Vec<u8>> = LazyLock::new(migrated_sqlite_file);
+
+/// Migrates a new SQLite file and reads it back. The migrations' connection runs in
+/// the rollback journal mode and is closed before the read, so the file holds all.
+fn migrated_sqlite_file() -> Vec<u8> {
+    let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("no temporary folder: {e}"));
+    let path = folder.path().join("template.db");
+    let url = DatabaseUrl::parse(&format!("sqlite://{}", path.display()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    {
+        let mut conn = connect(&url)
+            .unwrap_or_else(|e| panic!("cannot open the SQLite template database: {e}"));
+        migrations::run_pending(&mut conn).unwrap_or_else(|e| panic!("migrations failed: {e}"));
+    }
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
 
 /// A database that exists for the duration of one test.
 pub struct TestDatabase {
@@ -45,14 +79,15 @@ impl TestDatabase {
     /// # Panics
     /// When the database cannot be created (tests want to fail loudly).
     pub fn new(backend: Backend) -> TestDatabase {
-        let db = match backend {
-            Backend::Sqlite => TestDatabase::sqlite(),
-            Backend::Postgres => TestDatabase::postgres(),
-        };
-        let mut conn = connect(&DatabaseUrl::parse(&db.url).unwrap_or_else(|e| panic!("{e}")))
-            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
-        migrations::run_pending(&mut conn).unwrap_or_else(|e| panic!("migrations failed: {e}"));
-        db
+        match backend {
+            Backend::Sqlite => {
+                let (db, path) = TestDatabase::sqlite();
+                std::fs::write(&path, &*SQLITE_TEMPLATE)
+                    .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+                db
+            }
+            Backend::Postgres => TestDatabase::postgres(true),
+        }
     }
 
     /// A new database of `backend` without any migration applied.
@@ -61,39 +96,59 @@ impl TestDatabase {
     /// When the database cannot be created.
     pub fn empty(backend: Backend) -> TestDatabase {
         match backend {
-            Backend::Sqlite => TestDatabase::sqlite(),
-            Backend::Postgres => TestDatabase::postgres(),
+            Backend::Sqlite => TestDatabase::sqlite().0,
+            Backend::Postgres => TestDatabase::postgres(false),
         }
     }
 
-    fn sqlite() -> TestDatabase {
+    /// A database file yet to be written in a new temporary folder, and its path.
+    fn sqlite() -> (TestDatabase, std::path::PathBuf) {
         let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("no temporary folder: {e}"));
-        let url = format!("sqlite://{}", folder.path().join("rics.db").display());
-        TestDatabase {
-            url,
+        let path = folder.path().join("rics.db");
+        let db = TestDatabase {
+            url: format!("sqlite://{}", path.display()),
             backend: Backend::Sqlite,
             cleanup: None,
             _folder: Some(folder),
-        }
+        };
+        (db, path)
     }
 
-    fn postgres() -> TestDatabase {
+    /// A new schema, `migrated` or empty. A migrated one is created and filled by one
+    /// script, one implicit transaction (a failure leaves no schema behind), then
+    /// completed ([`migrations::complete_data`], which finds nothing to do), on the
+    /// connection that created it.
+    fn postgres(migrated: bool) -> TestDatabase {
         let base =
             std::env::var(TEST_DATABASE_URL).unwrap_or_else(|_| no_postgres("It is not set."));
         let schema = format!("test_{}", uuid_like());
         let parsed = DatabaseUrl::parse(&base).unwrap_or_else(|e| no_postgres(&e.to_string()));
         let mut admin = connect(&parsed).unwrap_or_else(|e| no_postgres(&e.to_string()));
-        diesel::sql_query(format!("CREATE SCHEMA {schema}"))
-            .execute(&mut admin)
+        let script = if migrated {
+            format!(
+                "CREATE SCHEMA {schema}; SET search_path TO {schema};\n\
+                 {CREATE_MIGRATIONS_TABLE}\n{POSTGRES_SCHEMA}"
+            )
+        } else {
+            format!("CREATE SCHEMA {schema};")
+        };
+        admin
+            .batch_execute(&script)
             .unwrap_or_else(|e| panic!("cannot create schema {schema}: {e}"));
         let separator = if base.contains('?') { '&' } else { '?' };
         let url = format!("{base}{separator}options=-csearch_path%3D{schema}");
-        TestDatabase {
+        // Made before the data step, so that a failure there drops the schema.
+        let db = TestDatabase {
             url,
             backend: Backend::Postgres,
             cleanup: Some((base, schema)),
             _folder: None,
+        };
+        if migrated {
+            migrations::complete_data(&mut admin)
+                .unwrap_or_else(|e| panic!("migrations failed: {e}"));
         }
+        db
     }
 
     /// The URL to give the code under test.

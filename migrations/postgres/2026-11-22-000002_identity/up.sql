@@ -12,8 +12,8 @@
 -- the sweeps of expired grants across all tenants (the `*_by_expire_time` indexes).
 -- These keys are globally unique (client ids and usernames by rule, hashes of random
 -- secrets by construction); each row still records its tenant, and every other index
--- of these tables leads with tenant_id. crates/storage/tests/migrations.rs lists the
--- same exceptions.
+-- of these tables leads with tenant_id. crates/storage/tests/contract/migrations.rs lists
+-- the same exceptions.
 
 -- A tenant; `parent` is the id of the partner tenant that created it.
 CREATE TABLE tenants (

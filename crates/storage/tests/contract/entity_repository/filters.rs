@@ -1,0 +1,604 @@
+//! Lists driven by filter strings, from the text through the domain's checked query to
+//! rows: every declared field, its unset and zero-value rules, combinations, tenants
+//! and soft-deleted rows. The expected rows come from the seed itself.
+
+use rics_domain::Code;
+use rics_domain::entity::model::{
+    Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
+};
+use rics_domain::list::ListRequest;
+use rics_storage::Backend;
+
+use super::support::{
+    NAMES, Seeded, fuzzy_matches, page_of, rfc3339, risk_is, similarity, sorted, walk,
+};
+use crate::support::{request, t2};
+
+fn name(e: &Entity) -> &str {
+    e.display_name.as_str()
+}
+
+fn tagged(e: &Entity, tag: &str) -> bool {
+    e.tags.iter().any(|t| t == tag)
+}
+
+async fn display_name_matches_exactly_and_with_wildcards(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    s.check(r#"displayName = "John Smith""#, false, |e| {
+        name(e) == "John Smith"
+    })
+    .await;
+    s.check(r#"displayName = "web-*""#, false, |e| {
+        name(e).starts_with("web-")
+    })
+    .await;
+    s.check(r#"displayName = "*.prod""#, false, |e| {
+        name(e).ends_with(".prod")
+    })
+    .await;
+    s.check(r#"displayName != "web-*""#, false, |e| {
+        !name(e).starts_with("web-")
+    })
+    .await;
+    s.check(r#"displayName != "John Smith""#, false, |e| {
+        name(e) != "John Smith"
+    })
+    .await;
+    // Characters, not bytes, in prefixes and suffixes.
+    s.check(r#"displayName = "Zoë*""#, false, |e| {
+        name(e).starts_with("Zoë")
+    })
+    .await;
+    s.check(r#"displayName = "*ë Zed""#, false, |e| {
+        name(e).ends_with("ë Zed")
+    })
+    .await;
+    s.check(r#"displayName = "Zoë Zed""#, false, |e| {
+        name(e) == "Zoë Zed"
+    })
+    .await;
+    // Exact comparison is case-sensitive; ordering is bytewise.
+    s.check_exact(r#"displayName = "john smith""#, false, |_| false)
+        .await;
+    s.check(r#"displayName < "B""#, false, |e| name(e) < "B")
+        .await;
+    s.check(r#"displayName >= "a""#, false, |e| name(e) >= "a")
+        .await;
+    s.check(
+        r#"displayName > "Jo" AND displayName <= "Jon Smith""#,
+        false,
+        |e| name(e) > "Jo" && name(e) <= "Jon Smith",
+    )
+    .await;
+}
+
+async fn fuzzy_display_name_search_finds_typos_and_ranks_closest_first(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let query = "jon smith";
+    assert!(fuzzy_matches(query, "John Smith") && !fuzzy_matches(query, "Grace Hopper"));
+    s.check(r#"displayName:"jon smith""#, false, |e| {
+        fuzzy_matches(query, name(e))
+    })
+    .await;
+    s.check(r#"displayName:"JON  SMITH!""#, false, |e| {
+        fuzzy_matches(query, name(e))
+    })
+    .await;
+    s.check(r#"displayName:"zoe""#, false, |e| {
+        fuzzy_matches("zoe", name(e))
+    })
+    .await;
+
+    // Without orderBy the results come closest first.
+    let response = s
+        .page(&request(r#"displayName:"jon smith""#, "", 100))
+        .await
+        .unwrap();
+    let scores: Vec<i64> = response
+        .items
+        .iter()
+        .map(|e| similarity(query, name(e)))
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "not ranked: {:?}",
+        response.items.iter().map(name).collect::<Vec<_>>()
+    );
+    assert_eq!(name(&response.items[0]), "Jon Smith");
+    let position = |wanted: &str| response.items.iter().position(|e| name(e) == wanted);
+    let (john, smithers) = (position("John Smith"), position("John Smithers"));
+    assert!(john.is_some() && smithers.is_some() && john < smithers);
+    let last_john = response.items.iter().rposition(|e| name(e) == "John Smith");
+    assert!(
+        last_john < smithers,
+        "every John Smith before John Smithers"
+    );
+
+    // An explicit order wins over relevance.
+    let by_name = s
+        .page(&request(
+            r#"displayName:"jon smith""#,
+            "displayName desc",
+            100,
+        ))
+        .await
+        .unwrap();
+    let names: Vec<&str> = by_name.items.iter().map(name).collect();
+    let mut expected = names.clone();
+    expected.sort_by(|a, b| b.cmp(a));
+    assert_eq!(names, expected);
+    assert_eq!(by_name.items.len(), response.items.len());
+}
+
+async fn bare_words_search_the_display_name(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    s.check("smith", false, |e| fuzzy_matches("smith", name(e)))
+        .await;
+    s.check("Lovelace", false, |e| fuzzy_matches("lovelace", name(e)))
+        .await;
+    // A sequence is an AND of its words.
+    s.check("jane jones", false, |e| {
+        fuzzy_matches("jane", name(e)) && fuzzy_matches("jones", name(e))
+    })
+    .await;
+    s.check("smith AND tags:vip", false, |e| {
+        fuzzy_matches("smith", name(e)) && tagged(e, "vip")
+    })
+    .await;
+    // Only the other tenant has this name.
+    s.check_exact("Quentin", false, |_| false).await;
+}
+
+async fn entity_type_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    s.check("entityType = COMPANY", false, |e| {
+        e.entity_type == EntityType::Company
+    })
+    .await;
+    s.check("entityType != INDIVIDUAL", false, |e| {
+        e.entity_type != EntityType::Individual
+    })
+    .await;
+    s.check("NOT entityType = TRUST", false, |e| {
+        e.entity_type != EntityType::Trust
+    })
+    .await;
+    s.check("entityType:SOLE_PROPRIETOR", false, |e| {
+        e.entity_type == EntityType::SoleProprietor
+    })
+    .await;
+}
+
+async fn tag_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    s.check("tags:vip", false, |e| tagged(e, "vip")).await;
+    s.check(r#"tags:"review-*""#, false, |e| {
+        e.tags.iter().any(|t| t.starts_with("review-"))
+    })
+    .await;
+    s.check(r#"tags:"*-2025""#, false, |e| {
+        e.tags.iter().any(|t| t.ends_with("-2025"))
+    })
+    .await;
+    s.check("tags:*", false, |e| !e.tags.is_empty()).await;
+    s.check("NOT tags:*", false, |e| e.tags.is_empty()).await;
+    s.check("-tags:vip", false, |e| !tagged(e, "vip")).await;
+    s.check(r#"tags:vip tags:"review-2026""#, false, |e| {
+        tagged(e, "vip") && tagged(e, "review-2026")
+    })
+    .await;
+    s.check_exact("tags:t2only", false, |_| false).await;
+}
+
+async fn external_id_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let value = |e: &Entity, key: &str| e.external_ids.get(key).cloned();
+    s.check("externalIds:crm", false, |e| value(e, "crm").is_some())
+        .await;
+    s.check("externalIds.erp:*", false, |e| value(e, "erp").is_some())
+        .await;
+    s.check(r#"externalIds.crm = "C4""#, false, |e| {
+        value(e, "crm").as_deref() == Some("C4")
+    })
+    .await;
+    s.check("externalIds.crm:C4", false, |e| {
+        value(e, "crm").as_deref() == Some("C4")
+    })
+    .await;
+    // A missing key never matches, not even `!=` (R-160.10 as documented).
+    s.check(r#"externalIds.crm != "C4""#, false, |e| {
+        value(e, "crm").is_some_and(|v| v != "C4")
+    })
+    .await;
+    s.check(r#"externalIds.crm = "C1*""#, false, |e| {
+        value(e, "crm").is_some_and(|v| v.starts_with("C1"))
+    })
+    .await;
+    s.check(r#"externalIds.erp = "*0""#, false, |e| {
+        value(e, "erp").is_some_and(|v| v.ends_with('0'))
+    })
+    .await;
+    s.check(r#"externalIds.crm > "C5""#, false, |e| {
+        value(e, "crm").is_some_and(|v| v.as_str() > "C5")
+    })
+    .await;
+    s.check("NOT externalIds:erp", false, |e| value(e, "erp").is_none())
+        .await;
+    s.check("externalIds:*", false, |e| !e.external_ids.is_empty())
+        .await;
+    s.check_exact("externalIds:t2key", false, |_| false).await;
+}
+
+async fn time_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let created = |e: &Entity| e.create_time.unwrap();
+    let updated = |e: &Entity| e.update_time.unwrap();
+    let t = |seconds: i64| crate::support::at(seconds);
+    s.check(&format!(r#"createTime > "{}""#, rfc3339(240)), false, |e| {
+        created(e) > t(240)
+    })
+    .await;
+    s.check(
+        &format!(r#"createTime >= "{}""#, rfc3339(240)),
+        false,
+        |e| created(e) >= t(240),
+    )
+    .await;
+    s.check(&format!(r#"createTime = "{}""#, rfc3339(240)), false, |e| {
+        created(e) == t(240)
+    })
+    .await;
+    s.check(
+        &format!(r#"createTime != "{}""#, rfc3339(240)),
+        false,
+        |e| created(e) != t(240),
+    )
+    .await;
+    // Any offset is accepted and converted to UTC.
+    s.check(r#"createTime < "2026-01-01T02:02:00+02:00""#, false, |e| {
+        created(e) < t(120)
+    })
+    .await;
+    s.check(
+        &format!(r#"updateTime <= "{}""#, rfc3339(10_002)),
+        false,
+        |e| updated(e) <= t(10_002),
+    )
+    .await;
+    s.check(
+        &format!(
+            r#"updateTime > "{}" AND createTime < "{}""#,
+            rfc3339(10_003),
+            rfc3339(300)
+        ),
+        false,
+        |e| updated(e) > t(10_003) && created(e) < t(300),
+    )
+    .await;
+}
+
+async fn delete_time_needs_show_deleted(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let deleted = |e: &Entity| e.delete_time;
+    let after = crate::support::at(20_020);
+    let filter = format!(r#"deleteTime > "{}""#, rfc3339(20_020));
+    s.check(&filter, true, |e| deleted(e).is_some_and(|d| d > after))
+        .await;
+    // Without showDeleted no filter brings deleted entities back.
+    s.check_exact(&filter, false, |_| false).await;
+    s.check_exact("deleteTime:*", false, |_| false).await;
+    s.check("deleteTime:*", true, |e| deleted(e).is_some())
+        .await;
+    s.check("NOT deleteTime:*", true, |e| deleted(e).is_none())
+        .await;
+    // A comparison on an unset time is false, even `!=`.
+    s.check(
+        &format!(r#"deleteTime != "{}""#, rfc3339(20_005)),
+        true,
+        |e| deleted(e).is_some_and(|d| d != crate::support::at(20_005)),
+    )
+    .await;
+}
+
+async fn risk_level_follows_the_unset_message_rule(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let rated = |e: &Entity| e.risk_details.is_some();
+    assert!(s.entities.iter().any(|e| !rated(e)));
+    s.check("riskDetails.riskLevel = HIGH", false, |e| {
+        risk_is(e, RiskLevel::High)
+    })
+    .await;
+    // R-160.11: an unrated entity does not match, even `!=`...
+    s.check("riskDetails.riskLevel != HIGH", false, |e| {
+        rated(e) && !risk_is(e, RiskLevel::High)
+    })
+    .await;
+    // ...but NOT is plain negation, so it does match `NOT ... = HIGH`.
+    s.check("NOT riskDetails.riskLevel = HIGH", false, |e| {
+        !risk_is(e, RiskLevel::High)
+    })
+    .await;
+    s.check("-riskDetails.riskLevel = LOW", false, |e| {
+        !risk_is(e, RiskLevel::Low)
+    })
+    .await;
+    s.check("riskDetails:*", false, rated).await;
+    s.check("NOT riskDetails:*", false, |e| !rated(e)).await;
+    s.check("riskDetails.riskLevel:*", false, rated).await;
+    s.check_exact(
+        "riskDetails.riskLevel = RISK_LEVEL_UNSPECIFIED",
+        false,
+        |_| false,
+    )
+    .await;
+    s.check(
+        "riskDetails.riskLevel = LOW OR riskDetails.riskLevel = MEDIUM",
+        false,
+        |e| risk_is(e, RiskLevel::Low) || risk_is(e, RiskLevel::Medium),
+    )
+    .await;
+}
+
+/// `riskDetails.riskStatus` is a column of its own: `ACTIVE` (with `RATED` read as it)
+/// and `OUTDATED`; an unrated entity matches neither `=` nor `!=` (R-160.11).
+async fn risk_status_follows_the_unset_message_rule(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let status = |e: &Entity| e.risk_details.as_ref().map(|r| r.risk_status);
+    assert!(
+        s.entities
+            .iter()
+            .any(|e| status(e) == Some(RiskStatus::Outdated))
+    );
+    for filter in [
+        "riskDetails.riskStatus = ACTIVE",
+        "riskDetails.riskStatus = RATED",
+    ] {
+        s.check(filter, false, |e| status(e) == Some(RiskStatus::Active))
+            .await;
+    }
+    s.check("riskDetails.riskStatus != OUTDATED", false, |e| {
+        status(e) == Some(RiskStatus::Active)
+    })
+    .await;
+    s.check("NOT riskDetails.riskStatus = ACTIVE", false, |e| {
+        status(e) != Some(RiskStatus::Active)
+    })
+    .await;
+    s.check(
+        "riskDetails.riskStatus = OUTDATED AND riskDetails.riskLevel = MEDIUM",
+        false,
+        |e| status(e) == Some(RiskStatus::Outdated) && risk_is(e, RiskLevel::Medium),
+    )
+    .await;
+}
+
+async fn statuses_compare_unset_as_the_zero_value(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let screening = |e: &Entity| e.screening_status;
+    let verification = |e: &Entity| e.verification_status;
+    s.check("screeningStatus = CLEAR", false, |e| {
+        screening(e) == ScreeningStatus::Clear
+    })
+    .await;
+    // Unset is the zero value: `!=` matches it, `= ..._UNSPECIFIED` finds it.
+    s.check("screeningStatus != CLEAR", false, |e| {
+        screening(e) != ScreeningStatus::Clear
+    })
+    .await;
+    s.check(
+        "screeningStatus = SCREENING_STATUS_UNSPECIFIED",
+        false,
+        |e| screening(e) == ScreeningStatus::Unspecified,
+    )
+    .await;
+    s.check(
+        "screeningStatus != SCREENING_STATUS_UNSPECIFIED",
+        false,
+        |e| screening(e) != ScreeningStatus::Unspecified,
+    )
+    .await;
+    s.check("screeningStatus:*", false, |e| {
+        screening(e) != ScreeningStatus::Unspecified
+    })
+    .await;
+    s.check("NOT screeningStatus = POTENTIAL_MATCH", false, |e| {
+        screening(e) != ScreeningStatus::PotentialMatch
+    })
+    .await;
+    s.check("verificationStatus = VERIFIED", false, |e| {
+        verification(e) == VerificationStatus::Verified
+    })
+    .await;
+    s.check("verificationStatus != FAILED", false, |e| {
+        verification(e) != VerificationStatus::Failed
+    })
+    .await;
+    s.check(
+        "verificationStatus = VERIFICATION_STATUS_UNSPECIFIED",
+        false,
+        |e| verification(e) == VerificationStatus::Unspecified,
+    )
+    .await;
+    s.check("NOT verificationStatus:*", false, |e| {
+        verification(e) == VerificationStatus::Unspecified
+    })
+    .await;
+}
+
+async fn legal_hold_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    s.check("legalHold = true", false, |e| e.legal_hold).await;
+    s.check("legalHold = false", false, |e| !e.legal_hold).await;
+    s.check("legalHold != true", false, |e| !e.legal_hold).await;
+    s.check("NOT legalHold = false", false, |e| e.legal_hold)
+        .await;
+    s.check("legalHold:*", false, |e| e.legal_hold).await;
+}
+
+async fn combinations_follow_the_precedence_rules(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let company = |e: &Entity| e.entity_type == EntityType::Company;
+    let vip = |e: &Entity| tagged(e, "vip");
+    let hold = |e: &Entity| e.legal_hold;
+    // OR binds tighter than AND: a AND b OR c = a AND (b OR c).
+    let visible = || s.entities.iter().filter(|e| e.delete_time.is_none());
+    assert!(
+        visible()
+            .any(|e| (company(e) && (vip(e) || hold(e))) != ((company(e) && vip(e)) || hold(e))),
+        "the seed must tell the two readings apart"
+    );
+    s.check(
+        "entityType = COMPANY AND tags:vip OR legalHold = true",
+        false,
+        |e| company(e) && (vip(e) || hold(e)),
+    )
+    .await;
+    s.check(
+        "(entityType = COMPANY AND tags:vip) OR legalHold = true",
+        false,
+        |e| (company(e) && vip(e)) || hold(e),
+    )
+    .await;
+    s.check("tags:vip OR legalHold = true", false, |e| vip(e) || hold(e))
+        .await;
+    s.check(
+        "NOT (tags:vip OR riskDetails.riskLevel = HIGH)",
+        false,
+        |e| !(vip(e) || risk_is(e, RiskLevel::High)),
+    )
+    .await;
+    s.check(r#"-tags:vip AND displayName = "web-*""#, false, |e| {
+        !vip(e) && name(e).starts_with("web-")
+    })
+    .await;
+    s.check(
+        r#"(displayName:"jon smith" OR tags:"review-2025") AND NOT (entityType = INDIVIDUAL OR screeningStatus = CLEAR)"#,
+        false,
+        |e| {
+            (fuzzy_matches("jon smith", name(e)) || tagged(e, "review-2025"))
+                && !(e.entity_type == EntityType::Individual
+                    || e.screening_status == ScreeningStatus::Clear)
+        },
+    )
+    .await;
+    s.check(
+        "NOT (NOT tags:vip) AND (externalIds:crm OR NOT riskDetails:*)",
+        false,
+        |e| vip(e) && (e.external_ids.contains_key("crm") || e.risk_details.is_none()),
+    )
+    .await;
+    // An empty filter is no filter.
+    s.check_exact("   ", false, |_| true).await;
+}
+
+async fn another_tenant_is_never_listed_nor_counted(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let everything = s.walk(&request("", "", 1000)).await;
+    let mine: Vec<String> = s
+        .entities
+        .iter()
+        .filter(|e| e.delete_time.is_none())
+        .map(|e| e.id().to_owned())
+        .collect();
+    assert_eq!(sorted(&everything.ids()), sorted(&mine));
+    assert_eq!(everything.totals, vec![mine.len() as i64]);
+    // The same ids in the other tenant carry their own attributes.
+    for item in &everything.items {
+        assert_eq!(item, s.seeded(item.id()));
+    }
+    let theirs = walk(&s.fixture, &s.paging, &t2(), &request("", "", 7)).await;
+    assert_eq!(sorted_entities(&theirs.items), sorted_entities(&s.other));
+    assert!(theirs.totals.iter().all(|t| *t == s.other.len() as i64));
+    let filtered = walk(&s.fixture, &s.paging, &t2(), &request("tags:vip", "", 1000)).await;
+    let wanted: Vec<String> = s
+        .other
+        .iter()
+        .filter(|e| tagged(e, "vip"))
+        .map(|e| e.id().to_owned())
+        .collect();
+    assert_eq!(sorted(&filtered.ids()), sorted(&wanted));
+    let quentin = walk(&s.fixture, &s.paging, &t2(), &request("Quentin", "", 1000)).await;
+    assert_eq!(
+        quentin.items.len(),
+        s.other
+            .iter()
+            .filter(|e| name(e) == "Quentin Blake")
+            .count()
+    );
+
+    // A page token of one tenant is refused in another.
+    let first = s.page(&request("", "", 5)).await.unwrap();
+    let mut next = request("", "", 5);
+    next.page_token = first.next_page_token;
+    let error = page_of(&s.fixture, &s.paging, &t2(), &next)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::InvalidArgument);
+    assert!(s.page(&next).await.is_ok());
+}
+
+fn sorted_entities(items: &[Entity]) -> Vec<Entity> {
+    let mut items = items.to_vec();
+    items.sort_by(|a, b| a.name.cmp(&b.name));
+    items
+}
+
+async fn soft_deleted_entities_show_only_when_asked(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let deleted: Vec<String> = s
+        .entities
+        .iter()
+        .filter(|e| e.delete_time.is_some())
+        .map(|e| e.id().to_owned())
+        .collect();
+    assert!(!deleted.is_empty());
+    let hidden = s.walk(&request("", "", 1000)).await;
+    assert!(hidden.ids().iter().all(|id| !deleted.contains(id)));
+    assert_eq!(
+        hidden.totals,
+        vec![(s.entities.len() - deleted.len()) as i64]
+    );
+    let shown = s
+        .walk(&ListRequest {
+            show_deleted: true,
+            ..request("", "", 1000)
+        })
+        .await;
+    assert_eq!(shown.items.len(), s.entities.len());
+    assert_eq!(shown.totals, vec![s.entities.len() as i64]);
+    for item in &shown.items {
+        assert_eq!(
+            item,
+            s.seeded(item.id()),
+            "deleted ones keep their deleteTime"
+        );
+    }
+    // Filters apply after deleted rows are dropped.
+    s.check("tags:vip", true, |e| tagged(e, "vip")).await;
+    s.check("tags:vip", false, |e| tagged(e, "vip")).await;
+    let names_of_deleted: Vec<&str> = s
+        .entities
+        .iter()
+        .filter(|e| e.delete_time.is_some())
+        .map(name)
+        .collect();
+    assert!(NAMES.iter().any(|n| names_of_deleted.contains(n)));
+}
+
+contract!(
+    display_name_matches_exactly_and_with_wildcards,
+    fuzzy_display_name_search_finds_typos_and_ranks_closest_first,
+    bare_words_search_the_display_name,
+    entity_type_filters,
+    tag_filters,
+    external_id_filters,
+    time_filters,
+    delete_time_needs_show_deleted,
+    risk_level_follows_the_unset_message_rule,
+    risk_status_follows_the_unset_message_rule,
+    statuses_compare_unset_as_the_zero_value,
+    legal_hold_filters,
+    combinations_follow_the_precedence_rules,
+    another_tenant_is_never_listed_nor_counted,
+    soft_deleted_entities_show_only_when_asked,
+);

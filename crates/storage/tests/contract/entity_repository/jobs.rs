@@ -1,0 +1,446 @@
+//! The job repository: a run starts in one transaction (job, operation, task,
+//! events), workers claim ready tasks with a lease (never the same one twice), a lost
+//! claim cannot finish, a retry waits its backoff, and erasure removes an entity's
+//! jobs with their runs.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rics_domain::entity::repository::EraseGuard;
+use rics_domain::job::model::{JobRecord, JobState, NewTask, RunStart, TaskFinish};
+use rics_domain::job::ports::JobRepository;
+use rics_domain::operation::{Operation, OperationError, OperationMetadata, OperationRepository};
+use rics_domain::repository::RepositoryError;
+use rics_storage::{Backend, DieselJobRepository, DieselOperationRepository};
+use serde_json::json;
+
+use super::support::{Fixture, entity, event};
+use crate::support::{at, t1, t2};
+
+const FAMILY: &str = "pepSanctionIndividualEntityJobs";
+
+fn job(id: &str, entity_id: &str) -> JobRecord {
+    JobRecord {
+        id: id.to_owned(),
+        family: FAMILY.to_owned(),
+        entity_id: entity_id.to_owned(),
+        uid: format!("uid-{id}"),
+        revision: 1,
+        state: JobState::Pending,
+        input: json!({"threshold": 0.7}),
+        result: None,
+        latest_operation: None,
+        create_time: at(1),
+        update_time: at(1),
+    }
+}
+
+/// Starts a run of `job` at `at(seconds)`; returns the running job.
+async fn start(
+    repo: &DieselJobRepository,
+    tenant: &rics_domain::principal::TenantId,
+    job: &JobRecord,
+    run: &str,
+    seconds: i64,
+) -> JobRecord {
+    let name = format!("{}/operations/{run}", job.name());
+    let mut running = job.clone();
+    running.state = JobState::Running;
+    running.latest_operation = Some(name.clone());
+    running.revision = job.revision + 1;
+    let operation = Operation {
+        name: name.clone(),
+        metadata: OperationMetadata {
+            kind: "t".into(),
+            value: "QUEUED".into(),
+            debug: json!(null),
+        },
+        done: false,
+        error: None,
+        response: None,
+        create_time: Some(at(seconds)),
+        redact_after: None,
+    };
+    // The first run carries an input for that run only; the others none.
+    let run_input = if run == "run-1" {
+        json!({"idType": "PASSPORT"})
+    } else {
+        serde_json::Value::Null
+    };
+    let task = NewTask {
+        id: run.to_owned(),
+        operation_name: name,
+        queue_time: at(seconds),
+        run_input,
+    };
+    let start = RunStart {
+        job: running.clone(),
+        expected_revision: job.revision,
+        operation,
+        task,
+    };
+    repo.start_run(
+        tenant,
+        &start,
+        None,
+        &[event(
+            &format!("ev-{run}"),
+            Some(&job.entity_id),
+            "job.started",
+            seconds,
+        )],
+    )
+    .await
+    .unwrap();
+    running
+}
+
+fn complete(job: &JobRecord, run: &str) -> TaskFinish {
+    let mut ended = job.clone();
+    ended.state = JobState::Succeeded;
+    ended.result = Some(json!({"status": "CLEAR"}));
+    ended.revision = job.revision + 1;
+    TaskFinish::Complete {
+        response: Some(ended.to_json()),
+        job: ended,
+        metadata: OperationMetadata {
+            kind: "t".into(),
+            value: "SUCCEEDED".into(),
+            debug: json!({"attempts": 1}),
+        },
+        error: None,
+        events: vec![event(
+            &format!("ev-{run}-done"),
+            Some(&job.entity_id),
+            "job.succeeded",
+            9,
+        )],
+    }
+}
+
+async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselJobRepository::new(f.db.clone());
+    let operations = DieselOperationRepository::new(f.db.clone());
+    let created = job("job-1", "amy");
+    repo.create(
+        &t1(),
+        &created,
+        None,
+        &[event("ev-c", Some("amy"), "job.created", 1)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        repo.get(&t1(), FAMILY, "job-1").await,
+        Ok(Some(created.clone()))
+    );
+    assert_eq!(repo.get(&t1(), "otherJobs", "job-1").await, Ok(None));
+    assert_eq!(repo.get(&t2(), FAMILY, "job-1").await, Ok(None));
+    let running = start(&repo, &t1(), &created, "run-1", 2).await;
+    // A stale revision cannot start another run.
+    let stale = start_again(&repo, &created).await;
+    assert_eq!(stale, Err(RepositoryError::Conflict));
+    assert_eq!(
+        repo.get(&t1(), FAMILY, "job-1")
+            .await
+            .unwrap()
+            .unwrap()
+            .state,
+        JobState::Running
+    );
+
+    assert!(
+        repo.claim("c0", at(1), Duration::from_secs(10), 5)
+            .await
+            .unwrap()
+            .is_empty(),
+        "not before it is queued"
+    );
+    let claimed = repo
+        .claim("c1", at(3), Duration::from_secs(10), 5)
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    let task = &claimed[0];
+    assert_eq!(
+        (
+            task.tenant.clone(),
+            task.job_id.as_str(),
+            task.attempt,
+            task.claim.as_str()
+        ),
+        (t1(), "job-1", 1, "c1")
+    );
+    assert_eq!(
+        task.run_input,
+        json!({"idType": "PASSPORT"}),
+        "the run's input"
+    );
+    assert!(
+        repo.claim("c2", at(4), Duration::from_secs(10), 5)
+            .await
+            .unwrap()
+            .is_empty(),
+        "claimed tasks are not ready"
+    );
+
+    assert_eq!(
+        repo.finish(task, &complete(&running, "run-1"), at(5)).await,
+        Ok(true)
+    );
+    assert_eq!(
+        repo.finish(task, &complete(&running, "run-1"), at(6)).await,
+        Ok(false),
+        "completes once"
+    );
+    let stored = repo.get(&t1(), FAMILY, "job-1").await.unwrap().unwrap();
+    assert_eq!(stored.state, JobState::Succeeded);
+    assert_eq!(stored.result, Some(json!({"status": "CLEAR"})));
+    let operation = operations
+        .get(&t1(), &task.operation_name)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(operation.done);
+    assert_eq!(operation.response.unwrap()["state"], "SUCCEEDED");
+    assert_eq!(operation.metadata.value, "SUCCEEDED");
+    assert!(
+        repo.claim("c3", at(100), Duration::from_secs(10), 5)
+            .await
+            .unwrap()
+            .is_empty(),
+        "done tasks never come back"
+    );
+    assert_eq!(
+        f.event_ids(&t1()).await,
+        vec!["ev-c", "ev-run-1", "ev-run-1-done"]
+    );
+}
+
+async fn start_again(
+    repo: &DieselJobRepository,
+    stale: &JobRecord,
+) -> Result<rics_domain::repository::CreateOutcome, RepositoryError> {
+    let mut running = stale.clone();
+    running.revision = stale.revision + 1;
+    let operation = Operation {
+        name: format!("{}/operations/run-x", stale.name()),
+        metadata: OperationMetadata::default(),
+        done: false,
+        error: None,
+        response: None,
+        create_time: Some(at(3)),
+        redact_after: None,
+    };
+    let task = NewTask {
+        id: "run-x".into(),
+        operation_name: operation.name.clone(),
+        queue_time: at(3),
+        run_input: serde_json::Value::Null,
+    };
+    let start = RunStart {
+        job: running,
+        expected_revision: stale.revision,
+        operation,
+        task,
+    };
+    repo.start_run(&t1(), &start, None, &[]).await
+}
+
+contract!(a_run_starts_is_claimed_and_completes_once);
+
+async fn an_expired_lease_hands_the_run_to_another_worker(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselJobRepository::new(f.db.clone());
+    let created = job("job-1", "amy");
+    repo.create(&t1(), &created, None, &[]).await.unwrap();
+    let running = start(&repo, &t1(), &created, "run-1", 1).await;
+    let first = repo
+        .claim("dead", at(2), Duration::from_secs(10), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    assert!(
+        repo.claim("w", at(11), Duration::from_secs(10), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let second = repo
+        .claim("alive", at(12), Duration::from_secs(10), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!((second.attempt, second.claim.as_str()), (2, "alive"));
+    // The dead worker's late finish changes nothing; the live one's completes.
+    assert_eq!(
+        repo.finish(&first, &complete(&running, "run-1"), at(13))
+            .await,
+        Ok(false)
+    );
+    assert_eq!(
+        repo.finish(
+            &first,
+            &TaskFinish::Retry {
+                error: "x".into(),
+                at: at(14)
+            },
+            at(13)
+        )
+        .await,
+        Ok(false)
+    );
+    assert_eq!(
+        repo.finish(&second, &complete(&running, "run-1"), at(14))
+            .await,
+        Ok(true)
+    );
+    assert_eq!(f.event_ids(&t1()).await, vec!["ev-run-1", "ev-run-1-done"]);
+}
+
+contract!(an_expired_lease_hands_the_run_to_another_worker);
+
+async fn a_retry_waits_for_its_backoff(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselJobRepository::new(f.db.clone());
+    let created = job("job-1", "amy");
+    repo.create(&t1(), &created, None, &[]).await.unwrap();
+    let running = start(&repo, &t1(), &created, "run-1", 1).await;
+    let task = repo
+        .claim("c1", at(2), Duration::from_secs(60), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    let retry = TaskFinish::Retry {
+        error: "busy".into(),
+        at: at(30),
+    };
+    assert_eq!(repo.finish(&task, &retry, at(3)).await, Ok(true));
+    assert!(
+        repo.claim("c2", at(29), Duration::from_secs(60), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let again = repo
+        .claim("c3", at(30), Duration::from_secs(60), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(again.attempt, 2);
+    let mut failed = running.clone();
+    failed.state = JobState::Failed;
+    failed.revision += 1;
+    let finish = TaskFinish::Complete {
+        job: failed,
+        metadata: OperationMetadata::default(),
+        response: None,
+        error: Some(OperationError {
+            code: 14,
+            message: "still busy".into(),
+            details: vec![],
+        }),
+        events: vec![],
+    };
+    assert_eq!(repo.finish(&again, &finish, at(31)).await, Ok(true));
+    let operation = DieselOperationRepository::new(f.db.clone())
+        .get(&t1(), &again.operation_name)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(operation.error.map(|e| e.code), Some(14));
+    assert_eq!(
+        repo.get(&t1(), FAMILY, "job-1")
+            .await
+            .unwrap()
+            .unwrap()
+            .state,
+        JobState::Failed
+    );
+}
+
+contract!(a_retry_waits_for_its_backoff);
+
+async fn concurrent_claimers_never_share_a_run(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = Arc::new(DieselJobRepository::new(f.db.clone()));
+    for i in 0..30 {
+        let created = job(&format!("job-{i}"), "amy");
+        let tenant = if i % 2 == 0 { t1() } else { t2() };
+        repo.create(&tenant, &created, None, &[]).await.unwrap();
+        start(&repo, &tenant, &created, &format!("run-{i}"), 1).await;
+    }
+    let mut claimers = Vec::new();
+    for w in 0..4 {
+        let repo = repo.clone();
+        claimers.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            for round in 0..20 {
+                let claim = format!("w{w}-{round}");
+                for task in repo
+                    .claim(&claim, at(2), Duration::from_secs(60), 3)
+                    .await
+                    .unwrap()
+                {
+                    mine.push(task.id);
+                }
+            }
+            mine
+        }));
+    }
+    let mut all = Vec::new();
+    for claimer in claimers {
+        all.extend(claimer.await.unwrap());
+    }
+    let distinct: BTreeSet<&String> = all.iter().collect();
+    assert_eq!(all.len(), 30, "every run claimed once: {all:?}");
+    assert_eq!(distinct.len(), 30);
+}
+
+contract!(concurrent_claimers_never_share_a_run);
+
+async fn erasing_an_entity_removes_its_jobs_and_runs(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = DieselJobRepository::new(f.db.clone());
+    f.create(&t1(), &entity("amy", "Amy", 0)).await;
+    f.create(&t1(), &entity("bob", "Bob", 0)).await;
+    for (id, owner) in [("job-a", "amy"), ("job-b", "bob")] {
+        let created = job(id, owner);
+        repo.create(&t1(), &created, None, &[]).await.unwrap();
+        start(&repo, &t1(), &created, &format!("run-{id}"), 1).await;
+    }
+    let counts = f
+        .repo
+        .hard_delete(&t1(), "amy", EraseGuard::Always, &[])
+        .await
+        .unwrap();
+    assert_eq!(counts.get("jobs"), Some(&1));
+    assert_eq!(repo.get(&t1(), FAMILY, "job-a").await, Ok(None));
+    let operations = DieselOperationRepository::new(f.db.clone());
+    assert_eq!(
+        operations
+            .get(
+                &t1(),
+                &format!("{}/operations/run-job-a", job("job-a", "amy").name())
+            )
+            .await,
+        Ok(None)
+    );
+    let left = repo
+        .claim("c", at(2), Duration::from_secs(60), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        left.iter().map(|t| t.job_id.as_str()).collect::<Vec<_>>(),
+        ["job-b"]
+    );
+    assert_eq!(
+        left[0].run_input,
+        serde_json::Value::Null,
+        "a run without input"
+    );
+}
+
+contract!(erasing_an_entity_removes_its_jobs_and_runs);

@@ -1,0 +1,20 @@
+//! The contract suite of the entity repository and the records that hang off
+//! entities (notes, workspaces, alerts, documents): every test runs once on SQLite (a
+//! temporary file) and once on PostgreSQL (a fresh schema), as `<test>::sqlite` and
+//! `<test>::postgres`, in parallel. PostgreSQL comes from `RICS_TEST_DATABASE_URL`.
+
+mod alerts;
+mod bridge;
+mod crud;
+mod documents;
+mod erase;
+mod events;
+mod filters;
+mod idempotency;
+mod jobs;
+mod notes;
+mod pagination;
+mod relationships;
+mod risk_models;
+mod support;
+mod workspaces;

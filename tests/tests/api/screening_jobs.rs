@@ -1,0 +1,285 @@
+//! PEP and sanctions screening jobs over HTTP: created, run as a long-running
+//! operation that a worker completes, with matches explained, the list versions used,
+//! and the entity's screening status set.
+
+use rics_e2e::*;
+use serde_json::{Value, json};
+
+const JOBS: &str = "pepSanctionIndividualEntityJobs";
+
+/// A server with `workers` job workers (screening against the bundled UN list, as
+/// every test server).
+fn screening_server(backend: Backend, workers: u32) -> Server {
+    Server::start_with(backend, |config| config.job_concurrency = workers)
+}
+
+fn jobs_of(entity: &str) -> String {
+    format!("{ENTITIES}/{entity}/{JOBS}")
+}
+
+/// Fails unless every key in `value` is lowerCamelCase and every number has at most 4
+/// decimals: the API's rule, which holds inside the screening engine's explanations too.
+fn assert_camel_case_with_four_decimals(value: &Value, path: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                assert!(
+                    key.starts_with(|c: char| c.is_ascii_lowercase())
+                        && key.chars().all(|c| c.is_ascii_alphanumeric()),
+                    "{path}.{key} is not lowerCamelCase"
+                );
+                assert_camel_case_with_four_decimals(inner, &format!("{path}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                assert_camel_case_with_four_decimals(inner, &format!("{path}[{i}]"));
+            }
+        }
+        Value::Number(n) => {
+            let text = n.to_string();
+            let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 4, "{path} = {text} has more than 4 decimals");
+        }
+        _ => {}
+    }
+}
+
+/// Creates a job about `entity` and runs it; returns the finished operation.
+fn screen(server: &Server, entity: &str, body: &Value) -> (Value, Value) {
+    let job = server.post(&jobs_of(entity), body).ok();
+    let name = job["name"].as_str().unwrap().to_owned();
+    let operation = server
+        .post(&format!("/v1alpha/{name}:run"), &json!({}))
+        .ok();
+    assert_eq!(operation["done"], false, "{operation}");
+    assert!(
+        operation["name"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{name}/operations/"))
+    );
+    (server.wait_for(&operation), job)
+}
+
+#[test]
+fn a_listed_person_is_a_potential_match_with_explanations_sqlite() {
+    a_listed_person_is_a_potential_match_with_explanations(Backend::Sqlite);
+}
+
+#[test]
+fn a_listed_person_is_a_potential_match_with_explanations_postgres() {
+    a_listed_person_is_a_potential_match_with_explanations(Backend::Postgres);
+}
+
+fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
+    let server = screening_server(backend, 2);
+    server.create_person("eric-badege", "Eric Badege");
+    let (done, job) = screen(&server, "eric-badege", &json!({}));
+    assert!(done.get("error").is_none(), "{done}");
+    assert_eq!(
+        done["metadata"]["type"],
+        "rics.v1alpha.PepSanctionIndividualEntityJob"
+    );
+    assert_eq!(done["metadata"]["value"], "SUCCEEDED");
+    let response = &done["response"];
+    assert_eq!(response["state"], "SUCCEEDED");
+    assert_eq!(
+        response["threshold"], 0.7,
+        "the default threshold is recorded"
+    );
+    let result = &response["result"];
+    assert_eq!(result["status"], "POTENTIAL_MATCH");
+    let best = &result["matches"][0];
+    assert_eq!(best["dataset"], "un_sc");
+    assert!(best["score"].as_f64().unwrap() >= 0.7);
+    assert!(
+        best["explanation"]["factors"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty()),
+        "{best}"
+    );
+    assert!(
+        best["explanation"]["factors"][0]["logOdds"].is_number(),
+        "{best}"
+    );
+    assert!(best["explanation"]["matchedName"].is_string(), "{best}");
+    assert_camel_case_with_four_decimals(&done, "operation");
+    let versions = result["listVersions"].as_array().unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(versions[0]["contentHash"].as_str().unwrap().len(), 64);
+    // The job reads back as the operation left it; the entity carries the status.
+    let name = job["name"].as_str().unwrap();
+    let stored = server.get(&format!("/v1alpha/{name}")).ok();
+    assert_eq!(&stored, response);
+    assert_eq!(stored["latestOperation"], done["name"]);
+    assert_eq!(
+        server.entity("eric-badege")["screeningStatus"],
+        "POTENTIAL_MATCH"
+    );
+    // Its events: created, started, succeeded, and the entity's status change.
+    let events = server
+        .get(&format!("{ENTITIES}/eric-badege/events?pageSize=100"))
+        .ok();
+    let types: Vec<&str> = array(&events["events"])
+        .iter()
+        .map(|e| e["eventType"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "pep_sanction_job.created",
+        "pep_sanction_job.started",
+        "entity.updated",
+        "pep_sanction_job.succeeded",
+    ] {
+        assert!(
+            types.contains(&expected),
+            "{expected} missing from {types:?}"
+        );
+    }
+
+    // The run wrote a PEP_AND_SANCTIONS activity log with the result, and raised one
+    // alert naming the job as its source.
+    let log = server
+        .get(&format!(
+            "/v1alpha/{}",
+            result["activityLog"].as_str().unwrap()
+        ))
+        .ok();
+    assert_eq!(
+        (log["type"].as_str(), log["source"].as_str()),
+        (Some("PEP_AND_SANCTIONS"), Some("RICS"))
+    );
+    assert_eq!(log["entityNames"], json!(["entities/eric-badege"]));
+    assert_eq!(log["payload"]["matches"], result["matches"]);
+    assert_camel_case_with_four_decimals(&log, "activityLog");
+    let alert = server
+        .get(&format!("/v1alpha/{}", result["alert"].as_str().unwrap()))
+        .ok();
+    assert_eq!(
+        alert["alertType"],
+        "alertTypes/pep-and-sanctions-match-found"
+    );
+    assert_camel_case_with_four_decimals(&alert, "alert");
+    assert_eq!(alert["severity"], "HIGH", "the type's default");
+    assert_eq!(alert["state"], "ACTIVE");
+    assert_eq!(alert["source"], job["name"]);
+    assert_eq!(
+        alert["details"]["bestMatch"]["listEntry"],
+        best["listEntry"]
+    );
+
+    // The lists screened against, as loaded.
+    let lists = server.get("/v1alpha/screeningLists").ok();
+    assert_eq!(lists["screeningLists"], json!(result["listVersions"]));
+
+    server.create_person("jane-doe", "Jane Quietlife");
+    let (clear, _) = screen(&server, "jane-doe", &json!({"threshold": 0.9}));
+    assert_eq!(clear["response"]["result"]["status"], "CLEAR");
+    assert_eq!(clear["response"]["result"]["matches"], json!([]));
+    assert!(
+        clear["response"]["result"].get("alert").is_none(),
+        "no match, no alert"
+    );
+    assert!(
+        clear["response"]["result"]["activityLog"].is_string(),
+        "every run is logged"
+    );
+    assert_eq!(server.entity("jane-doe")["screeningStatus"], "CLEAR");
+}
+
+on_both_backends! {
+    /// The bad inputs of jobs and runs.
+    fn bad_job_requests_are_refused(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        let jobs = jobs_of("jane-doe");
+        server.post(&jobs, &json!({"threshold": 0})).invalid("OUT_OF_RANGE", "job.threshold");
+        server.post(&jobs, &json!({"threshold": 1.5})).invalid("OUT_OF_RANGE", "job.threshold");
+        server.post(&jobs, &json!({"colour": 1})).invalid("UNKNOWN_FIELD", "job.colour");
+        server.post(&jobs, &json!({"entity": "entities/other"})).invalid("ENTITY_MISMATCH", "job.entity");
+        server.post(&jobs_of("nobody"), &json!({})).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        let job = server.post(&jobs, &json!({"state": "SUCCEEDED"})).ok();
+        assert_eq!(job["state"], "PENDING", "state is output only");
+        let name = job["name"].as_str().unwrap().to_owned();
+        // An operation name under the wrong job.
+        let other = server.post(&jobs, &json!({})).ok();
+        let operation = server.post(&format!("/v1alpha/{}:run", other["name"].as_str().unwrap()), &json!({})).ok();
+        let operation_id = operation["name"].as_str().unwrap().rsplit('/').next().unwrap();
+        server.get(&format!("/v1alpha/{name}/operations/{operation_id}")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server.get(&format!("/v1alpha/{}", operation["name"].as_str().unwrap())).ok();
+        // A job of a deleted entity cannot run.
+        server.delete(&format!("{ENTITIES}/jane-doe")).ok();
+        server.post(&format!("/v1alpha/{name}:run"), &json!({})).error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
+        server.post(&jobs, &json!({})).error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
+        server.post(&format!("/v1alpha/{name}:run"), &json!({"requestId": "not-a-uuid"})).invalid("INVALID_REQUEST_ID", "requestId");
+    }
+
+    /// Job lists page 10 by default and at most 100; `entities/-` lists every
+    /// entity's jobs; a pageToken is bound to its filter.
+    fn job_lists_page(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        server.create_person("john-doe", "John Doe");
+        for _ in 0..103 {
+            server.post(&jobs_of("jane-doe"), &json!({})).ok();
+        }
+        server.post(&jobs_of("john-doe"), &json!({})).ok();
+        let first = server.get(&jobs_of("jane-doe")).ok();
+        assert_eq!(array(&first[JOBS]).len(), 10);
+        assert_eq!(first["totalSize"], 103);
+        let coerced = server.get(&format!("{}?pageSize=1000", jobs_of("jane-doe"))).ok();
+        assert_eq!(array(&coerced[JOBS]).len(), 100);
+        let token = coerced["nextPageToken"].as_str().unwrap();
+        let rest = server.get(&format!("{}?pageSize=1000&pageToken={token}", jobs_of("jane-doe"))).ok();
+        assert_eq!(array(&rest[JOBS]).len(), 3);
+        assert!(rest.get("nextPageToken").is_none());
+        server.get(&format!("{}?pageSize=1000&pageToken={token}&filter=state%3DPENDING", jobs_of("jane-doe")))
+            .invalid("PAGE_TOKEN_REQUEST_MISMATCH", "pageToken");
+        let across = server.get(&format!("{}?pageSize=100", jobs_of("-"))).ok();
+        assert_eq!(across["totalSize"], 104);
+        let newest = &array(&across[JOBS])[0];
+        assert_eq!(newest["entity"], "entities/john-doe", "newest first");
+        server.get(&jobs_of("nobody")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+    }
+}
+
+#[test]
+fn runs_are_idempotent_and_never_overlap_sqlite() {
+    runs_are_idempotent_and_never_overlap(Backend::Sqlite);
+}
+
+#[test]
+fn runs_are_idempotent_and_never_overlap_postgres() {
+    runs_are_idempotent_and_never_overlap(Backend::Postgres);
+}
+
+/// With no worker in the process, a run stays queued: a second `:run` is refused,
+/// a retry with the same request id returns the same operation, another request id
+/// is refused as the job is running.
+fn runs_are_idempotent_and_never_overlap(backend: Backend) {
+    let server = screening_server(backend, 0);
+    server.create_person("jane-doe", "Jane Doe");
+    let job = server.post(&jobs_of("jane-doe"), &json!({})).ok();
+    let run = format!("/v1alpha/{}:run", job["name"].as_str().unwrap());
+    let request = "0b0c9a52-1a34-4b7c-9d55-55d3d7b6b2c1";
+    let first = server
+        .post(&format!("{run}?requestId={request}"), &json!({}))
+        .ok();
+    let again = server.post(&run, &json!({"requestId": request})).ok();
+    assert_eq!(first, again);
+    server
+        .post(&run, &json!({}))
+        .error(400, "FAILED_PRECONDITION", "JOB_RUNNING");
+    let job = server
+        .get(&format!("/v1alpha/{}", job["name"].as_str().unwrap()))
+        .ok();
+    assert_eq!(job["state"], "RUNNING");
+    assert_eq!(job["latestOperation"], first["name"]);
+    // A worker on the same database (another process in production) runs it.
+    let worker = server.sibling(|config| config.job_concurrency = 1);
+    let done = worker.wait_for(&first);
+    assert_eq!(done["response"]["state"], "SUCCEEDED", "{done}");
+    drop(worker);
+    // The same request id now replays the finished run.
+    assert_eq!(server.post(&run, &json!({"requestId": request})).ok(), done);
+    let rerun = server.post(&run, &json!({})).ok();
+    assert_ne!(rerun["name"], done["name"], "a finished job runs again");
+}

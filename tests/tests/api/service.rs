@@ -1,0 +1,248 @@
+//! Cross-cutting behaviour: health probes, request ids, the OpenAPI document, the
+//! route table and the error envelope's metadata.
+
+use std::collections::BTreeSet;
+
+use rics_e2e::*;
+use rics_http::routes::ROUTES;
+use serde_json::{Value, json};
+
+const HTTP_METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// The path of `route` with its variables filled: `id` for the entity, the caller's
+/// own tenant, `nothing` for the rest.
+fn concrete(path: &str, id: &str) -> String {
+    path.replace("{entity}", id)
+        .replace("{tenant}", "current")
+        .replace("{operation}", "nothing")
+        .replace("{event}", "nothing")
+        .replace("{workspace}", "nothing")
+        .replace("{note}", "nothing")
+        .replace("{job}", "nothing")
+        .replace("{activityLogType}", "nothing")
+        .replace("{activityLog}", "nothing")
+        .replace("{alert}", "nothing")
+        .replace("{alertType}", "nothing")
+}
+
+/// Routes anyone may call: probes, this document, and the authorization server's own
+/// endpoints (which authenticate clients and users themselves).
+const PUBLIC: [(&str, &str); 8] = [
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
+    ("GET", "/v1alpha/openapi.json"),
+    ("POST", "/oauth2/token"),
+    ("GET", "/oauth2/authorize"),
+    ("POST", "/oauth2/authorize"),
+    ("GET", "/.well-known/openid-configuration"),
+    ("GET", "/.well-known/jwks.json"),
+];
+
+/// Whether `text` is a lower-case hyphenated UUID.
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<usize> = text.split('-').map(str::len).collect();
+    groups == [8, 4, 4, 4, 12] && text.chars().all(|c| c == '-' || c.is_ascii_hexdigit())
+}
+
+/// The single-quoted parts of a message.
+fn quoted(message: &str) -> Vec<&str> {
+    message.split('\'').skip(1).step_by(2).collect()
+}
+
+on_both_backends! {
+    /// `/healthz` and `/readyz` answer 200 with JSON while the database is up.
+    fn health_probes_answer(server) {
+        for path in ["/healthz", "/readyz"] {
+            let reply = server.get(path);
+            assert!(reply.header("content-type").unwrap_or("").starts_with("application/json"));
+            assert_eq!(reply.ok()["status"], "SERVING");
+        }
+    }
+
+    /// A well-formed X-Request-Id is echoed on successes and errors and quoted in the
+    /// error's RequestInfo; without one (or with an unsafe one) the server makes one up.
+    fn request_ids_are_echoed_or_generated(server) {
+        let given = server.send(server.request(Method::GET, "/healthz").header("x-request-id", "client-req-42"));
+        assert_eq!(given.header("x-request-id"), Some("client-req-42"));
+        let failed = server.send(server.request(Method::GET, "/v1alpha/entities/nobody").header("x-request-id", "client-req-43"));
+        failed.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        assert_eq!(failed.header("x-request-id"), Some("client-req-43"));
+        assert_eq!(failed.detail("RequestInfo").unwrap()["requestId"], "client-req-43");
+        let created = server.send(server.request(Method::POST, ENTITIES).header("x-request-id", "client-req-44").json(&person("Ann Lee")));
+        assert_eq!(created.header("x-request-id"), Some("client-req-44"));
+        let mut seen = BTreeSet::new();
+        for path in ["/healthz", "/v1alpha/entities", "/v1alpha/nothing", "/v1alpha/entities?pageSize=-1"] {
+            let reply = server.get(path);
+            let id = reply.header("x-request-id").unwrap_or_else(|| panic!("{path} has no X-Request-Id")).to_owned();
+            assert!(is_uuid(&id), "generated ids are UUIDs: {id}");
+            assert!(seen.insert(id.clone()), "every request gets its own id");
+            if reply.status >= 400 {
+                assert_eq!(reply.detail("RequestInfo").unwrap()["requestId"], id.as_str());
+            }
+        }
+        for unsafe_id in ["has space", &"x".repeat(129)] {
+            let reply = server.send(server.request(Method::GET, "/v1alpha/nothing").header("x-request-id", unsafe_id));
+            let id = reply.header("x-request-id").unwrap();
+            assert!(is_uuid(id), "an unsafe id is replaced: {id}");
+            reply.error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+        }
+    }
+
+    /// The OpenAPI document is OpenAPI 3.1, lists every route of the route table with
+    /// its method and nothing else, and carries the schemas.
+    fn openapi_document_covers_every_route(server) {
+        let reply = server.get("/v1alpha/openapi.json");
+        assert!(reply.header("content-type").unwrap_or("").starts_with("application/json"));
+        let document = reply.ok();
+        assert!(
+            document["openapi"].as_str().is_some_and(|v| v.starts_with("3.1")),
+            "OpenAPI 3.1: {}", document["openapi"]
+        );
+        let paths = document["paths"].as_object().expect("paths");
+        let documented: BTreeSet<(String, String)> = paths
+            .iter()
+            .flat_map(|(path, item)| {
+                item.as_object()
+                    .into_iter()
+                    .flat_map(|ops| ops.keys())
+                    .filter(|key| HTTP_METHODS.contains(&key.as_str()))
+                    .map(move |method| (method.to_uppercase(), path.clone()))
+            })
+            .collect();
+        let routed: BTreeSet<(String, String)> = ROUTES
+            .iter()
+            .map(|r| (r.method.to_owned(), r.path.to_owned()))
+            .collect();
+        let undocumented: Vec<_> = routed.difference(&documented).collect();
+        assert!(undocumented.is_empty(), "routes missing from the OpenAPI document: {undocumented:?}");
+        let unrouted: Vec<_> = documented.difference(&routed).collect();
+        assert!(unrouted.is_empty(), "documented operations that are not routes: {unrouted:?}");
+        for (method, path) in &routed {
+            let operation = &paths[path.as_str()][method.to_lowercase()];
+            assert!(
+                operation["responses"].as_object().is_some_and(|r| r.contains_key("200")),
+                "{method} {path} documents its 200 response"
+            );
+            if matches!(method.as_str(), "POST" | "PATCH") {
+                let content = if path.starts_with("/oauth2/") { "application/x-www-form-urlencoded" } else { "application/json" };
+                assert!(
+                    operation["requestBody"]["content"][content].is_object(),
+                    "{method} {path} documents its {content} body"
+                );
+            }
+            let route = ROUTES.iter().find(|r| r.method == method && r.path == path).unwrap();
+            let required: Vec<&str> = operation["security"]
+                .as_array()
+                .map(|list| list.iter().filter_map(|r| r["oauth2"].as_array()).flatten().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if PUBLIC.contains(&(method.as_str(), path.as_str())) {
+                assert!(route.scope.is_none(), "{method} {path} is public but the route table gives it a scope");
+                assert!(required.is_empty(), "{method} {path} is public but documents a scope");
+            } else {
+                let scope = route.scope.unwrap_or_else(|| panic!("{method} {path} has no scope in the route table"));
+                assert_eq!(required, vec![scope.as_str()], "{method} {path} documents the scope it enforces");
+            }
+            if path.contains("{entity}") {
+                let parameters = operation["parameters"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+                assert!(
+                    parameters.iter().any(|p| p["name"] == "entity" && p["in"] == "path"),
+                    "{method} {path} documents its path variable"
+                );
+            }
+        }
+        let schemas = document["components"]["schemas"].as_object().expect("components.schemas");
+        for schema in ["Entity", "ErrorEnvelope", "ListEntitiesResponse", "EntityRelationship"] {
+            assert!(schemas.contains_key(schema), "schema {schema} is documented");
+        }
+    }
+
+    /// Every route of the route table is served: none answers ROUTE_NOT_FOUND, and
+    /// whatever it answers is JSON (an error in the envelope).
+    fn every_route_is_served(server) {
+        for (i, route) in ROUTES.iter().enumerate() {
+            let id = format!("route-{i}");
+            server.create_person(&id, "Route Person");
+            let path = concrete(route.path, &id);
+            let path = if path.ends_with(":batchGet") { format!("{path}?names=entities/{id}") } else { path };
+            let method = Method::from_bytes(route.method.as_bytes()).unwrap();
+            let mut request = server.request(method, &path);
+            if matches!(route.method, "POST" | "PATCH") {
+                request = request.json(&json!({}));
+            }
+            let reply = server.send(request);
+            assert_ne!(reply.reason(), "ROUTE_NOT_FOUND", "{} {path} is not served: {}", route.method, reply.text);
+            if path.starts_with("/oauth2/") {
+                // RFC 6749 errors and the sign-in page, not the API's envelope.
+                assert_ne!(reply.status, 404, "{} {path} is not served: {}", route.method, reply.text);
+                continue;
+            }
+            assert!(!reply.json.is_null(), "{} {path} answers JSON: {}", route.method, reply.text);
+            if reply.status >= 400 {
+                reply.check_envelope(&format!("{} {path}: {}", route.method, reply.text));
+            }
+        }
+    }
+
+    /// When storage fails, the answer is a 5xx in the envelope with a generic message
+    /// and the request id, never the database's own text; the service recovers when
+    /// the database does.
+    fn server_faults_hide_internal_text(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        server.execute_sql("ALTER TABLE entities RENAME TO entities_hidden_away");
+        let replies = [
+            server.get(&format!("{ENTITIES}/jane-doe")),
+            server.get(ENTITIES),
+            server.post(ENTITIES, &person("Ann Lee")),
+            server.patch(&format!("{ENTITIES}/jane-doe"), &json!({"displayName": "X"})),
+        ];
+        for reply in &replies {
+            assert!(reply.status >= 500, "{} answered {}: {}", reply.request, reply.status, reply.text);
+            reply.check_envelope(&reply.text);
+            let text = reply.text.to_lowercase();
+            for leak in ["entities_hidden_away", "relation", "no such table", "sql", "diesel", "storage", "postgres", "sqlite"] {
+                assert!(!text.contains(leak), "a 5xx body shows '{leak}': {}", reply.text);
+            }
+            let request_id = reply.header("x-request-id").unwrap();
+            assert!(reply.json["error"]["message"].as_str().unwrap().contains(request_id), "{}", reply.text);
+            assert!(matches!(reply.json["error"]["status"].as_str(), Some("INTERNAL" | "UNAVAILABLE")), "{}", reply.text);
+        }
+        server.execute_sql("ALTER TABLE entities_hidden_away RENAME TO entities");
+        server.entity("jane-doe");
+    }
+
+    /// Every dynamic value quoted in an error message is also in the ErrorInfo
+    /// metadata.
+    fn error_metadata_holds_the_message_values(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        let replies = [
+            server.get(&format!("{ENTITIES}/nobody")),
+            server.get(&format!("{ENTITIES}?pageSize=abc")),
+            server.get(&format!("{ENTITIES}{}", query(&[("filter", "colour = \"red\"")]))),
+            server.get(&format!("{ENTITIES}{}", query(&[("orderBy", "colour")]))),
+            server.get(&format!("{ENTITIES}?colour=red")),
+            server.post(&format!("{ENTITIES}?entityId=Bad_ID"), &person("Ann Lee")),
+            server.post(&format!("{ENTITIES}/jane-doe:addEntityRelationship"), &json!({"relatedEntity": "entities/nobody", "relationshipType": "OTHER"})),
+            server.patch(&format!("{ENTITIES}/jane-doe?updateMask=colour"), &json!({})),
+            server.post(&format!("{ENTITIES}/jane-doe:undelete"), &json!({})),
+        ];
+        let mut missing = Vec::new();
+        for reply in &replies {
+            reply.check_envelope(&reply.text);
+            let message = reply.json["error"]["message"].as_str().unwrap_or("");
+            let metadata: Vec<&str> = reply
+                .detail("ErrorInfo")
+                .and_then(|i| i["metadata"].as_object())
+                .map(|m| m.values().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            // `'-'` in "letters, digits and '-'" is fixed text, not a value.
+            for value in quoted(message).into_iter().filter(|v| *v != "-") {
+                if !metadata.contains(&value) {
+                    missing.push(format!("{}: '{value}' of \"{message}\" is not in the metadata {metadata:?}", reply.request));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "message values missing from ErrorInfo.metadata:\n{}", missing.join("\n"));
+    }
+}
