@@ -17,8 +17,9 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   field named twice in `orderBy` (read from the request), and a request id used before
   with another request (REQUEST_ID_REUSED: it depends on an earlier request), and a
   risk model's rules over the order of its thresholds and age bands, the last of
-  them, and factors or countries given twice, an individual's date of birth against
-  today, an identity document's dates against each other and today, its files against its entity, a Medicare number's check digit
+  them (only the last band has no upper bound), and factors or countries given twice,
+  an individual's date of birth against today, an identity document's dates against
+  each other and today, its files against its entity, a Medicare number's check digit
   and, in an update, a new number against the stored document type, and an integer
   written with a fraction (`58.0`, an integer to JSON Schema).
 
@@ -117,6 +118,19 @@ def _only_unstatable_fields(error):
     return bool(fields) and fields <= UNSTATABLE_FIELDS
 
 
+# A reason on a field whose rule depends on its place in a list: every age band but the
+# last needs its upper bound (REQUIRED on `...bands[i].below`).
+UNSTATABLE_AT = ((re.compile(r"\.bands\[[0-9]+\]\.below$"), "REQUIRED"),)
+
+
+def _positional(violation):
+    """The violation is of a rule over a field's place in its list (see above)."""
+    field = violation.get("field", "")
+    return any(
+        pattern.search(field) and violation.get("reason") == reason for pattern, reason in UNSTATABLE_AT
+    )
+
+
 def _only_unstatable_reasons(error, case):
     """Every field violation has a reason of a rule JSON Schema cannot state, or
     refuses an integer written with a fraction (`58.0`): JSON Schema's `integer`
@@ -126,7 +140,7 @@ def _only_unstatable_reasons(error, case):
         reasons = reasons | UNSTATABLE_ON_UPDATE
     violations = _violations(error)
     return bool(violations) and all(
-        v.get("reason") in reasons or _integral_float(v.get("description", ""))
+        v.get("reason") in reasons or _positional(v) or _integral_float(v.get("description", ""))
         for v in violations
     )
 

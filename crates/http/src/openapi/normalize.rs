@@ -944,6 +944,15 @@ fn parameter_rule(route: &Route, location: &str, name: &str) -> Option<Value> {
             json!({ "pattern": UpdateMask::pattern(update_table(route)?) })
         }
         ("query", "orderBy") => json!({ "pattern": OrderBy::pattern(list_spec(route)?.sortable) }),
+        // The spec's rule: 4 to 63 of `[a-z0-9-]` in any order, but not a UUID, bare
+        // or hyphenated (INVALID_RESOURCE_ID).
+        ("query", "activityLogTypeId" | "activityLogId") => json!({
+            "pattern": "^[a-z0-9-]{4,63}$",
+            "not": { "anyOf": [
+                { "pattern": "^[0-9a-f]{32}$" },
+                { "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" }
+            ] }
+        }),
         ("query", id) if id.ends_with("Id") => json!({ "pattern": USER_ID_PATTERN }),
         _ => return None,
     };
