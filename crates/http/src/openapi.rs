@@ -213,6 +213,8 @@ pub async fn document() -> HttpResponse {
 mod tests {
     use std::collections::BTreeSet;
 
+    use serde_json::json;
+
     use super::*;
 
     fn operations() -> Vec<(String, String, &'static Value)> {
@@ -248,6 +250,30 @@ mod tests {
             schemas["Address"]["properties"]["postalCode"]["maxLength"],
             rics_domain::entity::validate::MAX_POSTAL_CODE
         );
+    }
+
+    #[test]
+    fn free_form_json_refuses_nul_at_any_depth() {
+        let payload_schema = json!({
+            "components": served()["components"],
+            "$ref": "#/components/schemas/ActivityLogType/properties/payloadSchema",
+        });
+        let validator = jsonschema::validator_for(&payload_schema);
+        assert!(validator.is_ok(), "{validator:?}");
+        let Ok(validator) = validator else { return };
+        for fits in [
+            json!({}),
+            json!({"type": "object", "properties": {"a": {"enum": ["tab\there", 1, null]}}}),
+        ] {
+            assert!(validator.is_valid(&fits), "{fits}");
+        }
+        for refused in [
+            json!({"a\u{0}": 1}),
+            json!({"properties": {"a": {"enum": ["x\u{0}"]}}}),
+            json!({"allOf": [{"properties": {"b\u{0}": true}}]}),
+        ] {
+            assert!(!validator.is_valid(&refused), "{refused}");
+        }
     }
 
     #[test]

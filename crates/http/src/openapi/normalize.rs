@@ -251,6 +251,7 @@ fn referenced_schema(property: &Map<String, Value>) -> Option<String> {
 /// of a rating, whose reasons quote that input.
 fn state_text_rule(document: &mut Value) {
     if let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") {
+        schemas.insert(FREE_FORM_VALUE.into(), free_form_value());
         for (name, schema) in schemas.iter_mut() {
             if matches!(
                 name.as_str(),
@@ -288,7 +289,33 @@ fn state_text_rule(document: &mut Value) {
     }
 }
 
-/// Gives `pattern` to every string of `schema` that has no rule yet.
+/// The component of a value inside free-form JSON.
+const FREE_FORM_VALUE: &str = "JsonValue";
+
+/// Any JSON value whose strings and keys, at any depth, hold no U+0000: each keyword
+/// applies to the instances of its type only, and arrays and objects nest the same rule.
+fn free_form_value() -> Value {
+    let itself = json!({ "$ref": format!("#/components/schemas/{FREE_FORM_VALUE}") });
+    json!({
+        "description": "Any JSON value with no U+0000 in a string or a key, at any depth.",
+        "pattern": WITHOUT_NUL,
+        "propertyNames": { "type": "string", "pattern": WITHOUT_NUL },
+        "additionalProperties": itself,
+        "items": itself,
+    })
+}
+
+/// Whether an object's values are left free: no schema, `true` or `{}`.
+fn is_unconstrained(values: Option<&Value>) -> bool {
+    match values {
+        None | Some(Value::Bool(true)) => true,
+        Some(Value::Object(schema)) => schema.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// Gives `pattern` to every string of `schema` that has no rule yet, and the values of
+/// a free-form object (no properties) the NUL rule at any depth.
 fn strings_by(schema: &mut Value, pattern: &str) {
     let Value::Object(members) = schema else {
         return;
@@ -306,15 +333,18 @@ fn strings_by(schema: &mut Value, pattern: &str) {
     {
         // Keys the schema does not name: of a message, one line like its text; of a
         // free-form value (no properties), data that only refuses NUL.
-        let keys = if members.contains_key("properties") {
-            pattern
-        } else {
-            WITHOUT_NUL
-        };
+        let free_form = !members.contains_key("properties");
+        let keys = if free_form { WITHOUT_NUL } else { pattern };
         members.insert(
             "propertyNames".into(),
             json!({ "type": "string", "pattern": keys }),
         );
+        if free_form && is_unconstrained(members.get("additionalProperties")) {
+            members.insert(
+                "additionalProperties".into(),
+                json!({ "$ref": format!("#/components/schemas/{FREE_FORM_VALUE}") }),
+            );
+        }
     }
     for keyword in ["items", "additionalProperties", "propertyNames"] {
         if let Some(inner) = members.get_mut(keyword) {
