@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use crate::error::{Error, Result};
 use crate::identity::ports::IdentityRepository;
 use crate::operation::OperationRepository;
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::time::{Clock, Timestamp};
 
@@ -22,18 +22,60 @@ pub const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
 pub const PURGE_BATCH: u32 = 500;
 
 /// A collection whose soft-deleted resources are purged when their purge time passes.
+/// A collection declares how it finds what is due and purges one; the run over a
+/// batch is written once, in [`Purge::purge_expired`].
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait Purge: Send + Sync {
     /// The collection, as the report names it (`entities`).
     fn collection(&self) -> &'static str;
 
-    /// Purges soft-deleted resources whose purge time has passed (at most `limit`),
-    /// each with its `{kind}.purged` event; returns how many were purged.
+    /// The ids of soft-deleted resources whose purge time is before `now`, across
+    /// tenants, oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// Only the common storage errors.
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>>;
+
+    /// Removes the resource `due` names, with its `{kind}.purged` events written by
+    /// `system`, if it is still soft-deleted with a purge time before `due.now`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone or no longer due; the common
+    /// storage errors.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()>;
+
+    /// Purges the resources due at `now` (at most `limit`); returns how many were
+    /// purged. One that is restored or removed meanwhile is passed over.
     ///
     /// # Errors
     /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64>;
+    async fn purge_expired(&self, system: &Principal, now: Timestamp, limit: u32) -> Result<u64> {
+        let due = self.find_purge_due(now, limit).await.map_err(Error::from)?;
+        let mut purged = 0;
+        for (tenant, id) in due {
+            match self.purge_one(system, &PurgeDue { tenant, id, now }).await {
+                Ok(()) => purged += 1,
+                Err(RepositoryError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(purged)
+    }
+}
+
+/// What storage answers: the value, or why it failed.
+pub type Stored<T> = std::result::Result<T, RepositoryError>;
+
+/// A soft-deleted resource whose purge time had passed when the run began.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PurgeDue {
+    /// Its tenant.
+    pub tenant: TenantId,
+    /// Its id.
+    pub id: String,
+    /// The time of the run: it is purged only if it is still due then.
+    pub now: Timestamp,
 }
 
 /// The idempotency keys of every tenant (AIP-155).
@@ -87,13 +129,13 @@ impl Housekeeping {
     /// Runs every task once; a failed task does not stop the others.
     pub async fn run(&self) -> Report {
         let mut report = Report::default();
+        let now = self.clock.now();
         for purge in &self.purges {
-            let purged = purge.purge_expired(&self.system, PURGE_BATCH).await;
+            let purged = purge.purge_expired(&self.system, now, PURGE_BATCH).await;
             report
                 .tasks
                 .push((format!("purge {}", purge.collection()), purged));
         }
-        let now = self.clock.now();
         let expired = self
             .idempotency_keys
             .expire(now.minus(IDEMPOTENCY_WINDOW))
@@ -121,7 +163,6 @@ mod tests {
     use super::*;
     use crate::identity::ports::MockIdentityRepository;
     use crate::operation::MockOperationRepository;
-    use crate::principal::TenantId;
     use crate::time::MockClock;
 
     fn purge(collection: &'static str, outcome: Result<u64>) -> Arc<dyn Purge> {
@@ -129,9 +170,59 @@ mod tests {
         purge.expect_collection().return_const(collection);
         purge
             .expect_purge_expired()
-            .withf(|system, limit| system.subject == "system" && *limit == PURGE_BATCH)
-            .return_once(move |_, _| outcome);
+            .withf(|system, _, limit| system.subject == "system" && *limit == PURGE_BATCH)
+            .return_once(move |_, _, _| outcome);
         Arc::new(purge)
+    }
+
+    /// A collection of three due resources: `b` was restored meanwhile, `x` fails.
+    struct ThreeDue;
+
+    #[async_trait]
+    impl Purge for ThreeDue {
+        fn collection(&self) -> &'static str {
+            "things"
+        }
+
+        async fn find_purge_due(
+            &self,
+            _now: Timestamp,
+            limit: u32,
+        ) -> Stored<Vec<(TenantId, String)>> {
+            let ids = ["a", "b", "c", "x"].into_iter().take(limit as usize);
+            Ok(ids.map(|id| (TenantId::new("t"), id.into())).collect())
+        }
+
+        async fn purge_one(&self, _system: &Principal, due: &PurgeDue) -> Stored<()> {
+            match due.id.as_str() {
+                "b" => Err(RepositoryError::NotFound),
+                "x" => Err(RepositoryError::Unavailable("down".into())),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_purge_counts_what_it_removed_and_stops_at_a_failure() {
+        let now = Timestamp::from_unix_micros(1_000_000).unwrap();
+        assert_eq!(ThreeDue.purge_expired(&system(), now, 3).await, Ok(2));
+        assert_eq!(
+            ThreeDue
+                .purge_expired(&system(), now, 4)
+                .await
+                .unwrap_err()
+                .code,
+            crate::error::Code::Unavailable
+        );
+    }
+
+    fn system() -> Principal {
+        Principal {
+            tenant: TenantId::new("system"),
+            subject: "system".into(),
+            display_name: "rics".into(),
+            scopes: Default::default(),
+        }
     }
 
     #[tokio::test]
@@ -165,12 +256,7 @@ mod tests {
             Arc::new(identity),
             Arc::new(operations),
             Arc::new(clock),
-            Principal {
-                tenant: TenantId::new("system"),
-                subject: "system".into(),
-                display_name: "rics".into(),
-                scopes: Default::default(),
-            },
+            system(),
         );
         let report = housekeeping.run().await;
         let outcomes: Vec<(&str, Option<u64>)> = report

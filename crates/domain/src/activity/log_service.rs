@@ -18,12 +18,12 @@ use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, Referred};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::repository::{IdempotencyKey, RepositoryError};
 use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
@@ -545,34 +545,25 @@ impl Purge for ActivityLogService {
         "activity logs"
     }
 
-    /// Purges soft-deleted logs whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `activity_log.purged` event; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .logs
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "activity_log.purged",
-                &ActivityLog::name_of(&id),
-                system,
-                now,
-            );
-            match self.logs.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.logs.find_purge_due(now, limit).await
+    }
+
+    /// Removes the log with a tenant-level `activity_log.purged` event.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "activity_log.purged",
+            &ActivityLog::name_of(id),
+            system,
+            now,
+        );
+        self.logs.purge(tenant, id, now, &[event]).await
     }
 }
 

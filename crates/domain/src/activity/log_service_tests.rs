@@ -502,7 +502,7 @@ async fn purge_writes_a_tenant_level_event() {
         .returning(|_, _, _, _| Ok(()));
     assert_eq!(
         service_with(logs)
-            .purge_expired(&principal(), 100)
+            .purge_expired(&principal(), now(), 100)
             .await
             .unwrap(),
         1

@@ -14,13 +14,13 @@ use super::ports::ActivityLogTypeRepository;
 
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::Principal;
-use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::principal::{Principal, TenantId};
+use crate::repository::IdempotencyKey;
 use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
@@ -300,34 +300,21 @@ impl Purge for ActivityLogTypeService {
         "activity log types"
     }
 
-    /// Purges soft-deleted types whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `activity_log_type.purged` event; returns how many were
-    /// purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = self.event(
-                "activity_log_type.purged",
-                &ActivityLogType::name_of(&id),
-                system,
-                now,
-            );
-            match self.repository.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.repository.find_purge_due(now, limit).await
+    }
+
+    /// Removes the type with a tenant-level `activity_log_type.purged` event; its logs
+    /// keep its name.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let name = ActivityLogType::name_of(id);
+        let event = self.event("activity_log_type.purged", &name, system, now);
+        self.repository.purge(tenant, id, now, &[event]).await
     }
 }
 

@@ -409,7 +409,7 @@ async fn purge_removes_only_what_is_still_due() {
         });
     assert_eq!(
         service(repository)
-            .purge_expired(&principal(), 10)
+            .purge_expired(&principal(), now(), 10)
             .await
             .unwrap(),
         1

@@ -16,7 +16,7 @@ use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
@@ -549,31 +549,25 @@ impl Purge for AlertService {
         "alerts"
     }
 
-    /// Purges soft-deleted alerts whose purge time has passed (at most `limit`), each
-    /// with its `alert.purged` events; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.alerts.find_purge_due(now, limit).await
+    }
+
+    /// Removes the alert with its `alert.purged` events (one per scope its events
+    /// have).
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let alert = self
             .alerts
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let Some(alert) = self.alerts.get(&tenant, &id).await.map_err(Error::from)? else {
-                continue;
-            };
-            let events = self.events("alert.purged", &alert, system, now, None, None);
-            match self.alerts.purge(&tenant, &id, now, &events).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+            .get(tenant, id)
+            .await?
+            .ok_or(RepositoryError::NotFound)?;
+        let events = self.events("alert.purged", &alert, system, now, None, None);
+        self.alerts.purge(tenant, id, now, &events).await
     }
 }
 

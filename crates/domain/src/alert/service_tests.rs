@@ -490,7 +490,10 @@ async fn expired_alerts_are_purged_with_an_event_per_entity() {
         })
         .times(1)
         .returning(|_, _, _, _| Ok(()));
-    assert_eq!(service(alerts).purge_expired(&principal(), 10).await, Ok(1));
+    assert_eq!(
+        service(alerts).purge_expired(&principal(), now(), 10).await,
+        Ok(1)
+    );
 }
 
 #[tokio::test]

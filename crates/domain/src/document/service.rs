@@ -18,14 +18,14 @@ use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::repository::{IdempotencyKey, RepositoryError};
 use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
@@ -597,37 +597,24 @@ impl Purge for DocumentService {
         "documents"
     }
 
-    /// Purges soft-deleted documents whose purge time has passed (at most `limit`),
-    /// each with a `document.purged` event of its entity; returns how many were
-    /// purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.documents.find_purge_due(now, limit).await
+    }
+
+    /// Removes the document with a `document.purged` event of its entity.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let document = self
             .documents
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let Some(document) = self
-                .documents
-                .get(&tenant, &id)
-                .await
-                .map_err(Error::from)?
-            else {
-                continue;
-            };
-            let event = self.event("document.purged", &document, system, now);
-            match self.documents.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+            .get(tenant, id)
+            .await?
+            .ok_or(RepositoryError::NotFound)?;
+        let event = self.event("document.purged", &document, system, now);
+        self.documents.purge(tenant, id, now, &[event]).await
     }
 }
 

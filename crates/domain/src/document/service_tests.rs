@@ -429,7 +429,7 @@ async fn a_purge_records_an_event_of_the_entity_and_skips_what_is_gone() {
         .returning(|_, _, _, _| Ok(()));
     assert_eq!(
         service(documents)
-            .purge_expired(&principal(), 10)
+            .purge_expired(&principal(), now(), 10)
             .await
             .unwrap(),
         1

@@ -20,12 +20,12 @@ use super::validate::{MAX_TAGS, check_tag, validate_entity};
 use crate::batch::{self, Collection};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::repository::{IdempotencyKey, RepositoryError};
 use crate::resource::{self, fingerprint, parse_body, to_json};
 use crate::time::{Clock, Timestamp};
@@ -671,38 +671,29 @@ impl Purge for EntityService {
         "entities"
     }
 
-    /// Purges soft-deleted entities whose purge time has passed (at most `limit`), each
-    /// with a tenant-level `entity.purged` event; returns how many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.repository.find_purge_due(now, limit).await
+    }
+
+    /// Erases the entity as `:hardDelete` does (the erasure plan), with a tenant-level
+    /// `entity.purged` event.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "entity.purged",
+            &Entity::name_of(id),
+            system,
+            now,
+        );
+        self.repository
+            .hard_delete(tenant, id, EraseGuard::PurgeDue(now), &[event])
             .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "entity.purged",
-                &Entity::name_of(&id),
-                system,
-                now,
-            );
-            match self
-                .repository
-                .hard_delete(&tenant, &id, EraseGuard::PurgeDue(now), &[event])
-                .await
-            {
-                Ok(_) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+            .map(|_| ())
     }
 }
 

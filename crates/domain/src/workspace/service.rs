@@ -15,13 +15,13 @@ use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
-use crate::housekeeping::Purge;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::Principal;
-use crate::repository::{IdempotencyKey, RepositoryError};
+use crate::principal::{Principal, TenantId};
+use crate::repository::IdempotencyKey;
 use crate::resource::{self, fingerprint, parse_body};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
@@ -394,29 +394,20 @@ impl Purge for WorkspaceService {
         "workspaces"
     }
 
-    /// Purges soft-deleted workspaces whose purge time has passed (at most `limit`),
-    /// each with its notes and a tenant-level `workspace.purged` event; returns how
-    /// many were purged.
-    ///
-    /// # Errors
-    /// UNAVAILABLE or INTERNAL when storage fails.
-    async fn purge_expired(&self, system: &Principal, limit: u32) -> Result<u64> {
-        let now = self.clock.now();
-        let due = self
-            .repository
-            .find_purge_due(now, limit)
-            .await
-            .map_err(Error::from)?;
-        let mut purged = 0;
-        for (tenant, id) in due {
-            let event = self.event("workspace.purged", &Workspace::name_of(&id), system, now);
-            match self.repository.purge(&tenant, &id, now, &[event]).await {
-                Ok(()) => purged += 1,
-                Err(RepositoryError::NotFound) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(purged)
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        self.repository.find_purge_due(now, limit).await
+    }
+
+    /// Removes the workspace with its notes, and writes a tenant-level
+    /// `workspace.purged` event.
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let &PurgeDue {
+            ref tenant,
+            ref id,
+            now,
+        } = due;
+        let event = self.event("workspace.purged", &Workspace::name_of(id), system, now);
+        self.repository.purge(tenant, id, now, &[event]).await
     }
 }
 
