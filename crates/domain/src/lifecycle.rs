@@ -7,9 +7,35 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::error::{Code, Error, Result};
+use crate::id::is_well_formed_id;
 use crate::principal::Principal;
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::resource::Named;
 use crate::time::{Clock, Timestamp};
+
+/// The resource `id` as `fetch` reads it from storage, deleted or not (AIP-131). The
+/// id is checked before anything is read.
+///
+/// # Errors
+/// INVALID_ARGUMENT (`INVALID_NAME`) for a malformed id; NOT_FOUND when there is none;
+/// what storage fails with, naming the resource.
+pub async fn read<R: Named>(
+    id: &str,
+    fetch: impl Future<Output = std::result::Result<Option<R>, RepositoryError>>,
+) -> Result<R> {
+    let name = R::name_of(id);
+    if !is_well_formed_id(id) {
+        return Err(Error::invalid_field(
+            "name",
+            "INVALID_NAME",
+            format!("'{name}' is not a valid {} name", R::LABEL),
+        ));
+    }
+    fetch
+        .await
+        .map_err(|e| e.for_resource(&name))?
+        .ok_or_else(|| Error::not_found(&name))
+}
 
 /// Checks a client's etag against the current one; an absent or empty etag passes.
 ///
@@ -143,10 +169,17 @@ pub trait SoftDeletable: Clone {
 }
 
 /// Implements [`SoftDeletable`] for resources whose fields are named `name`, `etag`,
-/// `delete_time` and `purge_time`.
+/// `delete_time` and `purge_time`, and gives them `is_deleted()`.
 #[macro_export]
 macro_rules! soft_deletable {
     ($($resource:ty),+ $(,)?) => {$(
+        impl $resource {
+            /// Whether it is soft-deleted.
+            pub fn is_deleted(&self) -> bool {
+                self.delete_time.is_some()
+            }
+        }
+
         impl $crate::lifecycle::SoftDeletable for $resource {
             fn resource_name(&self) -> &str {
                 &self.name
@@ -415,6 +448,7 @@ mod tests {
             panic!("a live thing is deleted");
         };
         assert_eq!(current, thing(false));
+        assert!(deleted.is_deleted() && !current.is_deleted());
         assert_eq!(
             (deleted.delete_time, deleted.purge_time),
             (Some(now), Some(now.plus(week)))

@@ -8,6 +8,50 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
+/// A resource named `{collection}/{id}`, as its model declares it with
+/// [`named_resource!`](crate::named_resource).
+pub trait Named {
+    /// The collection id in resource names (`activityLogTypes`).
+    const COLLECTION: &'static str;
+    /// What messages call one (`activity log type`).
+    const LABEL: &'static str;
+
+    /// The resource name of the one with `id`.
+    fn name_of(id: &str) -> String {
+        format!("{}/{id}", Self::COLLECTION)
+    }
+}
+
+/// Declares a model with a `name` field a resource named `{collection}/{id}`: gives it
+/// `COLLECTION`, `name_of(id)` and `id()`, and implements [`Named`] with `label`, the
+/// word messages use for one.
+#[macro_export]
+macro_rules! named_resource {
+    ($resource:ty, $collection:literal, $label:literal) => {
+        impl $resource {
+            /// The collection id in resource names.
+            pub const COLLECTION: &'static str = $collection;
+
+            /// The resource name of the one with `id`.
+            pub fn name_of(id: &str) -> String {
+                <$resource as $crate::resource::Named>::name_of(id)
+            }
+
+            /// The id part of the resource name.
+            pub fn id(&self) -> &str {
+                self.name
+                    .strip_prefix(concat!($collection, "/"))
+                    .unwrap_or(self.name.as_str())
+            }
+        }
+
+        impl $crate::resource::Named for $resource {
+            const COLLECTION: &'static str = $collection;
+            const LABEL: &'static str = $label;
+        }
+    };
+}
+
 /// The strong etag (AIP-154) of version `revision` of the resource with `uid`:
 /// a quoted hex digest, changing on every change, including delete and undelete.
 pub fn etag(uid: &str, revision: i64) -> String {

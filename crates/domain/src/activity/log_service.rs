@@ -239,19 +239,7 @@ impl ActivityLogService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<ActivityLog> {
-        let name = ActivityLog::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "name",
-                "INVALID_NAME",
-                format!("'{name}' is not a valid activity log name"),
-            ));
-        }
-        self.logs
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read(id, self.logs.get(&principal.tenant, id)).await
     }
 
     /// Several logs by name, in the order asked, deleted ones included, all or

@@ -113,27 +113,7 @@ pub struct ActivityLogType {
     pub revision: i64,
 }
 
-impl ActivityLogType {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "activityLogTypes";
-
-    /// The resource name of the type with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", ActivityLogType::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("activityLogTypes/")
-            .unwrap_or(self.name.as_str())
-    }
-
-    /// Whether the type is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
-}
+crate::named_resource!(ActivityLogType, "activityLogTypes", "activity log type");
 
 /// The record of one activity about one or more entities. Immutable once written: it
 /// can only be deleted (softly) and restored.
@@ -232,22 +212,9 @@ pub struct ActivityLog {
     pub revision: i64,
 }
 
+crate::named_resource!(ActivityLog, "activityLogs", "activity log");
+
 impl ActivityLog {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "activityLogs";
-
-    /// The resource name of the log with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", ActivityLog::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("activityLogs/")
-            .unwrap_or(self.name.as_str())
-    }
-
     /// The ids of the entities the log names.
     pub fn entity_ids(&self) -> Vec<&str> {
         self.entity_names
@@ -256,10 +223,6 @@ impl ActivityLog {
             .collect()
     }
 
-    /// Whether the log is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
 }
 
 crate::soft_deletable!(ActivityLog, ActivityLogType);

@@ -15,7 +15,7 @@ use super::ports::ActivityLogTypeRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
+use crate::id::{IdGenerator, parse_request_id, validate_spec_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -126,19 +126,7 @@ impl ActivityLogTypeService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<ActivityLogType> {
-        let name = ActivityLogType::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "name",
-                "INVALID_NAME",
-                format!("'{name}' is not a valid activity log type name"),
-            ));
-        }
-        self.repository
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read(id, self.repository.get(&principal.tenant, id)).await
     }
 
     /// One page of types (AIP-132, AIP-158, AIP-160); a fuzzy search on

@@ -170,22 +170,9 @@ pub struct AlertType {
     pub revision: i64,
 }
 
+crate::named_resource!(AlertType, "alertTypes", "alert type");
+
 impl AlertType {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "alertTypes";
-
-    /// The resource name of the alert type with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", AlertType::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("alertTypes/")
-            .unwrap_or(self.name.as_str())
-    }
-
     /// The `uid` of the default type `id` of `tenant`: `{tenant}:{id}`. Derived rather
     /// than random so that the migration, which has no portable way to make a random
     /// UUID in SQL, gives existing tenants the same values a new tenant gets. It is
@@ -336,27 +323,7 @@ pub struct Alert {
     pub revision: i64,
 }
 
-impl Alert {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "alerts";
-
-    /// The resource name of the alert with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", Alert::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("alerts/")
-            .unwrap_or(self.name.as_str())
-    }
-
-    /// Whether the alert is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
-}
+crate::named_resource!(Alert, "alerts", "alert");
 
 /// What an internal caller (a job) says when it raises an alert: the fields a client
 /// could set on create.

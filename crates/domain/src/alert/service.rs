@@ -254,19 +254,7 @@ impl AlertService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Alert> {
-        let name = Alert::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "name",
-                "INVALID_NAME",
-                format!("'{name}' is not a valid alert name"),
-            ));
-        }
-        self.alerts
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read(id, self.alerts.get(&principal.tenant, id)).await
     }
 
     /// One page of alerts, newest first unless `orderBy` says otherwise (AIP-132,

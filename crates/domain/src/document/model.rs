@@ -179,22 +179,9 @@ pub struct Document {
     pub revision: i64,
 }
 
+crate::named_resource!(Document, "documents", "document");
+
 impl Document {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "documents";
-
-    /// The resource name of the document with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", Document::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("documents/")
-            .unwrap_or(self.name.as_str())
-    }
-
     /// The id of the entity the document belongs to.
     pub fn entity_id(&self) -> &str {
         self.entity
@@ -202,10 +189,6 @@ impl Document {
             .unwrap_or(self.entity.as_str())
     }
 
-    /// Whether the document is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
 }
 
 crate::soft_deletable!(Document);

@@ -151,19 +151,7 @@ impl DocumentService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Document> {
-        let name = Document::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "name",
-                "INVALID_NAME",
-                format!("'{name}' is not a valid document name"),
-            ));
-        }
-        self.documents
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read(id, self.documents.get(&principal.tenant, id)).await
     }
 
     /// One page of the tenant's documents, oldest first unless `orderBy` says

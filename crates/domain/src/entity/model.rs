@@ -515,26 +515,9 @@ pub struct Entity {
     pub revision: i64,
 }
 
+crate::named_resource!(Entity, "entities", "entity");
+
 impl Entity {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "entities";
-
-    /// The resource name of the entity with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", Entity::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("entities/")
-            .unwrap_or(self.name.as_str())
-    }
-
-    /// Whether the entity is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
 
     /// The entity type the details object implies, when exactly one is set.
     pub fn implied_type(&self) -> Option<EntityType> {

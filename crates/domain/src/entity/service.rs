@@ -149,12 +149,7 @@ impl EntityService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Entity> {
-        check_id(id)?;
-        self.repository
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&Entity::name_of(id)))?
-            .ok_or_else(|| Error::not_found(&Entity::name_of(id)))
+        lifecycle::read(id, self.repository.get(&principal.tenant, id)).await
     }
 
     /// Several entities by name, in the order asked, all or nothing (AIP-231).
@@ -597,18 +592,6 @@ impl EntityService {
                 other => return other,
             }
         }
-    }
-}
-
-fn check_id(id: &str) -> Result<()> {
-    if is_well_formed_id(id) {
-        Ok(())
-    } else {
-        Err(Error::invalid_field(
-            "name",
-            "INVALID_NAME",
-            format!("'entities/{id}' is not a valid entity name"),
-        ))
     }
 }
 

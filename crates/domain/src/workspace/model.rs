@@ -87,26 +87,6 @@ pub struct Workspace {
     pub revision: i64,
 }
 
-impl Workspace {
-    /// The collection id in resource names.
-    pub const COLLECTION: &'static str = "workspaces";
-
-    /// The resource name of the workspace with `id`.
-    pub fn name_of(id: &str) -> String {
-        format!("{}/{id}", Workspace::COLLECTION)
-    }
-
-    /// The id part of the resource name.
-    pub fn id(&self) -> &str {
-        self.name
-            .strip_prefix("workspaces/")
-            .unwrap_or(self.name.as_str())
-    }
-
-    /// Whether the workspace is soft-deleted.
-    pub fn is_deleted(&self) -> bool {
-        self.delete_time.is_some()
-    }
-}
+crate::named_resource!(Workspace, "workspaces", "workspace");
 
 crate::soft_deletable!(Workspace);

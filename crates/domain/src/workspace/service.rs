@@ -16,7 +16,7 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, parse_request_id, validate_user_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse, Paging};
@@ -129,19 +129,7 @@ impl WorkspaceService {
     /// # Errors
     /// INVALID_ARGUMENT for a malformed id; NOT_FOUND.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Workspace> {
-        let name = Workspace::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "name",
-                "INVALID_NAME",
-                format!("'{name}' is not a valid workspace name"),
-            ));
-        }
-        self.repository
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read(id, self.repository.get(&principal.tenant, id)).await
     }
 
     /// One page of workspaces (AIP-132, AIP-158, AIP-160).
