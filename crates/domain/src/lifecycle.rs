@@ -5,12 +5,15 @@ use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::error::{Code, Error, Result};
-use crate::id::is_well_formed_id;
-use crate::principal::Principal;
+use crate::event::NewEvent;
+use crate::id::{IdGenerator, is_well_formed_id};
+use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
-use crate::resource::Named;
+use crate::resource::{Named, fingerprint, to_json};
 use crate::time::{Clock, Timestamp};
 
 /// The resource `id` as `fetch` reads it from storage, deleted or not (AIP-131). The
@@ -155,24 +158,61 @@ where
     }
 }
 
-/// A resource with the soft-delete fields of AIP-164: `name`, `etag`, `deleteTime`
-/// and `purgeTime`.
-pub trait SoftDeletable: Clone {
+/// The idempotency key of a create (AIP-155) with `request_id`, when there is one:
+/// bound to `method` and to a fingerprint of its parameters `parts`, and recording
+/// `name`, the resource it makes.
+pub fn create_key(
+    request_id: Option<impl ToString>,
+    method: &'static str,
+    parts: &[(&str, &Value)],
+    name: &str,
+) -> Option<IdempotencyKey> {
+    request_id.map(|request_id| IdempotencyKey {
+        request_id: request_id.to_string(),
+        method,
+        fingerprint: fingerprint(method, parts),
+        resource_name: name.to_owned(),
+    })
+}
+
+/// A stored resource with counted versions (AIP-154) and the soft-delete fields of
+/// AIP-164: `name`, `etag`, `revision`, `deleteTime` and `purgeTime`, as its model
+/// declares it with [`soft_deletable!`](crate::soft_deletable).
+pub trait SoftDeletable: Clone + Serialize + Send + Sync + 'static {
     /// The resource name.
     fn resource_name(&self) -> &str;
     /// The current etag.
     fn current_etag(&self) -> &str;
+    /// The stored version this is.
+    fn revision(&self) -> i64;
     /// Whether it is soft-deleted.
     fn is_soft_deleted(&self) -> bool;
     /// Sets (or, with `None`, clears) its deletion and purge times.
     fn set_deletion(&mut self, deletion: Option<(Timestamp, Timestamp)>);
+    /// Makes this the version after `current`, changed at `now`: the next revision,
+    /// its etag and, where the resource has one, its update time.
+    fn follow(&mut self, current: &Self, now: Timestamp);
+    /// The ids of the entities its events belong to; none for a tenant-level resource.
+    fn event_entities(&self) -> Vec<&str>;
+    /// Makes this the first version of the resource `name` with `uid`, created at
+    /// `now`.
+    fn begin(&mut self, name: String, uid: String, now: Timestamp);
 }
 
-/// Implements [`SoftDeletable`] for resources whose fields are named `name`, `etag`,
-/// `delete_time` and `purge_time`, and gives them `is_deleted()`.
+/// Implements [`SoftDeletable`] for resources whose fields are named `name`, `uid`,
+/// `etag`, `revision`, `create_time`, `update_time`, `delete_time` and `purge_time`, and gives them
+/// `is_deleted()`. The entities its events belong to come from a method: `entities =
+/// Alert::entity_ids` (ids) or `entity = Document::entity_id` (one id); none when
+/// absent. `without update_time` is for resources that have no update time.
 #[macro_export]
 macro_rules! soft_deletable {
-    ($($resource:ty),+ $(,)?) => {$(
+    ($resource:ty $(, $how:ident = $method:path)?) => {
+        $crate::soft_deletable!(@impl $resource, true, [$($how $method)?]);
+    };
+    ($resource:ty, $how:ident = $method:path, without update_time) => {
+        $crate::soft_deletable!(@impl $resource, false, [$how $method]);
+    };
+    (@impl $resource:ty, $has_update_time:tt, [$($how:ident $method:path)?]) => {
         impl $resource {
             /// Whether it is soft-deleted.
             pub fn is_deleted(&self) -> bool {
@@ -187,6 +227,9 @@ macro_rules! soft_deletable {
             fn current_etag(&self) -> &str {
                 &self.etag
             }
+            fn revision(&self) -> i64 {
+                self.revision
+            }
             fn is_soft_deleted(&self) -> bool {
                 self.delete_time.is_some()
             }
@@ -194,8 +237,194 @@ macro_rules! soft_deletable {
                 self.delete_time = deletion.map(|(delete, _)| delete);
                 self.purge_time = deletion.map(|(_, purge)| purge);
             }
+            fn follow(&mut self, current: &Self, now: $crate::time::Timestamp) {
+                self.revision = current.revision + 1;
+                self.etag = $crate::resource::etag(&self.uid, self.revision);
+                $crate::soft_deletable!(@touch $has_update_time, self, now);
+            }
+            fn event_entities(&self) -> Vec<&str> {
+                $crate::soft_deletable!(@entities self, [$($how $method)?])
+            }
+            fn begin(&mut self, name: String, uid: String, now: $crate::time::Timestamp) {
+                self.name = name;
+                self.uid = uid;
+                self.revision = 1;
+                self.etag = $crate::resource::etag(&self.uid, self.revision);
+                self.create_time = Some(now);
+                $crate::soft_deletable!(@touch $has_update_time, self, now);
+            }
         }
-    )+};
+    };
+    (@touch true, $resource:expr, $now:expr) => {
+        $resource.update_time = Some($now)
+    };
+    (@touch false, $resource:expr, $now:expr) => {{
+        let _ = $now;
+    }};
+    (@entities $resource:expr, []) => {
+        Vec::new()
+    };
+    (@entities $resource:expr, [entities $method:path]) => {
+        $method($resource)
+    };
+    (@entities $resource:expr, [entity $method:path]) => {
+        vec![$method($resource)]
+    };
+}
+
+/// How a service stores a new version of its resource: each change is written with
+/// its events in one write, the events recording what changed.
+#[async_trait]
+pub trait StoreVersions: Send + Sync {
+    /// The resource.
+    type Resource: SoftDeletable;
+
+    /// The first part of its event types: `workspace` for `workspace.created`,
+    /// `workspace.deleted` and `workspace.undeleted`.
+    const EVENT_KIND: &'static str;
+
+    /// Where event ids come from.
+    fn ids(&self) -> &dyn IdGenerator;
+
+    /// The clock changes are dated by.
+    fn clock(&self) -> &dyn Clock;
+
+    /// The resource `id` of the caller's tenant, deleted or not.
+    ///
+    /// # Errors
+    /// NOT_FOUND when it is missing; UNAVAILABLE or INTERNAL when storage fails.
+    async fn read(&self, principal: &Principal, id: &str) -> Result<Self::Resource>;
+
+    /// Stores a new resource with `events`. With an idempotency key: when the key's
+    /// request id was used before, writes nothing and returns
+    /// [`CreateOutcome::Replayed`].
+    ///
+    /// # Errors
+    /// [`RepositoryError::AlreadyExists`] when the id is taken;
+    /// [`RepositoryError::Conflict`] when a concurrent request with the same request id
+    /// stored its key first; what the resource's repository adds.
+    async fn write_new<'a>(
+        &self,
+        tenant: &TenantId,
+        resource: &Self::Resource,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> std::result::Result<CreateOutcome, RepositoryError>;
+
+    /// What a refused write of the new `resource` tells the client; the error as it
+    /// is by default.
+    fn creation_error(&self, _resource: &Self::Resource, error: Error) -> Error {
+        error
+    }
+
+    /// Stores the new `resource` with its `{kind}.created` events, once per `key`
+    /// (AIP-155): a retry of the same request answers the resource the first one
+    /// created, as it is now.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT (`REQUEST_ID_REUSED`) when the request id came with another
+    /// request; ALREADY_EXISTS when the id is taken; what
+    /// [`Self::creation_error`] makes of the other refusals.
+    async fn store_new(
+        &self,
+        principal: &Principal,
+        resource: Self::Resource,
+        key: Option<&IdempotencyKey>,
+        now: Timestamp,
+    ) -> Result<Self::Resource> {
+        let event_type = format!("{}.created", Self::EVENT_KIND);
+        let after = to_json(&resource)?;
+        let events = self.events(&event_type, &resource, principal, now, None, Some(&after));
+        let name = resource.resource_name();
+        let replayed = create_once(name, key, || {
+            self.write_new(&principal.tenant, &resource, key, &events)
+        })
+        .await
+        .map_err(|e| self.creation_error(&resource, e))?;
+        match replayed {
+            None => Ok(resource),
+            Some(first) => {
+                let id = first.rsplit('/').next().unwrap_or(&first);
+                self.read(principal, id).await
+            }
+        }
+    }
+
+    /// Replaces the stored resource with `updated` if its stored revision is still
+    /// `expected_revision`, with `events`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone; [`RepositoryError::Conflict`]
+    /// when its revision changed; the common storage errors.
+    async fn write_version(
+        &self,
+        tenant: &TenantId,
+        updated: &Self::Resource,
+        expected_revision: i64,
+        events: &[NewEvent],
+    ) -> std::result::Result<(), RepositoryError>;
+
+    /// The `event_type` events of a change of `resource` by `principal` at `now`, from
+    /// `before` to `after`: one per entity it belongs to, or one for the tenant.
+    fn events(
+        &self,
+        event_type: &str,
+        resource: &Self::Resource,
+        principal: &Principal,
+        now: Timestamp,
+        before: Option<&Value>,
+        after: Option<&Value>,
+    ) -> Vec<NewEvent> {
+        let event = || {
+            NewEvent::new(
+                self.ids().resource_id(),
+                event_type,
+                resource.resource_name(),
+                principal,
+                now,
+            )
+            .with_changes(before, after)
+        };
+        let entities = resource.event_entities();
+        if entities.is_empty() {
+            return vec![event()];
+        }
+        entities
+            .into_iter()
+            .map(|entity| event().for_entity(entity))
+            .collect()
+    }
+
+    /// Stores `updated` as the version after `current`, changed at `now`, with its
+    /// `event_type` events.
+    ///
+    /// # Errors
+    /// ABORTED when `current` changed meanwhile; NOT_FOUND when it is gone;
+    /// UNAVAILABLE or INTERNAL.
+    async fn save(
+        &self,
+        principal: &Principal,
+        current: &Self::Resource,
+        mut updated: Self::Resource,
+        event_type: &str,
+        now: Timestamp,
+    ) -> Result<Self::Resource> {
+        updated.follow(current, now);
+        let before = to_json(current)?;
+        let after = to_json(&updated)?;
+        let events = self.events(
+            event_type,
+            current,
+            principal,
+            now,
+            Some(&before),
+            Some(&after),
+        );
+        self.write_version(&principal.tenant, &updated, current.revision(), &events)
+            .await
+            .map_err(|e| e.for_resource(current.resource_name()))?;
+        Ok(updated)
+    }
 }
 
 /// What a soft delete does with the resource it read.
@@ -263,38 +492,9 @@ pub fn restore<T: SoftDeletable>(current: &T, etag: Option<&str>) -> Result<T> {
 /// reads one resource, how it stores a change with its event, and what it checks
 /// before either change (a document's entity must be live).
 #[async_trait]
-pub trait SoftDeleteMethods: Send + Sync {
-    /// The resource.
-    type Resource: SoftDeletable + Send + Sync + 'static;
-
-    /// The first part of its event types: `workspace` for `workspace.deleted` and
-    /// `workspace.undeleted`.
-    const EVENT_KIND: &'static str;
-
-    /// The clock deletions are dated by.
-    fn clock(&self) -> &dyn Clock;
-
+pub trait SoftDeleteMethods: StoreVersions {
     /// How long a deleted resource is kept before it is purged.
     fn retention(&self) -> Duration;
-
-    /// The resource `id` of the caller's tenant, deleted or not.
-    ///
-    /// # Errors
-    /// NOT_FOUND when it is missing; UNAVAILABLE or INTERNAL when storage fails.
-    async fn read(&self, principal: &Principal, id: &str) -> Result<Self::Resource>;
-
-    /// Stores `updated` as the next version of `current`, with its `event_type` event.
-    ///
-    /// # Errors
-    /// ABORTED when `current` changed meanwhile; UNAVAILABLE or INTERNAL.
-    async fn store(
-        &self,
-        principal: &Principal,
-        current: &Self::Resource,
-        updated: Self::Resource,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Self::Resource>;
 
     /// What must hold before `current` is deleted or restored; nothing by default.
     ///
@@ -328,7 +528,7 @@ pub trait SoftDeleteMethods: Send + Sync {
             SoftDelete::Store { current, deleted } => {
                 self.check_deletion(principal, &current).await?;
                 let event_type = format!("{}.deleted", Self::EVENT_KIND);
-                self.store(principal, &current, deleted, &event_type, now)
+                self.save(principal, &current, deleted, &event_type, now)
                     .await
                     .map(Some)
             }
@@ -350,7 +550,7 @@ pub trait SoftDeleteMethods: Send + Sync {
         let restored = restore(&current, etag)?;
         self.check_deletion(principal, &current).await?;
         let event_type = format!("{}.undeleted", Self::EVENT_KIND);
-        self.store(
+        self.save(
             principal,
             &current,
             restored,
@@ -361,24 +561,26 @@ pub trait SoftDeleteMethods: Send + Sync {
     }
 }
 
-/// Implements [`SoftDeleteMethods`] for a service with `clock` and `retention` fields
-/// and `get(principal, id)` and `save(principal, current, updated, event_type, now)`
-/// methods, as every resource service has them; `check = method` names the service's
-/// [`SoftDeleteMethods::check_deletion`].
+/// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with `clock`,
+/// `ids` and `retention` fields and a `get(principal, id)` method, as every resource
+/// service has them: `store = field.method` names the repository (whose `create`
+/// writes a new resource) and its method that writes a version (`repository.update`);
+/// `check = method` names the service's [`SoftDeleteMethods::check_deletion`], and
+/// `creation_error = method` its [`StoreVersions::creation_error`].
 macro_rules! soft_delete_methods {
-    ($service:ty, $resource:ty, $kind:literal $(, check = $check:ident)?) => {
+    ($service:ty, $resource:ty, $kind:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)?) => {
         #[async_trait::async_trait]
-        impl $crate::lifecycle::SoftDeleteMethods for $service {
+        impl $crate::lifecycle::StoreVersions for $service {
             type Resource = $resource;
 
             const EVENT_KIND: &'static str = $kind;
 
-            fn clock(&self) -> &dyn $crate::time::Clock {
-                self.clock.as_ref()
+            fn ids(&self) -> &dyn $crate::id::IdGenerator {
+                self.ids.as_ref()
             }
 
-            fn retention(&self) -> std::time::Duration {
-                self.retention
+            fn clock(&self) -> &dyn $crate::time::Clock {
+                self.clock.as_ref()
             }
 
             async fn read(
@@ -389,15 +591,39 @@ macro_rules! soft_delete_methods {
                 self.get(principal, id).await
             }
 
-            async fn store(
+            async fn write_new<'a>(
                 &self,
-                principal: &$crate::principal::Principal,
-                current: &$resource,
-                updated: $resource,
-                event_type: &str,
-                now: $crate::time::Timestamp,
-            ) -> $crate::error::Result<$resource> {
-                self.save(principal, current, updated, event_type, now).await
+                tenant: &$crate::principal::TenantId,
+                resource: &$resource,
+                key: Option<&'a $crate::repository::IdempotencyKey>,
+                events: &[$crate::event::NewEvent],
+            ) -> std::result::Result<$crate::repository::CreateOutcome, $crate::repository::RepositoryError> {
+                self.$store.create(tenant, resource, key, events).await
+            }
+
+            $(
+                fn creation_error(&self, resource: &$resource, error: $crate::error::Error) -> $crate::error::Error {
+                    self.$creation_error(resource, error)
+                }
+            )?
+
+            async fn write_version(
+                &self,
+                tenant: &$crate::principal::TenantId,
+                updated: &$resource,
+                expected_revision: i64,
+                events: &[$crate::event::NewEvent],
+            ) -> std::result::Result<(), $crate::repository::RepositoryError> {
+                self.$store
+                    .$write(tenant, updated, expected_revision, events)
+                    .await
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl $crate::lifecycle::SoftDeleteMethods for $service {
+            fn retention(&self) -> std::time::Duration {
+                self.retention
             }
 
             $(
@@ -419,10 +645,14 @@ pub(crate) use soft_delete_methods;
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug, Clone, PartialEq, Serialize)]
     struct Thing {
         name: String,
+        uid: String,
         etag: String,
+        revision: i64,
+        create_time: Option<Timestamp>,
+        update_time: Option<Timestamp>,
         delete_time: Option<Timestamp>,
         purge_time: Option<Timestamp>,
     }
@@ -432,7 +662,11 @@ mod tests {
     fn thing(deleted: bool) -> Thing {
         Thing {
             name: "things/a".into(),
+            uid: "u".into(),
             etag: "\"e\"".into(),
+            revision: 1,
+            create_time: None,
+            update_time: None,
             delete_time: deleted.then(|| Timestamp::from_unix_micros(1).unwrap()),
             purge_time: deleted.then(|| Timestamp::from_unix_micros(2).unwrap()),
         }

@@ -20,12 +20,12 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, Referred};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::repository::RepositoryError;
+use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
@@ -135,29 +135,21 @@ impl ActivityLogService {
         .await?;
         let now = self.clock.now();
         let id = log_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        log.name = ActivityLog::name_of(&id);
-        log.uid = self.ids.uid();
-        log.revision = 1;
-        log.etag = resource::etag(&log.uid, log.revision);
-        log.create_time = Some(now);
+        log.begin(ActivityLog::name_of(&id), self.ids.uid(), now);
         log.occur_time = log.occur_time.or(Some(now));
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[("activityLogId", &json!(log_id)), ("activityLog", &body)],
-            ),
-            resource_name: log.name.clone(),
-        });
-        let events = self.events("activity_log.created", principal, None, &log, now)?;
-        let replayed = lifecycle::create_once(&log.name, key.as_ref(), || {
-            self.logs
-                .create(&principal.tenant, &log, key.as_ref(), &events)
-        })
-        .await
-        .map_err(|e| match e.code {
-            // A named entity was erased between the check and the write.
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[("activityLogId", &json!(log_id)), ("activityLog", &body)],
+            &log.name,
+        );
+        self.store_new(principal, log, key.as_ref(), now).await
+    }
+
+    /// A new log's write refused NOT_FOUND: an entity it names was erased between the
+    /// check and the write.
+    fn entity_erased(&self, log: &ActivityLog, error: Error) -> Error {
+        match error.code {
             Code::NotFound => Error::new(
                 Code::NotFound,
                 "ENTITY_NOT_FOUND",
@@ -166,16 +158,7 @@ impl ActivityLogService {
                     log.name
                 ),
             ),
-            _ => e,
-        })?;
-        match replayed {
-            None => Ok(log),
-            Some(resource_name) => {
-                let id = resource_name
-                    .strip_prefix("activityLogs/")
-                    .unwrap_or(&resource_name);
-                self.get(principal, id).await
-            }
+            _ => error,
         }
     }
 
@@ -215,13 +198,17 @@ impl ActivityLogService {
         RESERVED_SOURCE.clone_into(&mut log.source);
         self.check_entities(principal, &log.entity_names).await?;
         let now = self.clock.now();
-        log.name = name.clone();
-        log.uid = self.ids.uid();
-        log.revision = 1;
-        log.etag = resource::etag(&log.uid, log.revision);
-        log.create_time = Some(now);
+        log.begin(name.clone(), self.ids.uid(), now);
         log.occur_time = log.occur_time.or(Some(now));
-        let events = self.events("activity_log.created", principal, None, &log, now)?;
+        let after = to_json(&log)?;
+        let events = self.events(
+            "activity_log.created",
+            &log,
+            principal,
+            now,
+            None,
+            Some(&after),
+        );
         match self
             .logs
             .create(&principal.tenant, &log, None, &events)
@@ -348,54 +335,6 @@ impl ActivityLogService {
             }
         }
         Ok(())
-    }
-
-    /// Stores `updated` (a new lifecycle state of `current`), with its events.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &ActivityLog,
-        mut updated: ActivityLog,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<ActivityLog> {
-        updated.revision = current.revision + 1;
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let events = self.events(event_type, principal, Some(current), &updated, now)?;
-        self.logs
-            .update_lifecycle(&principal.tenant, &updated, current.revision, &events)
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
-    /// One event per entity the log names, scoped to that entity, recording the
-    /// change from `before` to `after`.
-    fn events(
-        &self,
-        event_type: &str,
-        principal: &Principal,
-        before: Option<&ActivityLog>,
-        after: &ActivityLog,
-        now: Timestamp,
-    ) -> Result<Vec<NewEvent>> {
-        let before = before.map(to_json).transpose()?;
-        let after_json = to_json(after)?;
-        Ok(after
-            .entity_ids()
-            .into_iter()
-            .map(|entity_id| {
-                NewEvent::new(
-                    self.ids.resource_id(),
-                    event_type,
-                    &after.name,
-                    principal,
-                    now,
-                )
-                .for_entity(entity_id)
-                .with_changes(before.as_ref(), Some(&after_json))
-            })
-            .collect())
     }
 }
 
@@ -556,4 +495,10 @@ impl Purge for ActivityLogService {
 }
 
 // Delete and undelete as every soft-deletable resource has them.
-soft_delete_methods!(ActivityLogService, ActivityLog, "activity_log");
+soft_delete_methods!(
+    ActivityLogService,
+    ActivityLog,
+    "activity_log",
+    store = logs.update_lifecycle,
+    creation_error = entity_erased
+);

@@ -222,10 +222,10 @@ impl ActivityLog {
             .map(|name| name.strip_prefix("entities/").unwrap_or(name))
             .collect()
     }
-
 }
 
-crate::soft_deletable!(ActivityLog, ActivityLogType);
+crate::soft_deletable!(ActivityLog, entities = ActivityLog::entity_ids, without update_time);
+crate::soft_deletable!(ActivityLogType);
 
 #[cfg(test)]
 mod tests {

@@ -16,12 +16,11 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, parse_request_id, validate_spec_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
-use crate::repository::IdempotencyKey;
-use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -83,42 +82,17 @@ impl ActivityLogTypeService {
         validate_type(&mut log_type)?;
         let now = self.clock.now();
         let id = type_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        log_type.name = ActivityLogType::name_of(&id);
-        log_type.uid = self.ids.uid();
-        log_type.revision = 1;
-        log_type.etag = resource::etag(&log_type.uid, log_type.revision);
-        log_type.create_time = Some(now);
-        log_type.update_time = Some(now);
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[
-                    ("activityLogTypeId", &json!(type_id)),
-                    ("activityLogType", &body),
-                ],
-            ),
-            resource_name: log_type.name.clone(),
-        });
-        let after = to_json(&log_type)?;
-        let events = [self
-            .event("activity_log_type.created", &log_type.name, principal, now)
-            .with_changes(None, Some(&after))];
-        let replayed = lifecycle::create_once(&log_type.name, key.as_ref(), || {
-            self.repository
-                .create(&principal.tenant, &log_type, key.as_ref(), &events)
-        })
-        .await?;
-        match replayed {
-            None => Ok(log_type),
-            Some(resource_name) => {
-                let id = resource_name
-                    .strip_prefix("activityLogTypes/")
-                    .unwrap_or(&resource_name);
-                self.get(principal, id).await
-            }
-        }
+        log_type.begin(ActivityLogType::name_of(&id), self.ids.uid(), now);
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[
+                ("activityLogTypeId", &json!(type_id)),
+                ("activityLogType", &body),
+            ],
+            &log_type.name,
+        );
+        self.store_new(principal, log_type, key.as_ref(), now).await
     }
 
     /// The type with `id`, deleted or not.
@@ -194,40 +168,6 @@ impl ActivityLogTypeService {
         )
         .await
     }
-
-    /// Stores `updated` as the next version of `current`, with its event.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &ActivityLogType,
-        mut updated: ActivityLogType,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<ActivityLogType> {
-        updated.revision = current.revision + 1;
-        updated.update_time = Some(now);
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let before = to_json(current)?;
-        let after = to_json(&updated)?;
-        let event = self
-            .event(event_type, &current.name, principal, now)
-            .with_changes(Some(&before), Some(&after));
-        self.repository
-            .update(&principal.tenant, &updated, current.revision, &[event])
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
-    fn event(
-        &self,
-        event_type: &str,
-        resource: &str,
-        principal: &Principal,
-        now: Timestamp,
-    ) -> NewEvent {
-        NewEvent::new(self.ids.resource_id(), event_type, resource, principal, now)
-    }
 }
 
 /// Checks a type and normalises it: an empty `payloadSchema` is no schema.
@@ -301,11 +241,22 @@ impl Purge for ActivityLogTypeService {
             now,
         } = due;
         let name = ActivityLogType::name_of(id);
-        let event = self.event("activity_log_type.purged", &name, system, now);
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "activity_log_type.purged",
+            &name,
+            system,
+            now,
+        );
         self.repository.purge(tenant, id, now, &[event]).await
     }
 }
 
 // Delete and undelete as every soft-deletable resource has them: logs of a deleted
 // type keep it, and new logs cannot name it until it is restored.
-soft_delete_methods!(ActivityLogTypeService, ActivityLogType, "activity_log_type");
+soft_delete_methods!(
+    ActivityLogTypeService,
+    ActivityLogType,
+    "activity_log_type",
+    store = repository.update
+);

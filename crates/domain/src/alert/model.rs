@@ -325,6 +325,16 @@ pub struct Alert {
 
 crate::named_resource!(Alert, "alerts", "alert");
 
+impl Alert {
+    /// The ids of the entities it is about.
+    pub fn entity_ids(&self) -> Vec<&str> {
+        self.entities
+            .iter()
+            .map(|name| name.strip_prefix("entities/").unwrap_or(name))
+            .collect()
+    }
+}
+
 /// What an internal caller (a job) says when it raises an alert: the fields a client
 /// could set on create.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -361,7 +371,7 @@ impl NewAlert {
     }
 }
 
-crate::soft_deletable!(Alert);
+crate::soft_deletable!(Alert, entities = Alert::entity_ids);
 
 #[cfg(test)]
 mod tests {

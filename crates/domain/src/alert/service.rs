@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -15,15 +14,14 @@ use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body};
+use crate::repository::RepositoryError;
+use crate::resource::{parse_body, to_json};
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
 use crate::time::{Clock, Timestamp};
@@ -151,35 +149,13 @@ impl AlertService {
             format!("principals/{}", principal.subject),
             now,
         );
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[("alertId", &json!(alert_id)), ("alert", &body)],
-            ),
-            resource_name: alert.name.clone(),
-        });
-        let events = self.events(
-            "alert.created",
-            &alert,
-            principal,
-            now,
-            None,
-            Some(&to_json(&alert)?),
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[("alertId", &json!(alert_id)), ("alert", &body)],
+            &alert.name,
         );
-        let replayed = lifecycle::create_once(&alert.name, key.as_ref(), || {
-            self.alerts
-                .create(&principal.tenant, &alert, key.as_ref(), &events)
-        })
-        .await?;
-        match replayed {
-            None => Ok(alert),
-            Some(name) => {
-                let id = name.strip_prefix("alerts/").unwrap_or(&name);
-                self.get(principal, id).await
-            }
-        }
+        self.store_new(principal, alert, key.as_ref(), now).await
     }
 
     /// Raises an alert for an internal caller, such as a job: `source` is the caller's
@@ -366,76 +342,13 @@ impl AlertService {
 
     /// Sets the fields only the service sets on a new alert.
     fn complete(&self, alert: &mut Alert, id: &str, source: String, now: Timestamp) {
-        alert.name = Alert::name_of(id);
-        alert.uid = self.ids.uid();
-        alert.revision = 1;
-        alert.etag = resource::etag(&alert.uid, alert.revision);
+        alert.begin(Alert::name_of(id), self.ids.uid(), now);
         alert.state = AlertState::Active;
         alert.source = source;
         alert.acknowledger = String::new();
         alert.acknowledge_time = None;
-        alert.create_time = Some(now);
-        alert.update_time = Some(now);
         alert.delete_time = None;
         alert.purge_time = None;
-    }
-
-    /// Stores `updated` as the next version of `current`, with its events.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &Alert,
-        mut updated: Alert,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Alert> {
-        updated.revision = current.revision + 1;
-        updated.update_time = Some(now);
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let events = self.events(
-            event_type,
-            current,
-            principal,
-            now,
-            Some(&to_json(current)?),
-            Some(&to_json(&updated)?),
-        );
-        self.alerts
-            .update(&principal.tenant, &updated, current.revision, &events)
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
-    /// The events of a change to `alert`: one per entity it names, each the entity's
-    /// (erased with it), or one tenant-level event when it names none.
-    fn events(
-        &self,
-        event_type: &str,
-        alert: &Alert,
-        principal: &Principal,
-        now: Timestamp,
-        before: Option<&Value>,
-        after: Option<&Value>,
-    ) -> Vec<NewEvent> {
-        let event = || {
-            NewEvent::new(
-                self.ids.resource_id(),
-                event_type,
-                &alert.name,
-                principal,
-                now,
-            )
-            .with_changes(before, after)
-        };
-        if alert.entities.is_empty() {
-            return vec![event()];
-        }
-        alert
-            .entities
-            .iter()
-            .map(|name| event().for_entity(name.strip_prefix("entities/").unwrap_or(name)))
-            .collect()
     }
 }
 
@@ -503,10 +416,6 @@ fn validate(alert: &Alert) -> Result<()> {
     }
 }
 
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
-}
-
 /// The provisioning step that gives a new tenant the default alert types
 /// ([`crate::alert::model::DEFAULT_ALERT_TYPES`]), created with the tenant. It also
 /// runs on the first start's bootstrap.
@@ -560,4 +469,4 @@ impl Purge for AlertService {
 }
 
 // Delete and undelete as every soft-deletable resource has them.
-soft_delete_methods!(AlertService, Alert, "alert");
+soft_delete_methods!(AlertService, Alert, "alert", store = alerts.update);

@@ -188,7 +188,6 @@ impl Document {
             .strip_prefix("entities/")
             .unwrap_or(self.entity.as_str())
     }
-
 }
 
-crate::soft_deletable!(Document);
+crate::soft_deletable!(Document, entity = Document::entity_id);

@@ -17,17 +17,16 @@ use super::ports::DocumentRepository;
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::repository::RepositoryError;
+use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::values::PartialDate;
@@ -113,36 +112,14 @@ impl DocumentService {
         self.live_entity(principal, &document).await?;
         self.check_workspace(principal, &document).await?;
         let id = document_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        document.name = Document::name_of(&id);
-        document.uid = self.ids.uid();
-        document.revision = 1;
-        document.etag = resource::etag(&document.uid, document.revision);
-        document.create_time = Some(now);
-        document.update_time = Some(now);
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[("documentId", &json!(document_id)), ("document", &body)],
-            ),
-            resource_name: document.name.clone(),
-        });
-        let events = [self
-            .event("document.created", &document, principal, now)
-            .with_changes(None, Some(&to_json(&document)?))];
-        let replayed = lifecycle::create_once(&document.name, key.as_ref(), || {
-            self.documents
-                .create(&principal.tenant, &document, key.as_ref(), &events)
-        })
-        .await?;
-        match replayed {
-            None => Ok(document),
-            Some(name) => {
-                let id = name.strip_prefix("documents/").unwrap_or(&name);
-                self.get(principal, id).await
-            }
-        }
+        document.begin(Document::name_of(&id), self.ids.uid(), now);
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[("documentId", &json!(document_id)), ("document", &body)],
+            &document.name,
+        );
+        self.store_new(principal, document, key.as_ref(), now).await
     }
 
     /// The document with `id`, deleted or not, whatever the state of its entity. A
@@ -301,46 +278,6 @@ impl DocumentService {
             &document.workspace,
         )
         .await
-    }
-
-    /// Stores `updated` as the next version of `current`, with its event.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &Document,
-        mut updated: Document,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Document> {
-        updated.revision = current.revision + 1;
-        updated.update_time = Some(now);
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let event = self
-            .event(event_type, current, principal, now)
-            .with_changes(Some(&to_json(current)?), Some(&to_json(&updated)?));
-        self.documents
-            .update(&principal.tenant, &updated, current.revision, &[event])
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
-    /// An event about `document`, of its entity (erased with it).
-    fn event(
-        &self,
-        event_type: &str,
-        document: &Document,
-        principal: &Principal,
-        now: Timestamp,
-    ) -> NewEvent {
-        NewEvent::new(
-            self.ids.resource_id(),
-            event_type,
-            &document.name,
-            principal,
-            now,
-        )
-        .for_entity(document.entity_id())
     }
 }
 
@@ -601,11 +538,17 @@ impl Purge for DocumentService {
             .get(tenant, id)
             .await?
             .ok_or(RepositoryError::NotFound)?;
-        let event = self.event("document.purged", &document, system, now);
-        self.documents.purge(tenant, id, now, &[event]).await
+        let events = self.events("document.purged", &document, system, now, None, None);
+        self.documents.purge(tenant, id, now, &events).await
     }
 }
 
 // Delete and undelete as every soft-deletable resource has them: the document's
 // entity must be live.
-soft_delete_methods!(DocumentService, Document, "document", check = live_entity);
+soft_delete_methods!(
+    DocumentService,
+    Document,
+    "document",
+    store = documents.update,
+    check = live_entity
+);

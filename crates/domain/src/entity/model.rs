@@ -518,7 +518,6 @@ pub struct Entity {
 crate::named_resource!(Entity, "entities", "entity");
 
 impl Entity {
-
     /// The entity type the details object implies, when exactly one is set.
     pub fn implied_type(&self) -> Option<EntityType> {
         let mut set = [
@@ -548,7 +547,7 @@ impl Entity {
     }
 }
 
-crate::soft_deletable!(Entity);
+crate::soft_deletable!(Entity, entity = Entity::id);
 
 #[cfg(test)]
 mod tests {

@@ -22,12 +22,12 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, deleted};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body, to_json};
+use crate::repository::RepositoryError;
+use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 
 /// Entity names, for batch gets.
@@ -107,41 +107,15 @@ impl EntityService {
         let now = self.clock.now();
         validate_entity(&mut entity, now.datetime().date())?;
         let id = entity_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        entity.name = Entity::name_of(&id);
-        entity.uid = self.ids.uid();
-        entity.revision = 1;
-        entity.etag = resource::etag(&entity.uid, entity.revision);
-        entity.create_time = Some(now);
-        entity.update_time = Some(now);
+        entity.begin(Entity::name_of(&id), self.ids.uid(), now);
         entity.verification_status = VerificationStatus::Unverified;
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[("entityId", &json!(entity_id)), ("entity", &body)],
-            ),
-            resource_name: entity.name.clone(),
-        });
-        let after = serde_json::to_value(&entity).map_err(|e| Error::internal(e.to_string()))?;
-        let events = [self
-            .event("entity.created", &entity.name, principal, now)
-            .for_entity(&id)
-            .with_changes(None, Some(&after))];
-        let replayed = lifecycle::create_once(&entity.name, key.as_ref(), || {
-            self.repository
-                .create(&principal.tenant, &entity, key.as_ref(), &events)
-        })
-        .await?;
-        match replayed {
-            None => Ok(entity),
-            Some(resource_name) => {
-                let id = resource_name
-                    .strip_prefix("entities/")
-                    .unwrap_or(&resource_name);
-                self.get(principal, id).await
-            }
-        }
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[("entityId", &json!(entity_id)), ("entity", &body)],
+            &entity.name,
+        );
+        self.store_new(principal, entity, key.as_ref(), now).await
     }
 
     /// The entity with `id`, deleted or not.
@@ -497,31 +471,6 @@ impl EntityService {
         })
     }
 
-    /// Stores `updated` as the next version of `current`, with its event.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &Entity,
-        mut updated: Entity,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Entity> {
-        updated.revision = current.revision + 1;
-        updated.update_time = Some(now);
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let before = to_json(current)?;
-        let after = to_json(&updated)?;
-        let event = self
-            .event(event_type, &current.name, principal, now)
-            .for_entity(current.id())
-            .with_changes(Some(&before), Some(&after));
-        self.repository
-            .update(&principal.tenant, &updated, current.revision, &[event])
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
     fn event(
         &self,
         event_type: &str,
@@ -681,4 +630,4 @@ impl Purge for EntityService {
 }
 
 // Delete and undelete as every soft-deletable resource has them.
-soft_delete_methods!(EntityService, Entity, "entity");
+soft_delete_methods!(EntityService, Entity, "entity", store = repository.update);

@@ -15,7 +15,7 @@ use crate::lifecycle::{self, check_etag};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
 use crate::repository::IdempotencyKey;
-use crate::resource::{self, fingerprint, parse_body, require_object};
+use crate::resource::{self, fingerprint, parse_body, require_object, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
@@ -422,8 +422,4 @@ fn validate(note: &Note) -> Result<()> {
     } else {
         Err(Error::invalid_fields(v.into_vec()))
     }
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
 }

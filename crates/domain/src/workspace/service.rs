@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -17,12 +16,11 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, parse_request_id, validate_user_id};
-use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, check_etag, deleted};
+use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::{Principal, TenantId};
-use crate::repository::IdempotencyKey;
-use crate::resource::{self, fingerprint, parse_body};
+use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
@@ -91,37 +89,16 @@ impl WorkspaceService {
             .await?;
         let now = self.clock.now();
         let id = workspace_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        workspace.name = Workspace::name_of(&id);
-        workspace.uid = self.ids.uid();
-        workspace.revision = 1;
-        workspace.etag = resource::etag(&workspace.uid, workspace.revision);
+        workspace.begin(Workspace::name_of(&id), self.ids.uid(), now);
         workspace.state = WorkspaceState::Open;
-        workspace.create_time = Some(now);
-        workspace.update_time = Some(now);
-        let key = request_id.map(|request_id| IdempotencyKey {
-            request_id: request_id.to_string(),
-            method: CREATE_METHOD,
-            fingerprint: fingerprint(
-                CREATE_METHOD,
-                &[("workspaceId", &json!(workspace_id)), ("workspace", &body)],
-            ),
-            resource_name: workspace.name.clone(),
-        });
-        let events = [self
-            .event("workspace.created", &workspace.name, principal, now)
-            .with_changes(None, Some(&to_json(&workspace)?))];
-        let replayed = lifecycle::create_once(&workspace.name, key.as_ref(), || {
-            self.repository
-                .create(&principal.tenant, &workspace, key.as_ref(), &events)
-        })
-        .await?;
-        match replayed {
-            None => Ok(workspace),
-            Some(name) => {
-                let id = name.strip_prefix("workspaces/").unwrap_or(&name);
-                self.get(principal, id).await
-            }
-        }
+        let key = lifecycle::create_key(
+            request_id,
+            CREATE_METHOD,
+            &[("workspaceId", &json!(workspace_id)), ("workspace", &body)],
+            &workspace.name,
+        );
+        self.store_new(principal, workspace, key.as_ref(), now)
+            .await
     }
 
     /// The workspace with `id`, deleted or not.
@@ -288,38 +265,6 @@ impl WorkspaceService {
         )
         .await
     }
-
-    /// Stores `updated` as the next version of `current`, with its event.
-    async fn save(
-        &self,
-        principal: &Principal,
-        current: &Workspace,
-        mut updated: Workspace,
-        event_type: &str,
-        now: Timestamp,
-    ) -> Result<Workspace> {
-        updated.revision = current.revision + 1;
-        updated.update_time = Some(now);
-        updated.etag = resource::etag(&updated.uid, updated.revision);
-        let event = self
-            .event(event_type, &current.name, principal, now)
-            .with_changes(Some(&to_json(current)?), Some(&to_json(&updated)?));
-        self.repository
-            .update(&principal.tenant, &updated, current.revision, &[event])
-            .await
-            .map_err(|e| e.for_resource(&current.name))?;
-        Ok(updated)
-    }
-
-    fn event(
-        &self,
-        event_type: &str,
-        resource: &str,
-        principal: &Principal,
-        now: Timestamp,
-    ) -> NewEvent {
-        NewEvent::new(self.ids.resource_id(), event_type, resource, principal, now)
-    }
 }
 
 /// Refuses changes to a deleted or closed workspace.
@@ -359,10 +304,6 @@ fn validate(workspace: &Workspace) -> Result<()> {
     }
 }
 
-fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))
-}
-
 /// Copies the fields only the service sets from `current`.
 fn carry_output_only(current: &Workspace, updated: &mut Workspace) {
     updated.name = current.name.clone();
@@ -394,11 +335,23 @@ impl Purge for WorkspaceService {
             ref id,
             now,
         } = due;
-        let event = self.event("workspace.purged", &Workspace::name_of(id), system, now);
+        let name = Workspace::name_of(id);
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "workspace.purged",
+            &name,
+            system,
+            now,
+        );
         self.repository.purge(tenant, id, now, &[event]).await
     }
 }
 
 // Delete and undelete as every soft-deletable resource has them: a deleted
 // workspace's notes are unreachable until it is restored.
-soft_delete_methods!(WorkspaceService, Workspace, "workspace");
+soft_delete_methods!(
+    WorkspaceService,
+    Workspace,
+    "workspace",
+    store = repository.update
+);
