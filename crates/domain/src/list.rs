@@ -12,6 +12,7 @@ use rics_aip::page_token::{
 
 use crate::error::{Error, Result};
 use crate::principal::TenantId;
+use crate::repository::ResourceStore;
 use crate::text_search;
 use crate::time::Clock;
 
@@ -274,6 +275,27 @@ impl Paging {
                 returned_before,
             },
         ))
+    }
+    /// One page of the resources `store` holds that `request` asks for, only those
+    /// of `parent` when given (AIP-132, AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters (see [`Paging::prepare`]); UNAVAILABLE
+    /// or INTERNAL when storage fails.
+    pub async fn list<R: Send + Sync + 'static>(
+        &self,
+        spec: &ListSpec,
+        store: &dyn ResourceStore<R>,
+        tenant: &TenantId,
+        parent: Option<&str>,
+        request: &ListRequest,
+    ) -> Result<ListResponse<R>> {
+        let (query, context) = self.prepare(spec, tenant, parent, request)?;
+        let page = store
+            .list(tenant, parent, &query)
+            .await
+            .map_err(Error::from)?;
+        Ok(self.finish(context, page))
     }
 
     /// Turns a repository page into the client's response, signing the next token.

@@ -1,6 +1,13 @@
-//! Types shared by every repository port: the error contract and idempotency records.
+//! What every repository port shares: the error contract, idempotency records, and
+//! the store of a resource's standard methods.
+
+use async_trait::async_trait;
 
 use crate::error::{Code, Error};
+use crate::event::NewEvent;
+use crate::list::{ListQuery, Page};
+use crate::principal::TenantId;
+use crate::time::Timestamp;
 
 /// How a repository call can fail. Every repository method documents which of these it
 /// returns; services turn them into API errors with the resource's name.
@@ -77,4 +84,88 @@ pub enum CreateOutcome {
         /// The resource the first request produced.
         resource_name: String,
     },
+}
+
+/// Stores one kind of resource `R` for its standard methods (AIP-131 to 135, 164), with
+/// its events. A resource's own port extends it with what is special about it, and
+/// documents what its methods add to these contracts (a parent that must exist, rows
+/// removed with it).
+///
+/// Every method takes the caller's tenant and never sees another tenant's rows. Each
+/// mutating method writes the given events in the same transaction as the change.
+/// Any method may fail with [`RepositoryError::Unavailable`] (retry later) or
+/// [`RepositoryError::Internal`]; the other errors are listed per method.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ResourceStore<R: Send + Sync + 'static>: Send + Sync {
+    /// Stores a new resource. With an idempotency key: when the key's request id was
+    /// used before, writes nothing and returns [`CreateOutcome::Replayed`].
+    ///
+    /// # Errors
+    /// [`RepositoryError::AlreadyExists`] when the id is taken (by a soft-deleted
+    /// resource too); [`RepositoryError::Conflict`] when a concurrent request with the
+    /// same request id stored its key first.
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        resource: &R,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError>;
+
+    /// The resource with `id`, deleted or not; `None` when there is none.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<R>, RepositoryError>;
+
+    /// One page of the resources matching the query: only those of `parent` (a
+    /// resource name), when given and the resource has parents.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn list<'a>(
+        &self,
+        tenant: &TenantId,
+        parent: Option<&'a str>,
+        query: &ListQuery,
+    ) -> Result<Page<R>, RepositoryError>;
+
+    /// Replaces the stored resource with `resource` if its stored revision is still
+    /// `expected_revision`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone; [`RepositoryError::Conflict`]
+    /// when its revision changed.
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        resource: &R,
+        expected_revision: i64,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
+    /// Soft-deleted resources whose purge time is before `now`, across tenants,
+    /// oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError>;
+
+    /// Removes the resource if it is still soft-deleted with a purge time before
+    /// `now`, with `events`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone or no longer due.
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        now: Timestamp,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
 }

@@ -6,11 +6,10 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use rics_aip::page_token::CursorValue;
 use rics_domain::activity::model::ActivityLogType;
-use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::resource;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
@@ -249,7 +248,7 @@ impl DieselActivityLogTypeRepository {
 }
 
 #[async_trait]
-impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
+impl ResourceStore<ActivityLogType> for DieselActivityLogTypeRepository {
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -292,9 +291,10 @@ impl ActivityLogTypeRepository for DieselActivityLogTypeRepository {
             .await
     }
 
-    async fn list(
+    async fn list<'a>(
         &self,
         tenant: &TenantId,
+        _parent: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<ActivityLogType>, RepositoryError> {
         let compiled = compile_list(

@@ -5,11 +5,11 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::alert::model::{Alert, AlertState, AlertType, Severity};
-use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
+use rics_domain::alert::ports::AlertTypeRepository;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::resource;
 use rics_domain::time::Timestamp;
 
@@ -486,7 +486,7 @@ impl AlertTypeRepository for DieselAlertRepository {
 }
 
 #[async_trait]
-impl AlertRepository for DieselAlertRepository {
+impl ResourceStore<Alert> for DieselAlertRepository {
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -530,9 +530,10 @@ impl AlertRepository for DieselAlertRepository {
             .await
     }
 
-    async fn list(
+    async fn list<'a>(
         &self,
         tenant: &TenantId,
+        _parent: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<Alert>, RepositoryError> {
         let compiled = compile_list(query, &ALERT_FIELDS, tenant.as_str(), Some("a.delete_time"))?;

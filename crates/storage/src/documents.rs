@@ -6,12 +6,11 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::document::model::{Document, DocumentType};
-use rics_domain::document::ports::DocumentRepository;
 use rics_domain::event::NewEvent;
 use rics_domain::icao::IcaoCode;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::resource;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
@@ -424,7 +423,7 @@ impl DieselDocumentRepository {
 }
 
 #[async_trait]
-impl DocumentRepository for DieselDocumentRepository {
+impl ResourceStore<Document> for DieselDocumentRepository {
     async fn create<'a>(
         &self,
         tenant: &TenantId,

@@ -6,11 +6,10 @@ use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::resource;
 use rics_domain::time::Timestamp;
 use rics_domain::workspace::model::{Workspace, WorkspaceState};
-use rics_domain::workspace::ports::WorkspaceRepository;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
@@ -280,7 +279,7 @@ impl DieselWorkspaceRepository {
 }
 
 #[async_trait]
-impl WorkspaceRepository for DieselWorkspaceRepository {
+impl ResourceStore<Workspace> for DieselWorkspaceRepository {
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -324,9 +323,10 @@ impl WorkspaceRepository for DieselWorkspaceRepository {
             .await
     }
 
-    async fn list(
+    async fn list<'a>(
         &self,
         tenant: &TenantId,
+        _parent: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<Workspace>, RepositoryError> {
         let compiled = compile_list(

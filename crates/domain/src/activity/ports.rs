@@ -6,93 +6,18 @@ use super::model::{ActivityLog, ActivityLogType};
 use crate::event::NewEvent;
 use crate::list::{ListQuery, Page};
 use crate::principal::TenantId;
-use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use crate::time::Timestamp;
 
-/// Stores activity log types, with their events.
-///
-/// Every method takes the caller's tenant and never sees another tenant's rows. Each
-/// mutating method writes the given events in the same transaction as the change.
-/// Any method may fail with [`RepositoryError::Unavailable`] (retry later) or
-/// [`RepositoryError::Internal`]; the other errors are listed per method.
-#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
-#[async_trait]
-pub trait ActivityLogTypeRepository: Send + Sync {
-    /// Stores a new type. With an idempotency key: when the key's request id was used
-    /// before, writes nothing and returns [`CreateOutcome::Replayed`]; otherwise stores
-    /// the key with the type.
-    ///
-    /// # Errors
-    /// [`RepositoryError::AlreadyExists`] when the id is taken, by a soft-deleted type
-    /// too; [`RepositoryError::Conflict`] when a concurrent request with the same
-    /// request id stored its key first (calling again then replays it).
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
-        log_type: &ActivityLogType,
-        key: Option<&'a IdempotencyKey>,
-        events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError>;
+/// Stores activity log types, with their events: the standard store. A purged type's
+/// logs keep its name.
+pub trait ActivityLogTypeRepository: ResourceStore<ActivityLogType> {}
 
-    /// The type with `id`, deleted or not; `None` when there is none.
-    ///
-    /// # Errors
-    /// Only the common errors.
-    async fn get(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-    ) -> Result<Option<ActivityLogType>, RepositoryError>;
+impl<T: ResourceStore<ActivityLogType> + ?Sized> ActivityLogTypeRepository for T {}
 
-    /// One page of types matching the query.
-    ///
-    /// # Errors
-    /// Only the common errors.
-    async fn list(
-        &self,
-        tenant: &TenantId,
-        query: &ListQuery,
-    ) -> Result<Page<ActivityLogType>, RepositoryError>;
-
-    /// Replaces the stored type with `log_type` if its stored revision is still
-    /// `expected_revision`; `log_type.revision` is the new revision.
-    ///
-    /// # Errors
-    /// [`RepositoryError::NotFound`] when the type is gone;
-    /// [`RepositoryError::Conflict`] when its revision changed.
-    async fn update(
-        &self,
-        tenant: &TenantId,
-        log_type: &ActivityLogType,
-        expected_revision: i64,
-        events: &[NewEvent],
-    ) -> Result<(), RepositoryError>;
-
-    /// Soft-deleted types whose purge time is before `now`, across tenants, oldest
-    /// first, at most `limit`.
-    ///
-    /// # Errors
-    /// Only the common errors.
-    async fn find_purge_due(
-        &self,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, String)>, RepositoryError>;
-
-    /// Removes the type `id` if it is soft-deleted with a purge time before `now`
-    /// (checked in the removing transaction, so a type undeleted meanwhile stays), then
-    /// writes `events`. Logs naming the type keep its name.
-    ///
-    /// # Errors
-    /// [`RepositoryError::NotFound`] when the type is gone or not due.
-    async fn purge(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-        now: Timestamp,
-        events: &[NewEvent],
-    ) -> Result<(), RepositoryError>;
-}
+/// A mocked activity log type store.
+#[cfg(any(test, feature = "mocks"))]
+pub type MockActivityLogTypeRepository = crate::repository::MockResourceStore<ActivityLogType>;
 
 /// Stores activity logs and which entities each names, with their events.
 ///

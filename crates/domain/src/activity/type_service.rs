@@ -113,15 +113,10 @@ impl ActivityLogTypeService {
         principal: &Principal,
         request: &ListRequest,
     ) -> Result<ListResponse<ActivityLogType>> {
-        let (query, context) =
-            self.paging
-                .prepare(&fields::TYPE_LIST, &principal.tenant, None, request)?;
-        let page = self
-            .repository
-            .list(&principal.tenant, &query)
+        let store = self.repository.as_ref();
+        self.paging
+            .list(&fields::TYPE_LIST, store, &principal.tenant, None, request)
             .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
     }
 
     /// Updates a type from a partial body and an optional update mask (AIP-134).

@@ -347,9 +347,9 @@ async fn lists_pass_the_checked_query_and_refuse_bad_parameters() {
     let mut repository = MockActivityLogTypeRepository::new();
     repository
         .expect_list()
-        .withf(|_, query| query.limit == 1000 && query.rank.is_some())
+        .withf(|_, parent, query| parent.is_none() && query.limit == 1000 && query.rank.is_some())
         .times(1)
-        .returning(|_, _| {
+        .returning(|_, _, _| {
             Ok(Page {
                 items: vec![stored("t-1")],
                 next: None,

@@ -243,15 +243,10 @@ impl AlertService {
         principal: &Principal,
         request: &ListRequest,
     ) -> Result<ListResponse<Alert>> {
-        let (query, context) =
-            self.paging
-                .prepare(&fields::LIST, &principal.tenant, None, request)?;
-        let page = self
-            .alerts
-            .list(&principal.tenant, &query)
+        let store = self.alerts.as_ref();
+        self.paging
+            .list(&fields::LIST, store, &principal.tenant, None, request)
             .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
     }
 
     /// Acknowledges an ACTIVE alert: it becomes ACKNOWLEDGED, with the caller's subject

@@ -118,15 +118,10 @@ impl WorkspaceService {
         principal: &Principal,
         request: &ListRequest,
     ) -> Result<ListResponse<Workspace>> {
-        let (query, context) =
-            self.paging
-                .prepare(&fields::LIST, &principal.tenant, None, request)?;
-        let page = self
-            .repository
-            .list(&principal.tenant, &query)
+        let store = self.repository.as_ref();
+        self.paging
+            .list(&fields::LIST, store, &principal.tenant, None, request)
             .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
     }
 
     /// Updates a workspace from a partial body and an optional update mask (AIP-134).

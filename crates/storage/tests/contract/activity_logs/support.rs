@@ -176,7 +176,7 @@ impl Fixture {
             .prepare(&fields::TYPE_LIST, tenant, None, request)?;
         let page = self
             .types
-            .list(tenant, &query)
+            .list(tenant, None, &query)
             .await
             .unwrap_or_else(|e| panic!("list {request:?}: {e}"));
         Ok(self.paging.finish(context, page))

@@ -9,12 +9,12 @@ use rics_domain::alert::model::{
     Alert, AlertState, AlertType, DEFAULT_ALERT_TYPES, PEP_AND_SANCTIONS_MATCH_FOUND, Severity,
     UNUSUAL_EVENT,
 };
-use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
+use rics_domain::alert::ports::AlertTypeRepository;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::list::{ListRequest, Paging};
 use rics_domain::operation::{Operation, OperationMetadata};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_domain::tenant::{Tenant, TenantState, TenantType};
 use rics_storage::connection::{DatabaseUrl, connect};
@@ -67,7 +67,9 @@ async fn ids(
     request: &ListRequest,
 ) -> (Vec<String>, i64) {
     let (query, _) = paging.prepare(&LIST, &t1(), None, request).unwrap();
-    let page = AlertRepository::list(repo, &t1(), &query).await.unwrap();
+    let page = ResourceStore::<Alert>::list(repo, &t1(), None, &query)
+        .await
+        .unwrap();
     (
         page.items.iter().map(|a| a.id().to_owned()).collect(),
         page.total_size,
@@ -90,10 +92,13 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     .await
     .unwrap();
     assert_eq!(
-        AlertRepository::get(&repo, &t1(), "a1").await,
+        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
         Ok(Some(raised.clone()))
     );
-    assert_eq!(AlertRepository::get(&repo, &t2(), "a1").await, Ok(None));
+    assert_eq!(
+        ResourceStore::<Alert>::get(&repo, &t2(), "a1").await,
+        Ok(None)
+    );
     assert_eq!(
         repo.create(&t1(), &raised, None, &[]).await,
         Err(RepositoryError::AlreadyExists)
@@ -120,7 +125,7 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     .await
     .unwrap();
     assert_eq!(
-        AlertRepository::get(&repo, &t1(), "a1").await,
+        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
         Ok(Some(acknowledged))
     );
     assert_eq!(f.event_ids(&t1()).await, vec!["ev-1", "ev-2", "ev-3"]);
@@ -132,7 +137,7 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     };
     repo.create(&t1(), &bare, None, &[]).await.unwrap();
     assert_eq!(
-        AlertRepository::get(&repo, &t1(), "a2").await,
+        ResourceStore::<Alert>::get(&repo, &t1(), "a2").await,
         Ok(Some(bare))
     );
 }
@@ -166,7 +171,7 @@ async fn a_failed_alert_write_leaves_no_event(backend: Backend) {
     assert_eq!(stale, Err(RepositoryError::Conflict));
     assert!(f.event_ids(&t1()).await.is_empty());
     assert_eq!(
-        AlertRepository::get(&repo, &t1(), "a1").await,
+        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
         Ok(Some(raised))
     );
 }
@@ -202,7 +207,10 @@ async fn a_create_with_a_used_request_id_replays(backend: Backend) {
             resource_name: "alerts/a1".into(),
         })
     );
-    assert_eq!(AlertRepository::get(&repo, &t1(), "a2").await, Ok(None));
+    assert_eq!(
+        ResourceStore::<Alert>::get(&repo, &t1(), "a2").await,
+        Ok(None)
+    );
     assert!(f.event_ids(&t1()).await.is_empty());
 }
 
@@ -306,7 +314,9 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
     let mut seen = Vec::new();
     loop {
         let (query, context) = paging.prepare(&LIST, &t1(), None, &request).unwrap();
-        let page = AlertRepository::list(&repo, &t1(), &query).await.unwrap();
+        let page = ResourceStore::<Alert>::list(&repo, &t1(), None, &query)
+            .await
+            .unwrap();
         assert_eq!(page.total_size, 5);
         let response = paging.finish(context, page);
         seen.extend(response.items.iter().map(|a| a.id().to_owned()));
@@ -352,9 +362,12 @@ async fn a_purge_removes_only_alerts_past_their_purge_time(backend: Backend) {
     )
     .await
     .unwrap();
-    assert_eq!(AlertRepository::get(&repo, &t1(), "gone").await, Ok(None));
+    assert_eq!(
+        ResourceStore::<Alert>::get(&repo, &t1(), "gone").await,
+        Ok(None)
+    );
     assert!(
-        AlertRepository::get(&repo, &t1(), "kept")
+        ResourceStore::<Alert>::get(&repo, &t1(), "kept")
             .await
             .unwrap()
             .is_some()
@@ -396,25 +409,25 @@ async fn erasing_an_entity_takes_it_out_of_every_alert(backend: Backend) {
         .unwrap();
     assert_eq!(counts.get("alertMemberships"), Some(&2));
     // The alerts stay, without the erased entity and with a new etag.
-    let after = AlertRepository::get(&repo, &t1(), "both")
+    let after = ResourceStore::<Alert>::get(&repo, &t1(), "both")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(after.entities, vec!["entities/bob".to_owned()]);
     assert_eq!(after.revision, 2);
     assert_ne!(after.etag, both.etag);
-    let emptied = AlertRepository::get(&repo, &t1(), "only")
+    let emptied = ResourceStore::<Alert>::get(&repo, &t1(), "only")
         .await
         .unwrap()
         .unwrap();
     assert!(emptied.entities.is_empty());
     assert_eq!(
-        AlertRepository::get(&repo, &t1(), "other").await,
+        ResourceStore::<Alert>::get(&repo, &t1(), "other").await,
         Ok(Some(other)),
         "an alert without the entity is untouched"
     );
     assert_eq!(
-        AlertRepository::get(&repo, &t2(), "both").await,
+        ResourceStore::<Alert>::get(&repo, &t2(), "both").await,
         Ok(Some(theirs)),
         "another tenant's alert about its own amy is untouched"
     );

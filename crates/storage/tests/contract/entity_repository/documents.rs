@@ -4,12 +4,11 @@
 
 use rics_domain::document::fields::LIST;
 use rics_domain::document::model::{Document, DocumentType};
-use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::model::Gender;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::icao::IcaoCode;
 use rics_domain::list::{ListRequest, Paging};
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::values::PartialDate;
 use rics_storage::{Backend, DieselDocumentRepository};
 

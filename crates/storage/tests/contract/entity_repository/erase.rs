@@ -1,9 +1,8 @@
 //! hard_delete (erasure and purge) and find_purge_due.
 
-use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::{EraseGuard, ErasureCounts};
-use rics_domain::repository::{IdempotencyKey, RepositoryError};
+use rics_domain::repository::{IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::text_search;
 use rics_storage::{Backend, DieselDocumentRepository};
 

@@ -4,8 +4,8 @@
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::list::ListRequest;
 use rics_domain::repository::RepositoryError;
+use rics_domain::repository::ResourceStore;
 use rics_domain::workspace::model::{Workspace, WorkspaceState};
-use rics_domain::workspace::ports::WorkspaceRepository;
 use rics_domain::workspace::service::writable;
 use rics_storage::{Backend, DieselWorkspaceRepository};
 
@@ -115,7 +115,7 @@ async fn lists_filter_on_state_entities_and_name(backend: Backend) {
     ];
     for (request, expected) in cases {
         let (query, _) = paging.prepare(spec, &t1(), None, &request).unwrap();
-        let page = repo.list(&t1(), &query).await.unwrap();
+        let page = repo.list(&t1(), None, &query).await.unwrap();
         assert_eq!(page.total_size as usize, expected.len(), "{request:?}");
         let ids: Vec<&str> = page.items.iter().map(Workspace::id).collect();
         assert_eq!(ids, expected, "{request:?}");
