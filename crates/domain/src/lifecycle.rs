@@ -10,9 +10,10 @@ use serde_json::Value;
 
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
+use crate::housekeeping::PurgeDue;
 use crate::id::{IdGenerator, is_well_formed_id};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use crate::resource::{Named, fingerprint, to_json};
 use crate::time::{Clock, Timestamp};
 
@@ -173,6 +174,27 @@ pub fn create_key(
         fingerprint: fingerprint(method, parts),
         resource_name: name.to_owned(),
     })
+}
+
+/// Purges the resource `due` names from `store`, with the `{kind}.purged` events
+/// `service` writes for it (one per entity it belonged to, or one for the tenant).
+///
+/// # Errors
+/// [`RepositoryError::NotFound`] when it is gone or no longer due; the common storage
+/// errors.
+pub async fn purge_recorded<S: StoreVersions>(
+    service: &S,
+    store: &dyn ResourceStore<S::Resource>,
+    system: &Principal,
+    due: &PurgeDue,
+) -> std::result::Result<(), RepositoryError> {
+    let resource = store
+        .get(&due.tenant, &due.id)
+        .await?
+        .ok_or(RepositoryError::NotFound)?;
+    let event_type = format!("{}.purged", S::EVENT_KIND);
+    let events = service.events(&event_type, &resource, system, due.now, None, None);
+    store.purge(&due.tenant, &due.id, due.now, &events).await
 }
 
 /// A stored resource with counted versions (AIP-154) and the soft-delete fields of
@@ -565,10 +587,37 @@ pub trait SoftDeleteMethods: StoreVersions {
 /// `ids` and `retention` fields and a `get(principal, id)` method, as every resource
 /// service has them: `store = field.method` names the repository (whose `create`
 /// writes a new resource) and its method that writes a version (`repository.update`);
-/// `check = method` names the service's [`SoftDeleteMethods::check_deletion`], and
-/// `creation_error = method` its [`StoreVersions::creation_error`].
+/// `check = method` names the service's [`SoftDeleteMethods::check_deletion`],
+/// `creation_error = method` its [`StoreVersions::creation_error`], and `purge =
+/// "collection"` implements [`Purge`](crate::housekeeping::Purge) over a
+/// [`ResourceStore`] field with [`purge_recorded`].
 macro_rules! soft_delete_methods {
-    ($service:ty, $resource:ty, $kind:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)?) => {
+    ($service:ty, $resource:ty, $kind:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)? $(, purge = $collection:literal)?) => {
+        $(
+            #[async_trait::async_trait]
+            impl $crate::housekeeping::Purge for $service {
+                fn collection(&self) -> &'static str {
+                    $collection
+                }
+
+                async fn find_purge_due(
+                    &self,
+                    now: $crate::time::Timestamp,
+                    limit: u32,
+                ) -> $crate::housekeeping::Stored<Vec<($crate::principal::TenantId, String)>> {
+                    self.$store.find_purge_due(now, limit).await
+                }
+
+                async fn purge_one(
+                    &self,
+                    system: &$crate::principal::Principal,
+                    due: &$crate::housekeeping::PurgeDue,
+                ) -> $crate::housekeeping::Stored<()> {
+                    $crate::lifecycle::purge_recorded(self, self.$store.as_ref(), system, due).await
+                }
+            }
+        )?
+
         #[async_trait::async_trait]
         impl $crate::lifecycle::StoreVersions for $service {
             type Resource = $resource;

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -13,15 +12,13 @@ use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
 
 use crate::error::{Error, Result};
-use crate::event::NewEvent;
-use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, parse_request_id, validate_spec_id};
 use crate::lifecycle::{self, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::{Principal, TenantId};
+use crate::principal::Principal;
 use crate::resource::{parse_body, to_json};
-use crate::time::{Clock, Timestamp};
+use crate::time::Clock;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -217,41 +214,12 @@ fn carry_output_only(current: &ActivityLogType, updated: &mut ActivityLogType) {
     updated.purge_time = current.purge_time;
 }
 
-#[async_trait]
-impl Purge for ActivityLogTypeService {
-    fn collection(&self) -> &'static str {
-        "activity log types"
-    }
-
-    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
-        self.repository.find_purge_due(now, limit).await
-    }
-
-    /// Removes the type with a tenant-level `activity_log_type.purged` event; its logs
-    /// keep its name.
-    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let name = ActivityLogType::name_of(id);
-        let event = NewEvent::new(
-            self.ids.resource_id(),
-            "activity_log_type.purged",
-            &name,
-            system,
-            now,
-        );
-        self.repository.purge(tenant, id, now, &[event]).await
-    }
-}
-
 // Delete and undelete as every soft-deletable resource has them: logs of a deleted
 // type keep it, and new logs cannot name it until it is restored.
 soft_delete_methods!(
     ActivityLogTypeService,
     ActivityLogType,
     "activity_log_type",
-    store = repository.update
+    store = repository.update,
+    purge = "activity log types"
 );

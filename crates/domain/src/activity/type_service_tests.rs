@@ -392,8 +392,13 @@ async fn purge_removes_only_what_is_still_due() {
             Ok(vec![
                 (TenantId::new("t1"), "old".into()),
                 (TenantId::new("t2"), "undeleted".into()),
+                (TenantId::new("t2"), "erased".into()),
             ])
         });
+    repository
+        .expect_get()
+        .times(3)
+        .returning(|_, id| Ok((id != "erased").then(|| stored(id))));
     repository
         .expect_purge()
         .withf(|_, _, at, events| {

@@ -14,7 +14,6 @@ use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
@@ -435,33 +434,11 @@ impl ProvisioningStep for DefaultAlertTypes {
     }
 }
 
-#[async_trait]
-impl Purge for AlertService {
-    fn collection(&self) -> &'static str {
-        "alerts"
-    }
-
-    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
-        self.alerts.find_purge_due(now, limit).await
-    }
-
-    /// Removes the alert with its `alert.purged` events (one per scope its events
-    /// have).
-    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let alert = self
-            .alerts
-            .get(tenant, id)
-            .await?
-            .ok_or(RepositoryError::NotFound)?;
-        let events = self.events("alert.purged", &alert, system, now, None, None);
-        self.alerts.purge(tenant, id, now, &events).await
-    }
-}
-
 // Delete and undelete as every soft-deletable resource has them.
-soft_delete_methods!(AlertService, Alert, "alert", store = alerts.update);
+soft_delete_methods!(
+    AlertService,
+    Alert,
+    "alert",
+    store = alerts.update,
+    purge = "alerts"
+);

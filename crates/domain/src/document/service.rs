@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use rics_aip::filter::{Condition, Literal, StringMatch};
 use serde_json::{Value, json};
 use time::Date;
@@ -17,15 +16,13 @@ use super::ports::DocumentRepository;
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
-use crate::principal::{Principal, TenantId};
-use crate::repository::RepositoryError;
+use crate::principal::Principal;
 use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
@@ -516,33 +513,6 @@ fn carry_output_only(current: &Document, updated: &mut Document) {
     updated.purge_time = current.purge_time;
 }
 
-#[async_trait]
-impl Purge for DocumentService {
-    fn collection(&self) -> &'static str {
-        "documents"
-    }
-
-    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
-        self.documents.find_purge_due(now, limit).await
-    }
-
-    /// Removes the document with a `document.purged` event of its entity.
-    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let document = self
-            .documents
-            .get(tenant, id)
-            .await?
-            .ok_or(RepositoryError::NotFound)?;
-        let events = self.events("document.purged", &document, system, now, None, None);
-        self.documents.purge(tenant, id, now, &events).await
-    }
-}
-
 // Delete and undelete as every soft-deletable resource has them: the document's
 // entity must be live.
 soft_delete_methods!(
@@ -550,5 +520,6 @@ soft_delete_methods!(
     Document,
     "document",
     store = documents.update,
-    check = live_entity
+    check = live_entity,
+    purge = "documents"
 );

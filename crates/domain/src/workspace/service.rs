@@ -3,7 +3,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -13,15 +12,13 @@ use super::ports::WorkspaceRepository;
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::event::NewEvent;
-use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{IdGenerator, parse_request_id, validate_user_id};
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
-use crate::principal::{Principal, TenantId};
+use crate::principal::Principal;
 use crate::resource::{parse_body, to_json};
-use crate::time::{Clock, Timestamp};
+use crate::time::Clock;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -312,41 +309,12 @@ fn carry_output_only(current: &Workspace, updated: &mut Workspace) {
     updated.purge_time = current.purge_time;
 }
 
-#[async_trait]
-impl Purge for WorkspaceService {
-    fn collection(&self) -> &'static str {
-        "workspaces"
-    }
-
-    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
-        self.repository.find_purge_due(now, limit).await
-    }
-
-    /// Removes the workspace with its notes, and writes a tenant-level
-    /// `workspace.purged` event.
-    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let name = Workspace::name_of(id);
-        let event = NewEvent::new(
-            self.ids.resource_id(),
-            "workspace.purged",
-            &name,
-            system,
-            now,
-        );
-        self.repository.purge(tenant, id, now, &[event]).await
-    }
-}
-
 // Delete and undelete as every soft-deletable resource has them: a deleted
 // workspace's notes are unreachable until it is restored.
 soft_delete_methods!(
     WorkspaceService,
     Workspace,
     "workspace",
-    store = repository.update
+    store = repository.update,
+    purge = "workspaces"
 );
