@@ -3,15 +3,23 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::ActivityLogType;
+use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{EtagRequest, Response, check_name_param, ok, standard, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/activityLogTypes" => list, Some(Scope::Read);
+    POST "/v1alpha/activityLogTypes" => create, Some(Scope::Admin);
+    GET "/v1alpha/activityLogTypes/{activityLogType}" => get, Some(Scope::Read);
+    PATCH "/v1alpha/activityLogTypes/{activityLogType}" => update, Some(Scope::Admin);
+    DELETE "/v1alpha/activityLogTypes/{activityLogType}" => delete, Some(Scope::Admin);
+    POST "/v1alpha/activityLogTypes/{activityLogType}:undelete" => undelete, Some(Scope::Admin);
+}
 
 /// A page of activity log types.
 #[derive(Debug, Serialize, ToSchema)]
@@ -155,7 +163,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    standard_delete(state.activity_log_types.as_ref(), &caller.0, &req, &path).await
+    standard::delete(state.activity_log_types.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted activity log type.
@@ -169,5 +177,5 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    standard_undelete(state.activity_log_types.as_ref(), &caller.0, &path, body).await
+    standard::undelete(state.activity_log_types.as_ref(), &caller.0, &path, body).await
 }

@@ -4,15 +4,23 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::ActivityLog;
+use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{EtagRequest, Response, check_name_param, ok, standard, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    POST "/v1alpha/activityLogs" => create, Some(Scope::Write);
+    GET "/v1alpha/activityLogs:batchGet" => batch_get, Some(Scope::Read);
+    GET "/v1alpha/activityLogs/{activityLog}" => get, Some(Scope::Read);
+    DELETE "/v1alpha/activityLogs/{activityLog}" => delete, Some(Scope::Write);
+    POST "/v1alpha/activityLogs/{activityLog}:undelete" => undelete, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/activityLogs" => list_for_entity, Some(Scope::Read);
+}
 
 /// A page of an entity's activity logs.
 #[derive(Debug, Serialize, ToSchema)]
@@ -138,7 +146,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    standard_delete(state.activity_logs.as_ref(), &caller.0, &req, &path).await
+    standard::delete(state.activity_logs.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted activity log.
@@ -152,7 +160,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    standard_undelete(state.activity_logs.as_ref(), &caller.0, &path, body).await
+    standard::undelete(state.activity_logs.as_ref(), &caller.0, &path, body).await
 }
 
 /// The activity logs naming an entity (soft-deleted entities included).

@@ -3,16 +3,25 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::alert::{Alert, AlertType};
+use rics_domain::principal::Scope;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{
-    EtagRequest, Response, body_etag, check_name_param, ok, standard_delete, standard_undelete,
-    total_size,
-};
+use super::{EtagRequest, Response, body_etag, check_name_param, ok, standard, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/alertTypes" => list_types, Some(Scope::Read);
+    GET "/v1alpha/alertTypes/{alertType}" => get_type, Some(Scope::Read);
+    GET "/v1alpha/alerts" => list, Some(Scope::Read);
+    POST "/v1alpha/alerts" => create, Some(Scope::Write);
+    GET "/v1alpha/alerts/{alert}" => get, Some(Scope::Read);
+    DELETE "/v1alpha/alerts/{alert}" => delete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:undelete" => undelete, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:acknowledge" => acknowledge, Some(Scope::Write);
+}
 
 /// A page of alert types.
 #[derive(Debug, Serialize, ToSchema)]
@@ -155,7 +164,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    standard_delete(state.alerts.as_ref(), &caller.0, &req, &path).await
+    standard::delete(state.alerts.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted alert.
@@ -169,7 +178,7 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    standard_undelete(state.alerts.as_ref(), &caller.0, &path, body).await
+    standard::undelete(state.alerts.as_ref(), &caller.0, &path, body).await
 }
 
 /// Acknowledges an ACTIVE alert as the caller.

@@ -4,15 +4,24 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::document::Document;
 use rics_domain::list::ListResponse;
+use rics_domain::principal::Scope;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{EtagRequest, Response, check_name_param, ok, standard, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/documents" => list, Some(Scope::Read);
+    POST "/v1alpha/documents" => create, Some(Scope::Write);
+    GET "/v1alpha/documents/{document}" => get, Some(Scope::Read);
+    PATCH "/v1alpha/documents/{document}" => update, Some(Scope::Write);
+    DELETE "/v1alpha/documents/{document}" => delete, Some(Scope::Write);
+    POST "/v1alpha/documents/{document}:undelete" => undelete, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/documents" => list_for_entity, Some(Scope::Read);
+}
 
 /// A page of identity documents.
 #[derive(Debug, Serialize, ToSchema)]
@@ -158,7 +167,7 @@ pub async fn delete(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    standard_delete(state.documents.as_ref(), &caller.0, &req, &path).await
+    standard::delete(state.documents.as_ref(), &caller.0, &req, &path).await
 }
 
 /// Restores a soft-deleted identity document.
@@ -172,5 +181,5 @@ pub async fn undelete(
     state: Data<ApiState>,
     body: JsonBody,
 ) -> Response {
-    standard_undelete(state.documents.as_ref(), &caller.0, &path, body).await
+    standard::undelete(state.documents.as_ref(), &caller.0, &path, body).await
 }

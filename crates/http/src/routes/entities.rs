@@ -6,15 +6,30 @@ use rics_domain::entity::relationship::{
     AddRelationshipRequest, EntityRelationship, RemoveRelationshipRequest,
 };
 use rics_domain::entity::{Entity, ErasureReceipt};
+use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{EtagRequest, Response, check_name_param, ok, standard, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/entities" => list, Some(Scope::Read);
+    POST "/v1alpha/entities" => create, Some(Scope::Write);
+    GET "/v1alpha/entities:batchGet" => batch_get, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}" => get, Some(Scope::Read);
+    PATCH "/v1alpha/entities/{entity}" => update, Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}" => delete, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:undelete" => undelete, Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}:hardDelete" => hard_delete, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addTag" as "AddEntityTag" => add_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeTag" as "RemoveEntityTag" => remove_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addEntityRelationship" as "AddEntityRelationship" => add_relationship, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeEntityRelationship" as "RemoveEntityRelationship" => remove_relationship, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => list_relationships, Some(Scope::Read);
+}
 
 /// A page of entities.
 #[derive(Debug, Serialize, ToSchema)]
@@ -210,7 +225,7 @@ pub async fn delete(
     state: Data<ApiState>,
 ) -> Response {
     let id = parse_id(&path);
-    standard_delete(state.entities.as_ref(), &caller.0, &req, &id).await
+    standard::delete(state.entities.as_ref(), &caller.0, &req, &id).await
 }
 
 /// Restores a soft-deleted entity.
@@ -225,7 +240,7 @@ pub async fn undelete(
     body: JsonBody,
 ) -> Response {
     let id = parse_id(&path);
-    standard_undelete(state.entities.as_ref(), &caller.0, &id, body).await
+    standard::undelete(state.entities.as_ref(), &caller.0, &id, body).await
 }
 
 /// Erases an entity and everything it owns; refused under legal hold.

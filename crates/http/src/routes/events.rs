@@ -3,6 +3,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::event::Event;
+use rics_domain::principal::Scope;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -10,6 +11,12 @@ use super::{Response, check_name_param, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/events/{event}" => get, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events" => list, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events/{event}" => get_for_entity, Some(Scope::Read);
+}
 
 /// A page of an entity's events.
 #[derive(Debug, Serialize, ToSchema)]

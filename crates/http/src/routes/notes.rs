@@ -298,3 +298,29 @@ pub async fn delete_for_workspace(
 ) -> Response {
     delete(caller, req, workspace_note(path), state).await
 }
+
+/// The notes of an entity, in the route table.
+pub mod of_entities {
+    use rics_domain::principal::Scope;
+
+    route_table! {
+        GET "/v1alpha/entities/{entity}/notes" => super::list_for_entity, Some(Scope::Read);
+        POST "/v1alpha/entities/{entity}/notes" => super::create_for_entity, Some(Scope::Write);
+        GET "/v1alpha/entities/{entity}/notes/{note}" => super::get_for_entity, Some(Scope::Read);
+        PATCH "/v1alpha/entities/{entity}/notes/{note}" => super::update_for_entity, Some(Scope::Write);
+        DELETE "/v1alpha/entities/{entity}/notes/{note}" => super::delete_for_entity, Some(Scope::Write);
+    }
+}
+
+/// The notes of a workspace, in the route table.
+pub mod of_workspaces {
+    use rics_domain::principal::Scope;
+
+    route_table! {
+        GET "/v1alpha/workspaces/{workspace}/notes" => super::list_for_workspace, Some(Scope::Read);
+        POST "/v1alpha/workspaces/{workspace}/notes" => super::create_for_workspace, Some(Scope::Write);
+        GET "/v1alpha/workspaces/{workspace}/notes/{note}" => super::get_for_workspace, Some(Scope::Read);
+        PATCH "/v1alpha/workspaces/{workspace}/notes/{note}" => super::update_for_workspace, Some(Scope::Write);
+        DELETE "/v1alpha/workspaces/{workspace}/notes/{note}" => super::delete_for_workspace, Some(Scope::Write);
+    }
+}

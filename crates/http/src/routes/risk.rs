@@ -4,6 +4,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::model::ActivityLog;
+use rics_domain::principal::Scope;
 use rics_domain::risk::RiskModel;
 use rics_domain::risk::rating::{EvaluationInput, Rating};
 use rics_domain::risk::service::RateRequest;
@@ -15,6 +16,15 @@ use super::{Response, check_name_param, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    POST "/v1alpha/entities/{entity}:evaluate" => evaluate, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => evaluation_input, Some(Scope::Read);
+    GET "/v1alpha/riskModels" => list, Some(Scope::Read);
+    POST "/v1alpha/riskModels" => create, Some(Scope::Admin);
+    GET "/v1alpha/riskModels/{riskModel}" => get, Some(Scope::Read);
+    POST "/v1alpha/riskModels/{riskModel}:rate" => rate, Some(Scope::Read);
+}
 
 /// A page of risk model versions.
 #[derive(Debug, Serialize, ToSchema)]

@@ -3,6 +3,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::operation::Operation;
+use rics_domain::principal::Scope;
 use rics_domain::tenant::Tenant;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -11,6 +12,13 @@ use super::{Response, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    POST "/v1alpha/tenants" => create, Some(Scope::Admin);
+    GET "/v1alpha/tenants/{tenant}" => get, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren" => children, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/operations/{operation}" => operation, Some(Scope::Read);
+}
 
 /// A page of child tenants.
 #[derive(Debug, Serialize, ToSchema)]
