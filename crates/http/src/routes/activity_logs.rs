@@ -8,7 +8,7 @@ use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{Response, ok};
+use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
@@ -114,12 +114,11 @@ pub async fn list_for_entity(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(true)?;
-    query.finish()?;
-    let page = state
-        .activity_logs
-        .list_for_entity(&caller.0, &path, &request)
-        .await?;
-    ok(&ListActivityLogsResponse::from(page))
+    standard::list::<_, ListActivityLogsResponse>(&req, true, async |request| {
+        state
+            .activity_logs
+            .list_for_entity(&caller.0, &path, request)
+            .await
+    })
+    .await
 }

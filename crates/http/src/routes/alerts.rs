@@ -5,7 +5,7 @@ use actix_web::web::{Data, Path};
 use rics_domain::alert::{Alert, AlertType};
 use rics_domain::principal::Scope;
 
-use super::{EtagRequest, PageParams, Response, body_etag, check_name_param, ok};
+use super::{EtagRequest, PageParams, Response, body_etag, check_name_param, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -63,11 +63,10 @@ list_response! {
         ("orderBy" = Option<String>, Query, description = "displayName or createTime, optionally ` desc`; default displayName")),
     responses((status = 200, body = ListAlertTypesResponse), (status = 400, body = ErrorEnvelope)))]
 pub async fn list_types(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state.alerts.list_types(&caller.0, &request).await?;
-    ok(&ListAlertTypesResponse::from(page))
+    standard::list::<_, ListAlertTypesResponse>(&req, false, async |request| {
+        state.alerts.list_types(&caller.0, request).await
+    })
+    .await
 }
 
 /// Gets an alert type.

@@ -77,7 +77,7 @@ macro_rules! resource_routes {
             req: actix_web::HttpRequest,
             state: actix_web::web::Data<$crate::state::ApiState>,
         ) -> $crate::routes::Response {
-            $crate::routes::standard::list::<_, $page>(&req, async |request| {
+            $crate::routes::standard::list::<_, $page>(&req, true, async |request| {
                 state.$service.list(&caller.0, request).await
             })
             .await

@@ -5,9 +5,9 @@ use actix_web::web::{Data, Path};
 use rics_domain::document::Document;
 use rics_domain::principal::Scope;
 
-use super::{PageParams, Response, ok};
+use super::{PageParams, Response, standard};
 use crate::error::ErrorEnvelope;
-use crate::extract::{Caller, QueryParams};
+use crate::extract::Caller;
 use crate::state::ApiState;
 
 resource_routes! {
@@ -62,12 +62,11 @@ pub async fn list_for_entity(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(true)?;
-    query.finish()?;
-    let page = state
-        .documents
-        .list_for_entity(&caller.0, &path, &request)
-        .await?;
-    ok(&ListDocumentsResponse::from(page))
+    standard::list::<_, ListDocumentsResponse>(&req, true, async |request| {
+        state
+            .documents
+            .list_for_entity(&caller.0, &path, request)
+            .await
+    })
+    .await
 }

@@ -10,7 +10,7 @@ use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{Response, ok};
+use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
@@ -241,12 +241,11 @@ pub async fn list_relationships(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state
-        .entities
-        .list_relationships(&caller.0, &parse_id(&path), &request)
-        .await?;
-    ok(&ListEntityRelationshipsResponse::from(page))
+    standard::list::<_, ListEntityRelationshipsResponse>(&req, false, async |request| {
+        state
+            .entities
+            .list_relationships(&caller.0, &parse_id(&path), request)
+            .await
+    })
+    .await
 }

@@ -12,17 +12,18 @@ use serde::Serialize;
 use super::{Response, body_etag, check_name_param, ok};
 use crate::extract::{JsonBody, QueryParams};
 
-/// List (AIP-132): the paging, filter, order and `showDeleted` parameters, answered
-/// with the page `read` gives as `Page`.
+/// List (AIP-132): the paging, filter and order parameters, and `showDeleted` when
+/// the items are `soft_deletable`, answered with the page `read` gives as `Page`.
 pub async fn list<T, Page>(
     req: &HttpRequest,
+    soft_deletable: bool,
     read: impl AsyncFnOnce(&ListRequest) -> Result<ListResponse<T>, Error>,
 ) -> Response
 where
     Page: From<ListResponse<T>> + Serialize,
 {
     let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(true)?;
+    let request = query.take_list(soft_deletable)?;
     query.finish()?;
     ok(&Page::from(read(&request).await?))
 }
