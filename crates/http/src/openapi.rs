@@ -36,7 +36,7 @@ use utoipa::OpenApi;
 )]
 struct Frame;
 
-/// The API description: [`Frame`] with the operation of every route of the route table
+/// The API description: the frame with the operation of every route of the route table
 /// and the security its scope asks for.
 pub struct ApiDoc;
 

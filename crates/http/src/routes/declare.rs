@@ -1,7 +1,7 @@
-//! The macros a route module declares its routes with: [`route_table!`] for its rows of
-//! the route table, [`resource_routes!`] for a resource whose standard methods
+//! The macros a route module declares its routes with: `route_table!` for its rows of
+//! the route table, `resource_routes!` for a resource whose standard methods
 //! (AIP-131 to 135, AIP-164's Undelete) are generated with their OpenAPI operation, and
-//! [`list_response!`] for the page a List answers.
+//! `list_response!` for the page a List answers.
 
 /// Declares a module's rows of the route table, in order: each the method, the path as
 /// the OpenAPI document shows it, optionally `as` its explicit `operationId`, the
@@ -42,14 +42,14 @@ macro_rules! route_table {
 
 /// Declares the routes of a resource served by `state.$service`: its standard methods,
 /// each a keyword, the path, the scope and what differs between resources, and rows of
-/// hand-written handlers (custom methods) as in [`route_table!`], in the order of the
+/// hand-written handlers (custom methods) as in `route_table!`, in the order of the
 /// route table. A standard method's doc comment is its operation's summary; the macro
 /// writes its handler, whose body is the generic one of [`super::standard`], and its
 /// `#[utoipa::path]`. The header names the resource's type, its OpenAPI tag and its path
 /// variable as a utoipa parameter.
 ///
 /// The standard methods:
-/// - `list PATH, SCOPE => PAGE, params(...);` GET, answering `PAGE` ([`list_response!`]);
+/// - `list PATH, SCOPE => PAGE, params(...);` GET, answering `PAGE` (`list_response!`);
 /// - `create PATH, SCOPE, "xId", params(...);` POST, the id chosen by the query's `xId`;
 /// - `get PATH, SCOPE;` GET, with the redundant `name` parameter;
 /// - `update PATH, SCOPE, params(...);` PATCH;

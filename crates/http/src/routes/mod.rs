@@ -1,6 +1,9 @@
-//! Every route of the API, declared once: the method, the path as the OpenAPI document
-//! shows it, the scope it needs and its handler. Registration with actix and the
-//! route-coverage tests both read this table.
+//! Every route of the API, declared once in its module: the method, the path as the
+//! OpenAPI document shows it, the scope it needs and its handler (`route_table!`),
+//! with the handlers of a resource's standard methods written from the same line
+//! (`resource_routes!`). `route_modules!` assembles the modules' rows into
+//! [`ROUTES`], which registration with actix, the OpenAPI document's operations and
+//! the route-coverage tests read.
 
 #[macro_use]
 mod declare;
@@ -141,7 +144,7 @@ pub(crate) fn register<F, Args>(
 }
 
 /// The modules whose rows make the route table, in its order; each declares its rows
-/// with [`route_table!`] or [`resource_routes!`].
+/// with `route_table!` or `resource_routes!`.
 macro_rules! route_modules {
     ($($($module:ident)::+),+ $(,)?) => {
         /// Each module's rows.
@@ -179,7 +182,7 @@ route_modules!(
     tenants,
 );
 
-/// Every route of the API: the rows of each module of [`TABLES`], in order.
+/// Every route of the API: the rows of each module of `TABLES`, in order.
 pub const ROUTES: &[Route] = &ALL_ROUTES;
 
 const ALL_ROUTES: [Route; row_count()] = concatenate();

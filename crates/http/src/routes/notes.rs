@@ -1,5 +1,5 @@
 //! The note routes, the same five under `entities/{entity}` and under
-//! `workspaces/{workspace}`: [`note_routes!`] declares each parent's, whose handlers
+//! `workspaces/{workspace}`: `note_routes!` declares each parent's, whose handlers
 //! share one implementation.
 
 use actix_web::HttpRequest;

@@ -1,6 +1,6 @@
 //! The bodies of the standard methods (AIP-131 to 135, AIP-164), written once: each
 //! reads and checks its query string, then answers what the resource's service gives.
-//! [`resource_routes!`] writes the handlers that call them.
+//! `resource_routes!` writes the handlers that call them.
 
 use actix_web::HttpRequest;
 use rics_domain::error::Error;
