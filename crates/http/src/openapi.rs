@@ -10,12 +10,7 @@ use actix_web::HttpResponse;
 use serde_json::Value;
 use utoipa::OpenApi;
 
-use crate::routes::{
-    activity_log_types, activity_logs, alerts, documents, entities, events, health, jobs, notes,
-    oauth, risk, screening_lists, tenants, workspaces,
-};
-
-/// The API description.
+/// The document's frame: the API's description and tags.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -23,104 +18,6 @@ use crate::routes::{
         version = "v1alpha",
         description = "Entities under assessment, screening, verification, risk rating, alerts and forms, behind OAuth 2.0. Errors follow AIP-193; lists follow AIP-132/158/160."
     ),
-    paths(
-        health::healthz,
-        health::readyz,
-        document,
-        entities::list,
-        entities::create,
-        entities::batch_get,
-        entities::get,
-        entities::update,
-        entities::delete,
-        entities::undelete,
-        entities::hard_delete,
-        entities::add_tag,
-        entities::remove_tag,
-        entities::add_relationship,
-        entities::remove_relationship,
-        entities::list_relationships,
-        events::get,
-        events::get_for_entity,
-        events::list,
-        activity_log_types::list,
-        activity_log_types::create,
-        activity_log_types::get,
-        activity_log_types::update,
-        activity_log_types::delete,
-        activity_log_types::undelete,
-        activity_logs::create,
-        activity_logs::batch_get,
-        activity_logs::get,
-        activity_logs::delete,
-        activity_logs::undelete,
-        activity_logs::list_for_entity,
-        jobs::list_pep_sanction,
-        jobs::create_pep_sanction,
-        jobs::get_pep_sanction,
-        jobs::run_pep_sanction,
-        jobs::operation_pep_sanction,
-        jobs::list_risk_rating,
-        jobs::create_risk_rating,
-        jobs::get_risk_rating,
-        jobs::run_risk_rating,
-        jobs::operation_risk_rating,
-        jobs::list_id_verification,
-        jobs::create_id_verification,
-        jobs::get_id_verification,
-        jobs::run_id_verification,
-        jobs::operation_id_verification,
-        risk::evaluate,
-        risk::evaluation_input,
-        risk::list,
-        risk::create,
-        risk::get,
-        risk::rate,
-        screening_lists::list,
-        notes::list_for_entity,
-        notes::create_for_entity,
-        notes::get_for_entity,
-        notes::update_for_entity,
-        notes::delete_for_entity,
-        workspaces::list,
-        workspaces::create,
-        workspaces::get,
-        workspaces::update,
-        workspaces::delete,
-        workspaces::undelete,
-        workspaces::close,
-        workspaces::reopen,
-        notes::list_for_workspace,
-        notes::create_for_workspace,
-        notes::get_for_workspace,
-        notes::update_for_workspace,
-        notes::delete_for_workspace,
-        alerts::list_types,
-        alerts::get_type,
-        alerts::list,
-        alerts::create,
-        alerts::get,
-        alerts::delete,
-        alerts::undelete,
-        alerts::acknowledge,
-        documents::list,
-        documents::create,
-        documents::get,
-        documents::update,
-        documents::delete,
-        documents::undelete,
-        documents::list_for_entity,
-        tenants::create,
-        tenants::get,
-        tenants::children,
-        tenants::operation,
-        oauth::token,
-        oauth::authorize_page,
-        oauth::authorize_submit,
-        oauth::discovery,
-        oauth::jwks,
-    ),
-    modifiers(&Security),
     tags(
         (name = "entities", description = "People and organisations under assessment"),
         (name = "events", description = "The append-only record of every change"),
@@ -137,7 +34,20 @@ use crate::routes::{
         (name = "meta", description = "This document")
     )
 )]
+struct Frame;
+
+/// The API description: the frame with the operation of every route of the route table
+/// and the security its scope asks for.
 pub struct ApiDoc;
+
+impl OpenApi for ApiDoc {
+    fn openapi() -> utoipa::openapi::OpenApi {
+        let mut document = Frame::openapi();
+        crate::routes::add_operations(&mut document);
+        utoipa::Modify::modify(&Security, &mut document);
+        document
+    }
+}
 
 /// Declares the OAuth 2.0 security scheme (both flows) and applies it to every API
 /// operation.

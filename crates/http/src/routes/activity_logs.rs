@@ -4,27 +4,41 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::ActivityLog;
+use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
-use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
+use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
 
-/// A page of an entity's activity logs.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListActivityLogsResponse {
-    /// The logs, most recent activity first unless `orderBy` says otherwise.
-    pub activity_logs: Vec<ActivityLog>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many logs match the filter.
-    pub total_size: i32,
+resource_routes! {
+    service: activity_logs, resource: ActivityLog, tag: "activityLogs",
+    id: ("activityLog" = String, Path, description = "Activity log id");
+
+    /// Writes an activity log about one or more entities.
+    create "/v1alpha/activityLogs", Some(Scope::Write), "activityLogId",
+        params(CreateActivityLogParams);
+    GET "/v1alpha/activityLogs:batchGet" => batch_get, Some(Scope::Read);
+    /// Gets an activity log, deleted or not.
+    get "/v1alpha/activityLogs/{activityLog}", Some(Scope::Read);
+    /// Soft-deletes an activity log; returns it with `deleteTime` and `purgeTime`.
+    delete "/v1alpha/activityLogs/{activityLog}", Some(Scope::Write),
+        params(DeleteActivityLogParams);
+    /// Restores a soft-deleted activity log.
+    undelete "/v1alpha/activityLogs/{activityLog}:undelete", Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/activityLogs" => list_for_entity, Some(Scope::Read);
+}
+
+list_response! {
+    /// A page of an entity's activity logs.
+    ListActivityLogsResponse {
+        /// The logs, most recent activity first unless `orderBy` says otherwise.
+        activity_logs: ActivityLog,
+        /// How many logs match the filter.
+        total_size,
+    }
 }
 
 /// The logs asked for, in order.
@@ -78,44 +92,6 @@ pub struct DeleteActivityLogParams {
     allowMissing: Option<bool>,
 }
 
-/// Writes an activity log about one or more entities.
-#[utoipa::path(post, path = "/v1alpha/activityLogs", tag = "activityLogs", params(CreateActivityLogParams),
-    request_body = ActivityLog,
-    responses((status = 200, body = ActivityLog), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn create(
-    caller: Caller,
-    req: HttpRequest,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let log_id = query.take("activityLogId")?;
-    let request_id = query.take("requestId")?;
-    query.finish()?;
-    ok(&state
-        .activity_logs
-        .create(&caller.0, body.0, log_id.as_deref(), request_id.as_deref())
-        .await?)
-}
-
-/// Gets an activity log, deleted or not.
-#[utoipa::path(get, path = "/v1alpha/activityLogs/{activityLog}", tag = "activityLogs",
-    params(("activityLog" = String, Path, description = "Activity log id"),
-        ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
-    responses((status = 200, body = ActivityLog), (status = 404, body = ErrorEnvelope)))]
-pub async fn get(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    let id = path.into_inner();
-    let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &[&ActivityLog::name_of(&id), &id])?;
-    query.finish()?;
-    ok(&state.activity_logs.get(&caller.0, &id).await?)
-}
-
 /// Gets several activity logs, all or nothing.
 #[utoipa::path(get, path = "/v1alpha/activityLogs:batchGet", tag = "activityLogs",
     params(("names" = Vec<String>, Query, description = "Activity log names (activityLogs/{activityLog}), 1 to 1000, repeated")),
@@ -128,33 +104,6 @@ pub async fn batch_get(caller: Caller, req: HttpRequest, state: Data<ApiState>) 
     ok(&BatchGetActivityLogsResponse { activity_logs })
 }
 
-/// Soft-deletes an activity log; returns it with `deleteTime` and `purgeTime`.
-#[utoipa::path(delete, path = "/v1alpha/activityLogs/{activityLog}", tag = "activityLogs",
-    params(("activityLog" = String, Path, description = "Activity log id"), DeleteActivityLogParams),
-    responses((status = 200, body = ActivityLog), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn delete(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    standard_delete(state.activity_logs.as_ref(), &caller.0, &req, &path).await
-}
-
-/// Restores a soft-deleted activity log.
-#[utoipa::path(post, path = "/v1alpha/activityLogs/{activityLog}:undelete", tag = "activityLogs",
-    params(("activityLog" = String, Path, description = "Activity log id")), request_body = EtagRequest,
-    responses((status = 200, body = ActivityLog), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn undelete(
-    caller: Caller,
-    _query: NoQuery,
-    path: Path<String>,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    standard_undelete(state.activity_logs.as_ref(), &caller.0, &path, body).await
-}
-
 /// The activity logs naming an entity (soft-deleted entities included).
 #[utoipa::path(get, path = "/v1alpha/entities/{entity}/activityLogs", tag = "activityLogs",
     params(("entity" = String, Path, description = "Entity id"), ListActivityLogsParams),
@@ -165,16 +114,11 @@ pub async fn list_for_entity(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(true)?;
-    query.finish()?;
-    let page = state
-        .activity_logs
-        .list_for_entity(&caller.0, &path, &request)
-        .await?;
-    ok(&ListActivityLogsResponse {
-        activity_logs: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
+    standard::list::<_, ListActivityLogsResponse>(&req, true, async |request| {
+        state
+            .activity_logs
+            .list_for_entity(&caller.0, &path, request)
+            .await
     })
+    .await
 }

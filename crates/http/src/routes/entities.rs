@@ -6,27 +6,49 @@ use rics_domain::entity::relationship::{
     AddRelationshipRequest, EntityRelationship, RemoveRelationshipRequest,
 };
 use rics_domain::entity::{Entity, ErasureReceipt};
+use rics_domain::principal::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::{
-    EtagRequest, Response, check_name_param, ok, standard_delete, standard_undelete, total_size,
-};
+use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
 
-/// A page of entities.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListEntitiesResponse {
-    /// The entities.
-    pub entities: Vec<Entity>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many entities match the filter.
-    pub total_size: i32,
+resource_routes! {
+    service: entities, resource: Entity, tag: "entities",
+    id: ("entity" = String, Path, description = "Entity id");
+
+    /// Lists entities.
+    list "/v1alpha/entities", Some(Scope::Read) => ListEntitiesResponse, params(ListParams);
+    /// Creates an entity.
+    create "/v1alpha/entities", Some(Scope::Write), "entityId", params(CreateParams);
+    GET "/v1alpha/entities:batchGet" => batch_get, Some(Scope::Read);
+    /// Gets an entity, deleted or not.
+    get "/v1alpha/entities/{entity}", Some(Scope::Read);
+    /// Updates an entity.
+    update "/v1alpha/entities/{entity}", Some(Scope::Write), params(
+        ("updateMask" = Option<String>, Query, description = "Comma-separated field paths; `*` replaces the entity; absent = the populated fields of the body"));
+    /// Soft-deletes an entity; returns it with `deleteTime` and `purgeTime`.
+    delete "/v1alpha/entities/{entity}", Some(Scope::Write), params(DeleteParams);
+    /// Restores a soft-deleted entity.
+    undelete "/v1alpha/entities/{entity}:undelete", Some(Scope::Write);
+    DELETE "/v1alpha/entities/{entity}:hardDelete" => hard_delete, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addTag" as "AddEntityTag" => add_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeTag" as "RemoveEntityTag" => remove_tag, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:addEntityRelationship" as "AddEntityRelationship" => add_relationship, Some(Scope::Write);
+    POST "/v1alpha/entities/{entity}:removeEntityRelationship" as "RemoveEntityRelationship" => remove_relationship, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => list_relationships, Some(Scope::Read);
+}
+
+list_response! {
+    /// A page of entities.
+    ListEntitiesResponse {
+        /// The entities.
+        entities: Entity,
+        /// How many entities match the filter.
+        total_size,
+    }
 }
 
 /// The entities asked for, in order.
@@ -36,17 +58,14 @@ pub struct BatchGetEntitiesResponse {
     pub entities: Vec<Entity>,
 }
 
-/// A page of relationships.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListEntityRelationshipsResponse {
-    /// The relationships, as the entity sees them.
-    pub entity_relationships: Vec<EntityRelationship>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many relationships match.
-    pub total_size: i32,
+list_response! {
+    /// A page of relationships.
+    ListEntityRelationshipsResponse {
+        /// The relationships, as the entity sees them.
+        entity_relationships: EntityRelationship,
+        /// How many relationships match.
+        total_size,
+    }
 }
 
 /// The body of `:addTag` and `:removeTag`.
@@ -108,63 +127,6 @@ fn parse_id(path: &Path<String>) -> String {
     path.as_str().to_owned()
 }
 
-/// Lists entities.
-#[utoipa::path(get, path = "/v1alpha/entities", tag = "entities", params(ListParams),
-    responses((status = 200, body = ListEntitiesResponse), (status = 400, body = ErrorEnvelope)))]
-pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(true)?;
-    query.finish()?;
-    let page = state.entities.list(&caller.0, &request).await?;
-    ok(&ListEntitiesResponse {
-        entities: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
-    })
-}
-
-/// Creates an entity.
-#[utoipa::path(post, path = "/v1alpha/entities", tag = "entities", params(CreateParams), request_body = Entity,
-    responses((status = 200, body = Entity), (status = 400, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn create(
-    caller: Caller,
-    req: HttpRequest,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let entity_id = query.take("entityId")?;
-    let request_id = query.take("requestId")?;
-    query.finish()?;
-    let entity = state
-        .entities
-        .create(
-            &caller.0,
-            body.0,
-            entity_id.as_deref(),
-            request_id.as_deref(),
-        )
-        .await?;
-    ok(&entity)
-}
-
-/// Gets an entity, deleted or not.
-#[utoipa::path(get, path = "/v1alpha/entities/{entity}", tag = "entities",
-    params(("entity" = String, Path, description = "Entity id"), ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
-    responses((status = 200, body = Entity), (status = 404, body = ErrorEnvelope)))]
-pub async fn get(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    let id = parse_id(&path);
-    let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &[&Entity::name_of(&id), &id])?;
-    query.finish()?;
-    ok(&state.entities.get(&caller.0, &id).await?)
-}
-
 /// Gets several entities, all or nothing.
 #[utoipa::path(get, path = "/v1alpha/entities:batchGet", tag = "entities",
     params(("names" = Vec<String>, Query, description = "Entity names (entities/{entity}), 1 to 1000, repeated")),
@@ -175,57 +137,6 @@ pub async fn batch_get(caller: Caller, req: HttpRequest, state: Data<ApiState>) 
     query.finish()?;
     let entities = state.entities.batch_get(&caller.0, &names).await?;
     ok(&BatchGetEntitiesResponse { entities })
-}
-
-/// Updates an entity.
-#[utoipa::path(patch, path = "/v1alpha/entities/{entity}", tag = "entities",
-    params(("entity" = String, Path, description = "Entity id"), ("updateMask" = Option<String>, Query, description = "Comma-separated field paths; `*` replaces the entity; absent = the populated fields of the body")),
-    request_body = Entity,
-    responses((status = 200, body = Entity), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn update(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let id = parse_id(&path);
-    let mut query = QueryParams::parse(req.query_string())?;
-    let mask = query.take("updateMask")?;
-    query.finish()?;
-    ok(&state
-        .entities
-        .update(&caller.0, &id, body.0, mask.as_deref())
-        .await?)
-}
-
-/// Soft-deletes an entity; returns it with `deleteTime` and `purgeTime`.
-#[utoipa::path(delete, path = "/v1alpha/entities/{entity}", tag = "entities",
-    params(("entity" = String, Path, description = "Entity id"), DeleteParams),
-    responses((status = 200, body = Entity), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn delete(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    let id = parse_id(&path);
-    standard_delete(state.entities.as_ref(), &caller.0, &req, &id).await
-}
-
-/// Restores a soft-deleted entity.
-#[utoipa::path(post, path = "/v1alpha/entities/{entity}:undelete", tag = "entities",
-    params(("entity" = String, Path, description = "Entity id")), request_body = EtagRequest,
-    responses((status = 200, body = Entity), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-pub async fn undelete(
-    caller: Caller,
-    _query: NoQuery,
-    path: Path<String>,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let id = parse_id(&path);
-    standard_undelete(state.entities.as_ref(), &caller.0, &id, body).await
 }
 
 /// Erases an entity and everything it owns; refused under legal hold.
@@ -330,16 +241,11 @@ pub async fn list_relationships(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state
-        .entities
-        .list_relationships(&caller.0, &parse_id(&path), &request)
-        .await?;
-    ok(&ListEntityRelationshipsResponse {
-        entity_relationships: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
+    standard::list::<_, ListEntityRelationshipsResponse>(&req, false, async |request| {
+        state
+            .entities
+            .list_relationships(&caller.0, &parse_id(&path), request)
+            .await
     })
+    .await
 }

@@ -3,25 +3,27 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::event::Event;
-use serde::Serialize;
-use utoipa::ToSchema;
+use rics_domain::principal::Scope;
 
-use super::{Response, check_name_param, ok, total_size};
+use super::{Response, check_name_param, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
 
-/// A page of an entity's events.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListEventsResponse {
-    /// The events, oldest first unless `orderBy` says otherwise.
-    pub events: Vec<Event>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many events match (always an exact count today).
-    pub total_size: i32,
+route_table! {
+    GET "/v1alpha/events/{event}" => get, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events" => list, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events/{event}" => get_for_entity, Some(Scope::Read);
+}
+
+list_response! {
+    /// A page of an entity's events.
+    ListEventsResponse {
+        /// The events, oldest first unless `orderBy` says otherwise.
+        events: Event,
+        /// How many events match (always an exact count today).
+        total_size,
+    }
 }
 
 /// A tenant-level event (an entity's events are read under the entity).
@@ -76,16 +78,11 @@ pub async fn list(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state
-        .events
-        .list_for_entity(&caller.0, &path, &request)
-        .await?;
-    ok(&ListEventsResponse {
-        events: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
+    standard::list::<_, ListEventsResponse>(&req, false, async |request| {
+        state
+            .events
+            .list_for_entity(&caller.0, &path, request)
+            .await
     })
+    .await
 }

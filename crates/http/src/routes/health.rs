@@ -8,6 +8,12 @@ use serde_json::json;
 use crate::error::ApiError;
 use crate::state::ApiState;
 
+route_table! {
+    GET "/healthz" as "CheckHealth" => healthz, None;
+    GET "/readyz" as "CheckReadiness" => readyz, None;
+    GET "/v1alpha/openapi.json" as "GetOpenApiDocument" => crate::openapi::document, None;
+}
+
 /// Liveness: the process is up.
 #[utoipa::path(get, path = "/healthz", tag = "health", responses((status = 200, description = "The process is up")))]
 pub async fn healthz() -> impl Responder {

@@ -14,6 +14,7 @@ use rics_domain::job::model::job_name;
 use rics_domain::job::pep_sanction::PepSanctionInput;
 use rics_domain::job::risk_rating::RiskRatingInput;
 use rics_domain::operation::Operation;
+use rics_domain::principal::Scope;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -22,6 +23,24 @@ use super::{Response, check_name_param, ok, total_size};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => list_pep_sanction, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => create_pep_sanction, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}" => get_pep_sanction, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run" => run_pep_sanction, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}" => operation_pep_sanction, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => list_risk_rating, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => create_risk_rating, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}" => get_risk_rating, Some(Scope::Read);
+    POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}:run" => run_risk_rating, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}/operations/{operation}" => operation_risk_rating, Some(Scope::Read);
+    GET "/v1alpha/individualEntityIDVerificationJobs" => list_id_verification, Some(Scope::Read);
+    POST "/v1alpha/individualEntityIDVerificationJobs" => create_id_verification, Some(Scope::Write);
+    GET "/v1alpha/individualEntityIDVerificationJobs/{job}" => get_id_verification, Some(Scope::Read);
+    POST "/v1alpha/individualEntityIDVerificationJobs/{job}:run" => run_id_verification, Some(Scope::Write);
+    GET "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}" => operation_id_verification, Some(Scope::Read);
+}
 
 /// A page of screening jobs. (A documentation schema: responses are built from the
 /// family's JSON.)

@@ -1,6 +1,12 @@
-//! Every route of the API, declared once: the method, the path as the OpenAPI document
-//! shows it, the scope it needs and its handler. Registration with actix and the
-//! route-coverage tests both read this table.
+//! Every route of the API, declared once in its module: the method, the path as the
+//! OpenAPI document shows it, the scope it needs and its handler (`route_table!`),
+//! with the handlers of a resource's standard methods written from the same line
+//! (`resource_routes!`). `route_modules!` assembles the modules' rows into
+//! [`ROUTES`], which registration with actix, the OpenAPI document's operations and
+//! the route-coverage tests read.
+
+#[macro_use]
+mod declare;
 
 pub mod activity_log_types;
 pub mod activity_logs;
@@ -15,6 +21,7 @@ pub mod oauth;
 pub mod operation_id;
 pub mod risk;
 pub mod screening_lists;
+pub mod standard;
 pub mod tenants;
 pub mod workspaces;
 
@@ -26,8 +33,7 @@ use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{FromRequest, Handler, HttpResponse, Responder, guard, web};
 use rics_domain::error::Error;
-use rics_domain::lifecycle::SoftDeleteMethods;
-use rics_domain::principal::{Principal, Scope};
+use rics_domain::principal::Scope;
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -42,7 +48,7 @@ fn ok<T: Serialize>(value: &T) -> Response {
 }
 
 /// A list's `totalSize` as the API's int32.
-fn total_size(total: i64) -> i32 {
+pub(crate) fn total_size(total: i64) -> i32 {
     i32::try_from(total).unwrap_or(i32::MAX)
 }
 
@@ -62,62 +68,6 @@ fn check_name_param(query: &mut QueryParams, accepted: &[&str]) -> Result<(), Ap
     Ok(())
 }
 
-/// The query of a soft delete (AIP-164): `etag` (must be current when given) and
-/// `allowMissing` (succeed when the resource is missing or already deleted).
-struct SoftDeleteQuery {
-    etag: Option<String>,
-    allow_missing: bool,
-}
-
-impl SoftDeleteQuery {
-    /// Reads them from the query string, refusing any other parameter.
-    fn parse(req: &actix_web::HttpRequest) -> Result<SoftDeleteQuery, ApiError> {
-        let mut query = QueryParams::parse(req.query_string())?;
-        let params = SoftDeleteQuery {
-            etag: query.take("etag")?,
-            allow_missing: query.take_bool("allowMissing")?,
-        };
-        query.finish()?;
-        Ok(params)
-    }
-}
-
-/// The standard Delete of a soft-deletable resource (AIP-135, AIP-164): `etag` and
-/// `allowMissing` from the query string; answers the deleted resource, or `{}` when
-/// `allowMissing` found none.
-async fn standard_delete<S: SoftDeleteMethods>(
-    service: &S,
-    caller: &Principal,
-    req: &actix_web::HttpRequest,
-    id: &str,
-) -> Response
-where
-    S::Resource: Serialize,
-{
-    let params = SoftDeleteQuery::parse(req)?;
-    match service
-        .delete(caller, id, params.etag.as_deref(), params.allow_missing)
-        .await?
-    {
-        Some(resource) => ok(&resource),
-        None => ok(&serde_json::Map::new()),
-    }
-}
-
-/// The standard Undelete (AIP-164): an optional etag in the body.
-async fn standard_undelete<S: SoftDeleteMethods>(
-    service: &S,
-    caller: &Principal,
-    id: &str,
-    body: crate::extract::JsonBody,
-) -> Response
-where
-    S::Resource: Serialize,
-{
-    let etag = body_etag(body, "undelete")?;
-    ok(&service.undelete(caller, id, etag.as_deref()).await?)
-}
-
 /// The etag of a custom method's body (`:undelete`, `:close`, ...), read as
 /// [`EtagRequest`]; errors name `method`.
 fn body_etag(body: crate::extract::JsonBody, method: &str) -> Result<Option<String>, ApiError> {
@@ -135,6 +85,19 @@ pub struct EtagRequest {
     pub etag: Option<String>,
 }
 
+/// The paging parameters of a List (AIP-158), as the document shows them.
+#[derive(Debug, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(non_snake_case, dead_code)]
+pub struct PageParams {
+    /// Default 50, at most 1000 (larger values are coerced)
+    pageSize: Option<i32>,
+    /// Token from a previous response; every other parameter must be unchanged
+    pageToken: Option<String>,
+    /// Items to skip before the page
+    skip: Option<i32>,
+}
+
 /// One route.
 #[derive(Debug, Clone, Copy)]
 pub struct Route {
@@ -149,32 +112,10 @@ pub struct Route {
     pub operation_id: Option<&'static str>,
 }
 
-macro_rules! routes {
-    ($( $method:ident $path:literal $(as $operation_id:literal)? => $handler:path, $scope:expr; )+) => {
-        /// Every route of the API.
-        pub const ROUTES: &[Route] = &[
-            $( Route {
-                method: stringify!($method),
-                path: $path,
-                scope: $scope,
-                operation_id: routes!(@id $($operation_id)?),
-            }, )+
-        ];
-
-        /// Registers every route of [`ROUTES`] with its handler, behind the
-        /// authentication gate when it names a scope.
-        pub fn configure(config: &mut web::ServiceConfig) {
-            $( register(config, Method::$method, $path, $scope, $handler); )+
-        }
-    };
-    (@id $operation_id:literal) => { Some($operation_id) };
-    (@id) => { None };
-}
-
 /// Registers one route: a resource answering only `method`, gated by `scope`, its
 /// path variables checked ([`crate::extract::path_variables`]) once the gate has
 /// admitted the caller.
-fn register<F, Args>(
+pub(crate) fn register<F, Args>(
     config: &mut web::ServiceConfig,
     method: Method,
     path: &'static str,
@@ -202,102 +143,76 @@ fn register<F, Args>(
     };
 }
 
-routes! {
-    GET "/healthz" as "CheckHealth" => health::healthz, None;
-    GET "/readyz" as "CheckReadiness" => health::readyz, None;
-    GET "/v1alpha/openapi.json" as "GetOpenApiDocument" => crate::openapi::document, None;
-    POST "/oauth2/token" as "IssueToken" => oauth::token, None;
-    GET "/oauth2/authorize" as "ShowAuthorizationPage" => oauth::authorize_page, None;
-    POST "/oauth2/authorize" as "SubmitAuthorization" => oauth::authorize_submit, None;
-    GET "/.well-known/openid-configuration" as "GetOpenIdConfiguration" => oauth::discovery, None;
-    GET "/.well-known/jwks.json" as "GetJsonWebKeySet" => oauth::jwks, None;
-    GET "/v1alpha/entities" => entities::list, Some(Scope::Read);
-    POST "/v1alpha/entities" => entities::create, Some(Scope::Write);
-    GET "/v1alpha/entities:batchGet" => entities::batch_get, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}" => entities::get, Some(Scope::Read);
-    PATCH "/v1alpha/entities/{entity}" => entities::update, Some(Scope::Write);
-    DELETE "/v1alpha/entities/{entity}" => entities::delete, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:undelete" => entities::undelete, Some(Scope::Write);
-    DELETE "/v1alpha/entities/{entity}:hardDelete" => entities::hard_delete, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:addTag" as "AddEntityTag" => entities::add_tag, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:removeTag" as "RemoveEntityTag" => entities::remove_tag, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:addEntityRelationship" as "AddEntityRelationship" => entities::add_relationship, Some(Scope::Write);
-    POST "/v1alpha/entities/{entity}:removeEntityRelationship" as "RemoveEntityRelationship" => entities::remove_relationship, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => entities::list_relationships, Some(Scope::Read);
-    GET "/v1alpha/events/{event}" => events::get, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/events" => events::list, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/events/{event}" => events::get_for_entity, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => jobs::list_pep_sanction, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => jobs::create_pep_sanction, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}" => jobs::get_pep_sanction, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run" => jobs::run_pep_sanction, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}" => jobs::operation_pep_sanction, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => jobs::list_risk_rating, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => jobs::create_risk_rating, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}" => jobs::get_risk_rating, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}:run" => jobs::run_risk_rating, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}/operations/{operation}" => jobs::operation_risk_rating, Some(Scope::Read);
-    GET "/v1alpha/individualEntityIDVerificationJobs" => jobs::list_id_verification, Some(Scope::Read);
-    POST "/v1alpha/individualEntityIDVerificationJobs" => jobs::create_id_verification, Some(Scope::Write);
-    GET "/v1alpha/individualEntityIDVerificationJobs/{job}" => jobs::get_id_verification, Some(Scope::Read);
-    POST "/v1alpha/individualEntityIDVerificationJobs/{job}:run" => jobs::run_id_verification, Some(Scope::Write);
-    GET "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}" => jobs::operation_id_verification, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}:evaluate" => risk::evaluate, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => risk::evaluation_input, Some(Scope::Read);
-    GET "/v1alpha/riskModels" => risk::list, Some(Scope::Read);
-    POST "/v1alpha/riskModels" => risk::create, Some(Scope::Admin);
-    GET "/v1alpha/riskModels/{riskModel}" => risk::get, Some(Scope::Read);
-    POST "/v1alpha/riskModels/{riskModel}:rate" => risk::rate, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/notes" => notes::list_for_entity, Some(Scope::Read);
-    POST "/v1alpha/entities/{entity}/notes" => notes::create_for_entity, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/notes/{note}" => notes::get_for_entity, Some(Scope::Read);
-    PATCH "/v1alpha/entities/{entity}/notes/{note}" => notes::update_for_entity, Some(Scope::Write);
-    DELETE "/v1alpha/entities/{entity}/notes/{note}" => notes::delete_for_entity, Some(Scope::Write);
-    GET "/v1alpha/workspaces" => workspaces::list, Some(Scope::Read);
-    POST "/v1alpha/workspaces" => workspaces::create, Some(Scope::Write);
-    GET "/v1alpha/workspaces/{workspace}" => workspaces::get, Some(Scope::Read);
-    PATCH "/v1alpha/workspaces/{workspace}" => workspaces::update, Some(Scope::Write);
-    DELETE "/v1alpha/workspaces/{workspace}" => workspaces::delete, Some(Scope::Write);
-    POST "/v1alpha/workspaces/{workspace}:undelete" => workspaces::undelete, Some(Scope::Write);
-    POST "/v1alpha/workspaces/{workspace}:close" => workspaces::close, Some(Scope::Write);
-    POST "/v1alpha/workspaces/{workspace}:reopen" => workspaces::reopen, Some(Scope::Write);
-    GET "/v1alpha/workspaces/{workspace}/notes" => notes::list_for_workspace, Some(Scope::Read);
-    POST "/v1alpha/workspaces/{workspace}/notes" => notes::create_for_workspace, Some(Scope::Write);
-    GET "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::get_for_workspace, Some(Scope::Read);
-    PATCH "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::update_for_workspace, Some(Scope::Write);
-    DELETE "/v1alpha/workspaces/{workspace}/notes/{note}" => notes::delete_for_workspace, Some(Scope::Write);
-    GET "/v1alpha/activityLogTypes" => activity_log_types::list, Some(Scope::Read);
-    POST "/v1alpha/activityLogTypes" => activity_log_types::create, Some(Scope::Admin);
-    GET "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::get, Some(Scope::Read);
-    PATCH "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::update, Some(Scope::Admin);
-    DELETE "/v1alpha/activityLogTypes/{activityLogType}" => activity_log_types::delete, Some(Scope::Admin);
-    POST "/v1alpha/activityLogTypes/{activityLogType}:undelete" => activity_log_types::undelete, Some(Scope::Admin);
-    POST "/v1alpha/activityLogs" => activity_logs::create, Some(Scope::Write);
-    GET "/v1alpha/activityLogs:batchGet" => activity_logs::batch_get, Some(Scope::Read);
-    GET "/v1alpha/activityLogs/{activityLog}" => activity_logs::get, Some(Scope::Read);
-    DELETE "/v1alpha/activityLogs/{activityLog}" => activity_logs::delete, Some(Scope::Write);
-    POST "/v1alpha/activityLogs/{activityLog}:undelete" => activity_logs::undelete, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/activityLogs" => activity_logs::list_for_entity, Some(Scope::Read);
-    GET "/v1alpha/alertTypes" => alerts::list_types, Some(Scope::Read);
-    GET "/v1alpha/alertTypes/{alertType}" => alerts::get_type, Some(Scope::Read);
-    GET "/v1alpha/alerts" => alerts::list, Some(Scope::Read);
-    POST "/v1alpha/alerts" => alerts::create, Some(Scope::Write);
-    GET "/v1alpha/alerts/{alert}" => alerts::get, Some(Scope::Read);
-    DELETE "/v1alpha/alerts/{alert}" => alerts::delete, Some(Scope::Write);
-    POST "/v1alpha/alerts/{alert}:undelete" => alerts::undelete, Some(Scope::Write);
-    POST "/v1alpha/alerts/{alert}:acknowledge" => alerts::acknowledge, Some(Scope::Write);
-    GET "/v1alpha/documents" => documents::list, Some(Scope::Read);
-    POST "/v1alpha/documents" => documents::create, Some(Scope::Write);
-    GET "/v1alpha/documents/{document}" => documents::get, Some(Scope::Read);
-    PATCH "/v1alpha/documents/{document}" => documents::update, Some(Scope::Write);
-    DELETE "/v1alpha/documents/{document}" => documents::delete, Some(Scope::Write);
-    POST "/v1alpha/documents/{document}:undelete" => documents::undelete, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/documents" => documents::list_for_entity, Some(Scope::Read);
-    GET "/v1alpha/screeningLists" => screening_lists::list, Some(Scope::Read);
-    POST "/v1alpha/tenants" => tenants::create, Some(Scope::Admin);
-    GET "/v1alpha/tenants/{tenant}" => tenants::get, Some(Scope::Read);
-    GET "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren" => tenants::children, Some(Scope::Read);
-    GET "/v1alpha/tenants/{tenant}/operations/{operation}" => tenants::operation, Some(Scope::Read);
+/// The modules whose rows make the route table, in its order; each declares its rows
+/// with `route_table!` or `resource_routes!`.
+macro_rules! route_modules {
+    ($($($module:ident)::+),+ $(,)?) => {
+        /// Each module's rows.
+        const TABLES: &[&[Route]] = &[$($($module)::+::ROUTES),+];
+
+        /// Registers every route of [`ROUTES`] with its handler, behind the
+        /// authentication gate when it names a scope.
+        pub fn configure(config: &mut web::ServiceConfig) {
+            $( $($module)::+::configure(config); )+
+        }
+
+        /// Adds the operation of every route of [`ROUTES`] (and the schemas they refer
+        /// to) to `document`.
+        pub fn add_operations(document: &mut utoipa::openapi::OpenApi) {
+            $( document.merge(<$($module)::+::Api as utoipa::OpenApi>::openapi()); )+
+        }
+    };
+}
+
+route_modules!(
+    health,
+    oauth,
+    entities,
+    events,
+    jobs,
+    risk,
+    notes::of_entities,
+    workspaces,
+    notes::of_workspaces,
+    activity_log_types,
+    activity_logs,
+    alerts,
+    documents,
+    screening_lists,
+    tenants,
+);
+
+/// Every route of the API: the rows of each module of `TABLES`, in order.
+pub const ROUTES: &[Route] = &ALL_ROUTES;
+
+const ALL_ROUTES: [Route; row_count()] = concatenate();
+
+const fn row_count() -> usize {
+    let mut count = 0;
+    let mut table = 0;
+    while table < TABLES.len() {
+        count += TABLES[table].len();
+        table += 1;
+    }
+    count
+}
+
+/// The rows of [`TABLES`] in one array (`N` is [`row_count`]); the first row fills it
+/// before each place gets its own.
+const fn concatenate<const N: usize>() -> [Route; N] {
+    let mut rows = [TABLES[0][0]; N];
+    let mut next = 0;
+    let mut table = 0;
+    while table < TABLES.len() {
+        let mut row = 0;
+        while row < TABLES[table].len() {
+            rows[next] = TABLES[table][row];
+            next += 1;
+            row += 1;
+        }
+        table += 1;
+    }
+    rows
 }
 
 /// Each route of [`ROUTES`] as the actix resource definition its requests match, with

@@ -18,6 +18,14 @@ use utoipa::ToSchema;
 
 use crate::state::ApiState;
 
+route_table! {
+    POST "/oauth2/token" as "IssueToken" => token, None;
+    GET "/oauth2/authorize" as "ShowAuthorizationPage" => authorize_page, None;
+    POST "/oauth2/authorize" as "SubmitAuthorization" => authorize_submit, None;
+    GET "/.well-known/openid-configuration" as "GetOpenIdConfiguration" => discovery, None;
+    GET "/.well-known/jwks.json" as "GetJsonWebKeySet" => jwks, None;
+}
+
 /// The token endpoint's form (RFC 6749 sections 4.1.3, 4.4.2 and 6). Documentation of
 /// the body [`form_fields`] reads; the client may authenticate with HTTP Basic instead
 /// of `client_id` and `client_secret`.

@@ -4,6 +4,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::activity::model::ActivityLog;
+use rics_domain::principal::Scope;
 use rics_domain::risk::RiskModel;
 use rics_domain::risk::rating::{EvaluationInput, Rating};
 use rics_domain::risk::service::RateRequest;
@@ -11,22 +12,28 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{Response, check_name_param, ok, total_size};
+use super::{Response, check_name_param, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
 
-/// A page of risk model versions.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListRiskModelsResponse {
-    /// The versions, newest first unless `orderBy` says otherwise.
-    pub risk_models: Vec<RiskModel>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many versions match the filter.
-    pub total_size: i32,
+route_table! {
+    POST "/v1alpha/entities/{entity}:evaluate" => evaluate, Some(Scope::Write);
+    GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => evaluation_input, Some(Scope::Read);
+    GET "/v1alpha/riskModels" => list, Some(Scope::Read);
+    POST "/v1alpha/riskModels" => create, Some(Scope::Admin);
+    GET "/v1alpha/riskModels/{riskModel}" => get, Some(Scope::Read);
+    POST "/v1alpha/riskModels/{riskModel}:rate" => rate, Some(Scope::Read);
+}
+
+list_response! {
+    /// A page of risk model versions.
+    ListRiskModelsResponse {
+        /// The versions, newest first unless `orderBy` says otherwise.
+        risk_models: RiskModel,
+        /// How many versions match the filter.
+        total_size,
+    }
 }
 
 /// The body of `:evaluate`: empty (the entity is rated with the tenant's newest model
@@ -73,15 +80,10 @@ pub struct EvaluationInputResponse {
         ("orderBy" = Option<String>, Query, description = "createTime, optionally ` desc`; default createTime desc (newest first)")),
     responses((status = 200, body = ListRiskModelsResponse), (status = 400, body = ErrorEnvelope)))]
 pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state.risk.models().list(&caller.0, &request).await?;
-    ok(&ListRiskModelsResponse {
-        risk_models: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
+    standard::list::<_, ListRiskModelsResponse>(&req, false, async |request| {
+        state.risk.models().list(&caller.0, request).await
     })
+    .await
 }
 
 /// Stores a new version of the tenant's risk model; ratings use the newest version

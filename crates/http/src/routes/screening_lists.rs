@@ -2,6 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::Data;
+use rics_domain::principal::Scope;
 use rics_domain::screen::ListVersionInfo;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -10,6 +11,10 @@ use super::{Response, ok};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, QueryParams};
 use crate::state::ApiState;
+
+route_table! {
+    GET "/v1alpha/screeningLists" => list, Some(Scope::Read);
+}
 
 /// The loaded lists.
 #[derive(Debug, Serialize, ToSchema)]

@@ -3,26 +3,29 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
 use rics_domain::operation::Operation;
+use rics_domain::principal::Scope;
 use rics_domain::tenant::Tenant;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::{Response, ok, total_size};
+use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
 
-/// A page of child tenants.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListTenantsResponse {
-    /// The tenants.
-    pub tenants: Vec<Tenant>,
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// How many children match.
-    pub total_size: i32,
+route_table! {
+    POST "/v1alpha/tenants" => create, Some(Scope::Admin);
+    GET "/v1alpha/tenants/{tenant}" => get, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren" => children, Some(Scope::Read);
+    GET "/v1alpha/tenants/{tenant}/operations/{operation}" => operation, Some(Scope::Read);
+}
+
+list_response! {
+    /// A page of child tenants.
+    ListTenantsResponse {
+        /// The tenants.
+        tenants: Tenant,
+        /// How many children match.
+        total_size,
+    }
 }
 
 /// Creates a child tenant of the caller's partner tenant: provisions it and its first
@@ -71,18 +74,10 @@ pub async fn children(
     path: Path<String>,
     state: Data<ApiState>,
 ) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state
-        .tenants
-        .list_children(&caller.0, &path, &request)
-        .await?;
-    ok(&ListTenantsResponse {
-        tenants: page.items,
-        next_page_token: page.next_page_token,
-        total_size: total_size(page.total_size),
+    standard::list::<_, ListTenantsResponse>(&req, false, async |request| {
+        state.tenants.list_children(&caller.0, &path, request).await
     })
+    .await
 }
 
 /// The state of a tenant creation operation of the caller's tenant.

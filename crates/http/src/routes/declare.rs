@@ -1,0 +1,242 @@
+//! The macros a route module declares its routes with: `route_table!` for its rows of
+//! the route table, `resource_routes!` for a resource whose standard methods
+//! (AIP-131 to 135, AIP-164's Undelete) are generated with their OpenAPI operation, and
+//! `list_response!` for the page a List answers.
+
+/// Declares a module's rows of the route table, in order: each the method, the path as
+/// the OpenAPI document shows it, optionally `as` its explicit `operationId`, the
+/// handler (with its `#[utoipa::path]`) and the scope it needs. Emits `ROUTES` (the
+/// rows), `configure` (registers them with actix) and `Api` (their OpenAPI operations);
+/// [`super::ROUTES`] and the document assemble every module's.
+macro_rules! route_table {
+    ($( $method:ident $path:literal $(as $operation_id:literal)? => $($handler:ident)::+, $scope:expr; )+) => {
+        /// This module's rows of the route table, in order.
+        pub const ROUTES: &[$crate::routes::Route] = &[
+            $( $crate::routes::Route {
+                method: stringify!($method),
+                path: $path,
+                scope: $scope,
+                operation_id: route_table!(@id $($operation_id)?),
+            }, )+
+        ];
+
+        /// Registers this module's routes.
+        pub fn configure(config: &mut actix_web::web::ServiceConfig) {
+            $( $crate::routes::register(
+                config,
+                actix_web::http::Method::$method,
+                $path,
+                $scope,
+                $($handler)::+,
+            ); )+
+        }
+
+        /// This module's OpenAPI operations.
+        #[derive(utoipa::OpenApi)]
+        #[openapi(paths($($($handler)::+),+))]
+        pub struct Api;
+    };
+    (@id $operation_id:literal) => { Some($operation_id) };
+    (@id) => { None };
+}
+
+/// Declares the routes of a resource served by `state.$service`: its standard methods,
+/// each a keyword, the path, the scope and what differs between resources, and rows of
+/// hand-written handlers (custom methods) as in `route_table!`, in the order of the
+/// route table. A standard method's doc comment is its operation's summary; the macro
+/// writes its handler, whose body is the generic one of [`super::standard`], and its
+/// `#[utoipa::path]`. The header names the resource's type, its OpenAPI tag and its path
+/// variable as a utoipa parameter.
+///
+/// The standard methods:
+/// - `list PATH, SCOPE => PAGE, params(...);` GET, answering `PAGE` (`list_response!`);
+/// - `create PATH, SCOPE, "xId", params(...);` POST, the id chosen by the query's `xId`;
+/// - `get PATH, SCOPE;` GET, with the redundant `name` parameter;
+/// - `update PATH, SCOPE, params(...);` PATCH;
+/// - `delete PATH, SCOPE, params(...);` DELETE, soft (AIP-164);
+/// - `undelete PATH, SCOPE;` POST `:undelete`.
+///
+/// `params(...)` lists the parameters beyond the path variable, as utoipa reads them.
+macro_rules! resource_routes {
+    (
+        service: $service:ident, resource: $resource:ident, tag: $tag:literal, id: $id:tt;
+        $($routes:tt)+
+    ) => {
+        resource_routes!(@route [$service $resource $tag $id] [] $($routes)+);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* list $path:literal, $scope:expr => $page:ident, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(get, path = $path, tag = $tag, params($($params)*),
+            responses((status = 200, body = $page), (status = 400, body = crate::error::ErrorEnvelope)))]
+        pub async fn list(
+            caller: $crate::extract::Caller,
+            req: actix_web::HttpRequest,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+        ) -> $crate::routes::Response {
+            $crate::routes::standard::list::<_, $page>(&req, true, async |request| {
+                state.$service.list(&caller.0, request).await
+            })
+            .await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path => list, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* create $path:literal, $scope:expr, $id_param:literal, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(post, path = $path, tag = $tag, params($($params)*), request_body = $resource,
+            responses((status = 200, body = $resource), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope)))]
+        pub async fn create(
+            caller: $crate::extract::Caller,
+            req: actix_web::HttpRequest,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+            body: $crate::extract::JsonBody,
+        ) -> $crate::routes::Response {
+            $crate::routes::standard::create(&req, $id_param, async |id, request_id| {
+                state.$service.create(&caller.0, body.0, id, request_id).await
+            })
+            .await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* POST $path => create, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* get $path:literal, $scope:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(get, path = $path, tag = $tag,
+            params($id, ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+            responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope)))]
+        pub async fn get(
+            caller: $crate::extract::Caller,
+            req: actix_web::HttpRequest,
+            path: actix_web::web::Path<String>,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+        ) -> $crate::routes::Response {
+            let name = $resource::name_of(&path);
+            $crate::routes::standard::get(&req, &[&name, &path], state.$service.get(&caller.0, &path))
+                .await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path => get, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* update $path:literal, $scope:expr, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(patch, path = $path, tag = $tag, params($id, $($params)*), request_body = $resource,
+            responses((status = 200, body = $resource), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope)))]
+        pub async fn update(
+            caller: $crate::extract::Caller,
+            req: actix_web::HttpRequest,
+            path: actix_web::web::Path<String>,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+            body: $crate::extract::JsonBody,
+        ) -> $crate::routes::Response {
+            $crate::routes::standard::update(&req, async |mask| {
+                state.$service.update(&caller.0, &path, body.0, mask).await
+            })
+            .await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* PATCH $path => update, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* delete $path:literal, $scope:expr, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(delete, path = $path, tag = $tag, params($id, $($params)*),
+            responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope)))]
+        pub async fn delete(
+            caller: $crate::extract::Caller,
+            req: actix_web::HttpRequest,
+            path: actix_web::web::Path<String>,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+        ) -> $crate::routes::Response {
+            $crate::routes::standard::delete(state.$service.as_ref(), &caller.0, &req, &path).await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* DELETE $path => delete, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* undelete $path:literal, $scope:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        #[utoipa::path(post, path = $path, tag = $tag, params($id), request_body = crate::routes::EtagRequest,
+            responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope)))]
+        pub async fn undelete(
+            caller: $crate::extract::Caller,
+            _query: $crate::extract::NoQuery,
+            path: actix_web::web::Path<String>,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+            body: $crate::extract::JsonBody,
+        ) -> $crate::routes::Response {
+            $crate::routes::standard::undelete(state.$service.as_ref(), &caller.0, &path, body).await
+        }
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* POST $path => undelete, $scope;] $($rest)*);
+    };
+
+    (@route $header:tt [$($rows:tt)*]
+        $method:ident $path:literal $(as $operation_id:literal)? => $handler:ident, $scope:expr;
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@route $header [$($rows)* $method $path $(as $operation_id)? => $handler, $scope;] $($rest)*);
+    };
+
+    (@route $header:tt [$($rows:tt)*]) => {
+        route_table! { $($rows)* }
+    };
+}
+
+/// Declares the page a List answers: the items under their collection's key (AIP-132),
+/// `nextPageToken` and `totalSize`, built from the domain's page.
+macro_rules! list_response {
+    (
+        $(#[$doc:meta])*
+        $name:ident {
+            $(#[$items_doc:meta])*
+            $items:ident: $item:ident,
+            $(#[$total_doc:meta])*
+            total_size,
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            $(#[$items_doc])*
+            pub $items: Vec<$item>,
+            /// Token of the next page; absent on the last page.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub next_page_token: Option<String>,
+            $(#[$total_doc])*
+            pub total_size: i32,
+        }
+
+        impl From<rics_domain::list::ListResponse<$item>> for $name {
+            fn from(page: rics_domain::list::ListResponse<$item>) -> $name {
+                $name {
+                    $items: page.items,
+                    next_page_token: page.next_page_token,
+                    total_size: $crate::routes::total_size(page.total_size),
+                }
+            }
+        }
+    };
+}

@@ -1,0 +1,123 @@
+//! The bodies of the standard methods (AIP-131 to 135, AIP-164), written once: each
+//! reads and checks its query string, then answers what the resource's service gives.
+//! `resource_routes!` writes the handlers that call them.
+
+use actix_web::HttpRequest;
+use rics_domain::error::Error;
+use rics_domain::lifecycle::SoftDeleteMethods;
+use rics_domain::list::{ListRequest, ListResponse};
+use rics_domain::principal::Principal;
+use serde::Serialize;
+
+use super::{Response, body_etag, check_name_param, ok};
+use crate::extract::{JsonBody, QueryParams};
+
+/// List (AIP-132): the paging, filter and order parameters, and `showDeleted` when
+/// the items are `soft_deletable`, answered with the page `read` gives as `Page`.
+pub async fn list<T, Page>(
+    req: &HttpRequest,
+    soft_deletable: bool,
+    read: impl AsyncFnOnce(&ListRequest) -> Result<ListResponse<T>, Error>,
+) -> Response
+where
+    Page: From<ListResponse<T>> + Serialize,
+{
+    let mut query = QueryParams::parse(req.query_string())?;
+    let request = query.take_list(soft_deletable)?;
+    query.finish()?;
+    ok(&Page::from(read(&request).await?))
+}
+
+/// Create (AIP-133): `create` is given the query's `id_param` (the id the caller
+/// chooses) and `requestId`.
+pub async fn create<T: Serialize>(
+    req: &HttpRequest,
+    id_param: &str,
+    create: impl AsyncFnOnce(Option<&str>, Option<&str>) -> Result<T, Error>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let id = query.take(id_param)?;
+    let request_id = query.take("requestId")?;
+    query.finish()?;
+    ok(&create(id.as_deref(), request_id.as_deref()).await?)
+}
+
+/// Get (AIP-131): the redundant `name` parameter must be one of `accepted_names`; then
+/// `read` answers.
+pub async fn get<T: Serialize>(
+    req: &HttpRequest,
+    accepted_names: &[&str],
+    read: impl Future<Output = Result<T, Error>>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    check_name_param(&mut query, accepted_names)?;
+    query.finish()?;
+    ok(&read.await?)
+}
+
+/// Update (AIP-134): `update` is given the query's `updateMask`.
+pub async fn update<T: Serialize>(
+    req: &HttpRequest,
+    update: impl AsyncFnOnce(Option<&str>) -> Result<T, Error>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let mask = query.take("updateMask")?;
+    query.finish()?;
+    ok(&update(mask.as_deref()).await?)
+}
+
+/// The query of a soft delete (AIP-164): `etag` (must be current when given) and
+/// `allowMissing` (succeed when the resource is missing or already deleted).
+struct SoftDeleteQuery {
+    etag: Option<String>,
+    allow_missing: bool,
+}
+
+impl SoftDeleteQuery {
+    /// Reads them from the query string, refusing any other parameter.
+    fn parse(req: &HttpRequest) -> Result<SoftDeleteQuery, crate::error::ApiError> {
+        let mut query = QueryParams::parse(req.query_string())?;
+        let params = SoftDeleteQuery {
+            etag: query.take("etag")?,
+            allow_missing: query.take_bool("allowMissing")?,
+        };
+        query.finish()?;
+        Ok(params)
+    }
+}
+
+/// The standard Delete of a soft-deletable resource (AIP-135, AIP-164): `etag` and
+/// `allowMissing` from the query string; answers the deleted resource, or `{}` when
+/// `allowMissing` found none.
+pub async fn delete<S: SoftDeleteMethods>(
+    service: &S,
+    caller: &Principal,
+    req: &HttpRequest,
+    id: &str,
+) -> Response
+where
+    S::Resource: Serialize,
+{
+    let params = SoftDeleteQuery::parse(req)?;
+    match service
+        .delete(caller, id, params.etag.as_deref(), params.allow_missing)
+        .await?
+    {
+        Some(resource) => ok(&resource),
+        None => ok(&serde_json::Map::new()),
+    }
+}
+
+/// The standard Undelete (AIP-164): an optional etag in the body.
+pub async fn undelete<S: SoftDeleteMethods>(
+    service: &S,
+    caller: &Principal,
+    id: &str,
+    body: JsonBody,
+) -> Response
+where
+    S::Resource: Serialize,
+{
+    let etag = body_etag(body, "undelete")?;
+    ok(&service.undelete(caller, id, etag.as_deref()).await?)
+}
