@@ -52,6 +52,86 @@ macro_rules! named_resource {
     };
 }
 
+/// Declares a stored resource's model: the struct with its own fields between the
+/// standard ones. Before them, `name` (documented by the literal after `named`) and
+/// `uid`; after them, `createTime`, the times listed after `times` (`update_time`,
+/// `delete_time`, `purge_time`), `etag`, and `revision` (not part of the JSON). All
+/// are output only.
+#[macro_export]
+macro_rules! resource_struct {
+    (
+        $(#[$meta:meta])*
+        pub struct $resource:ident named $name_doc:literal {
+            $($fields:tt)*
+        }
+        times: $($time:ident)*;
+    ) => {
+        $crate::resource_struct!(
+            @build [$(#[$meta])*] $resource $name_doc [$($fields)*] [] $($time)*
+        );
+    };
+    (@build $meta:tt $resource:ident $name_doc:literal $fields:tt [$($times:tt)*]
+        update_time $($rest:ident)*) => {
+        $crate::resource_struct!(@build $meta $resource $name_doc $fields [$($times)*
+            /// Last change time. Output only.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub update_time: Option<$crate::time::Timestamp>,
+        ] $($rest)*);
+    };
+    (@build $meta:tt $resource:ident $name_doc:literal $fields:tt [$($times:tt)*]
+        delete_time $($rest:ident)*) => {
+        $crate::resource_struct!(@build $meta $resource $name_doc $fields [$($times)*
+            /// Soft-deletion time, when deleted. Output only.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub delete_time: Option<$crate::time::Timestamp>,
+        ] $($rest)*);
+    };
+    (@build $meta:tt $resource:ident $name_doc:literal $fields:tt [$($times:tt)*]
+        purge_time $($rest:ident)*) => {
+        $crate::resource_struct!(@build $meta $resource $name_doc $fields [$($times)*
+            /// When it will be purged, once soft-deleted. Output only.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub purge_time: Option<$crate::time::Timestamp>,
+        ] $($rest)*);
+    };
+    (@build [$($meta:tt)*] $resource:ident $name_doc:literal [$($fields:tt)*] [$($times:tt)*]) => {
+        $($meta)*
+        pub struct $resource {
+            #[doc = $name_doc]
+            #[serde(
+                default,
+                deserialize_with = "crate::serde_util::null_as_default",
+                skip_serializing_if = "String::is_empty"
+            )]
+            pub name: String,
+            /// Server-assigned unique identifier, a UUID (AIP-148). Output only.
+            #[serde(
+                default,
+                deserialize_with = "crate::serde_util::null_as_default",
+                skip_serializing_if = "String::is_empty"
+            )]
+            pub uid: String,
+            $($fields)*
+            /// Creation time. Output only.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub create_time: Option<$crate::time::Timestamp>,
+            $($times)*
+            /// Strong etag of this version (AIP-154), quotes included. Output only.
+            #[serde(
+                default,
+                deserialize_with = "crate::serde_util::null_as_default",
+                skip_serializing_if = "String::is_empty"
+            )]
+            pub etag: String,
+            /// Version counter behind the etag, bumped on every change, delete and
+            /// undelete included. Not part of the JSON.
+            #[serde(skip)]
+            #[cfg_attr(feature = "openapi", schema(ignore))]
+            pub revision: i64,
+        }
+    };
+}
+
 /// The strong etag (AIP-154) of version `revision` of the resource with `uid`:
 /// a quoted hex digest, changing on every change, including delete and undelete.
 pub fn etag(uid: &str, revision: i64) -> String {

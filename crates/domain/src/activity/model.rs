@@ -40,176 +40,110 @@ pub const DEFAULT_SOURCE: &str = "CUSTOMER";
 /// The source of activities the service's own jobs write; refused from the API.
 pub const RESERVED_SOURCE: &str = "RICS";
 
-/// A kind of activity a tenant records: its name, its [`ActivityType`] and the JSON
-/// Schema the payload of its activities must satisfy.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ActivityLogType {
-    /// Resource name, `activityLogTypes/{activityLogType}`. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    /// Server-assigned unique id (UUID v4). Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub uid: String,
-    /// Human-readable name: one line, 1 to 200 characters. Required. Lists search it
-    /// fuzzily.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub display_name: String,
-    /// What the type is for, at most 2000 characters (line breaks allowed).
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub description: String,
-    /// The kind of activity; logs of this type take it when they name none.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "ActivityType::is_unspecified"
-    )]
-    pub activity_type: ActivityType,
-    /// A JSON Schema (draft 4 to 2020-12, detected from `$schema`; 2020-12 without it)
-    /// that the `payload` of every log of this type must satisfy. Only local `$ref`s
-    /// resolve. An empty object means no schema.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
-    pub payload_schema: Option<Map<String, Value>>,
-    /// Creation time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub create_time: Option<Timestamp>,
-    /// Last change time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub update_time: Option<Timestamp>,
-    /// Soft-deletion time, when deleted. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delete_time: Option<Timestamp>,
-    /// When a soft-deleted type will be purged. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purge_time: Option<Timestamp>,
-    /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub etag: String,
-    /// Version counter behind the etag; bumped on every change. Not part of the JSON.
-    #[serde(skip)]
-    #[cfg_attr(feature = "openapi", schema(ignore))]
-    pub revision: i64,
+crate::resource_struct! {
+    /// A kind of activity a tenant records: its name, its [`ActivityType`] and the JSON
+    /// Schema the payload of its activities must satisfy.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct ActivityLogType named "Resource name, `activityLogTypes/{activityLogType}`. Output only." {
+        /// Human-readable name: one line, 1 to 200 characters. Required. Lists search it
+        /// fuzzily.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub display_name: String,
+        /// What the type is for, at most 2000 characters (line breaks allowed).
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub description: String,
+        /// The kind of activity; logs of this type take it when they name none.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "ActivityType::is_unspecified"
+        )]
+        pub activity_type: ActivityType,
+        /// A JSON Schema (draft 4 to 2020-12, detected from `$schema`; 2020-12 without it)
+        /// that the `payload` of every log of this type must satisfy. Only local `$ref`s
+        /// resolve. An empty object means no schema.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+        pub payload_schema: Option<Map<String, Value>>,
+    }
+    times: update_time delete_time purge_time;
 }
 
 crate::named_resource!(ActivityLogType, "activityLogTypes", "activity log type");
 
-/// The record of one activity about one or more entities. Immutable once written: it
-/// can only be deleted (softly) and restored.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ActivityLog {
-    /// Resource name, `activityLogs/{activityLog}`. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    /// Server-assigned unique id (UUID v4). Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub uid: String,
-    /// The kind of activity. Required, unless `activityLogType` is given: then it
-    /// defaults to that type's `activityType`, and must equal it when given.
-    #[serde(
-        default,
-        rename = "type",
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "ActivityType::is_unspecified"
-    )]
-    pub activity_type: ActivityType,
-    /// The activity log type (`activityLogTypes/{activityLogType}`), live and of the
-    /// caller's tenant; its `payloadSchema` checks `payload`.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub activity_log_type: String,
-    /// Who or what reported the activity: `CUSTOMER` (the default) or a provider's
-    /// name; `RICS` is reserved for the service's own jobs.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub source: String,
-    /// What happened, as a JSON object. An empty object means no payload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
-    pub payload: Option<Map<String, Value>>,
-    /// The entities the activity is about (`entities/{entity}`, 1 to 100, live and of
-    /// the caller's tenant). A name given twice is kept once, in its first place.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub entity_names: Vec<String>,
-    /// The workspace (`workspaces/{workspace}`) the activity belongs to, if any.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub workspace: String,
-    /// Free text, at most 2000 characters (line breaks allowed).
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub description: String,
-    /// When the activity happened; the creation time when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub occur_time: Option<Timestamp>,
-    /// Creation time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub create_time: Option<Timestamp>,
-    /// Soft-deletion time, when deleted. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delete_time: Option<Timestamp>,
-    /// When a soft-deleted log will be purged. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purge_time: Option<Timestamp>,
-    /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub etag: String,
-    /// Version counter behind the etag; bumped on delete and undelete. Not part of the
-    /// JSON.
-    #[serde(skip)]
-    #[cfg_attr(feature = "openapi", schema(ignore))]
-    pub revision: i64,
+crate::resource_struct! {
+    /// The record of one activity about one or more entities. Immutable once written: it
+    /// can only be deleted (softly) and restored.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct ActivityLog named "Resource name, `activityLogs/{activityLog}`. Output only." {
+        /// The kind of activity. Required, unless `activityLogType` is given: then it
+        /// defaults to that type's `activityType`, and must equal it when given.
+        #[serde(
+            default,
+            rename = "type",
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "ActivityType::is_unspecified"
+        )]
+        pub activity_type: ActivityType,
+        /// The activity log type (`activityLogTypes/{activityLogType}`), live and of the
+        /// caller's tenant; its `payloadSchema` checks `payload`.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub activity_log_type: String,
+        /// Who or what reported the activity: `CUSTOMER` (the default) or a provider's
+        /// name; `RICS` is reserved for the service's own jobs.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub source: String,
+        /// What happened, as a JSON object. An empty object means no payload.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+        pub payload: Option<Map<String, Value>>,
+        /// The entities the activity is about (`entities/{entity}`, 1 to 100, live and of
+        /// the caller's tenant). A name given twice is kept once, in its first place.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Vec::is_empty"
+        )]
+        pub entity_names: Vec<String>,
+        /// The workspace (`workspaces/{workspace}`) the activity belongs to, if any.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub workspace: String,
+        /// Free text, at most 2000 characters (line breaks allowed).
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub description: String,
+        /// When the activity happened; the creation time when not given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub occur_time: Option<Timestamp>,
+    }
+    times: delete_time purge_time;
 }
 
 crate::named_resource!(ActivityLog, "activityLogs", "activity log");

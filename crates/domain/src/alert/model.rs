@@ -110,64 +110,36 @@ pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 7] = [
     },
 ];
 
-/// A kind of alert, with the severity its alerts get unless they say otherwise.
-/// Read-only through the API.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AlertType {
-    /// `alertTypes/{alertType}`. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    /// Unique identifier (AIP-148). Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub uid: String,
-    /// Human-readable name.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub display_name: String,
-    /// When alerts of this type are raised.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub description: String,
-    /// The severity of an alert of this type created without one.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Severity::is_unspecified"
-    )]
-    pub default_severity: Severity,
-    /// Creation time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub create_time: Option<Timestamp>,
-    /// Last change time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub update_time: Option<Timestamp>,
-    /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub etag: String,
-    /// Version counter behind the etag. Not part of the JSON.
-    #[serde(skip)]
-    #[cfg_attr(feature = "openapi", schema(ignore))]
-    pub revision: i64,
+crate::resource_struct! {
+    /// A kind of alert, with the severity its alerts get unless they say otherwise.
+    /// Read-only through the API.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct AlertType named "`alertTypes/{alertType}`. Output only." {
+        /// Human-readable name.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub display_name: String,
+        /// When alerts of this type are raised.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub description: String,
+        /// The severity of an alert of this type created without one.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Severity::is_unspecified"
+        )]
+        pub default_severity: Severity,
+    }
+    times: update_time;
 }
 
 crate::named_resource!(AlertType, "alertTypes", "alert type");
@@ -204,123 +176,89 @@ impl AlertType {
     }
 }
 
-/// An alert: something about entities (or a case) that an analyst should look at.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Alert {
-    /// `alerts/{alert}`. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    /// Random identifier (AIP-148). Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub uid: String,
-    /// The kind of alert, `alertTypes/{alertType}` of the caller's tenant. Required.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub alert_type: String,
-    /// The entities it is about (`entities/{entity}`), each of the caller's tenant.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub entities: Vec<String>,
-    /// The case it belongs to, `workspaces/{workspace}`, if any.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub workspace: String,
-    /// One line saying what happened. Required.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub title: String,
-    /// More about it; may span lines.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub description: String,
-    /// How urgent it is; the alert type's `defaultSeverity` when not given.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Severity::is_unspecified"
-    )]
-    pub severity: Severity,
-    /// ACTIVE when raised, ACKNOWLEDGED by `:acknowledge`. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "AlertState::is_unspecified"
-    )]
-    pub state: AlertState,
-    /// What raised it: `principals/{subject}` for the API caller who created it, or the
-    /// resource name of the job that raised it. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub source: String,
-    /// Anything the source wants to record (a JSON object).
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Map::is_empty"
-    )]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
-    pub details: Map<String, Value>,
-    /// When it was acknowledged. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acknowledge_time: Option<Timestamp>,
-    /// The subject (client or user id) who acknowledged it. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub acknowledger: String,
-    /// Creation time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub create_time: Option<Timestamp>,
-    /// Last change time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub update_time: Option<Timestamp>,
-    /// Soft-deletion time, when deleted. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delete_time: Option<Timestamp>,
-    /// When a soft-deleted alert will be purged. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purge_time: Option<Timestamp>,
-    /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub etag: String,
-    /// Version counter behind the etag. Not part of the JSON.
-    #[serde(skip)]
-    #[cfg_attr(feature = "openapi", schema(ignore))]
-    pub revision: i64,
+crate::resource_struct! {
+    /// An alert: something about entities (or a case) that an analyst should look at.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Alert named "`alerts/{alert}`. Output only." {
+        /// The kind of alert, `alertTypes/{alertType}` of the caller's tenant. Required.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub alert_type: String,
+        /// The entities it is about (`entities/{entity}`), each of the caller's tenant.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Vec::is_empty"
+        )]
+        pub entities: Vec<String>,
+        /// The case it belongs to, `workspaces/{workspace}`, if any.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub workspace: String,
+        /// One line saying what happened. Required.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub title: String,
+        /// More about it; may span lines.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub description: String,
+        /// How urgent it is; the alert type's `defaultSeverity` when not given.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Severity::is_unspecified"
+        )]
+        pub severity: Severity,
+        /// ACTIVE when raised, ACKNOWLEDGED by `:acknowledge`. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "AlertState::is_unspecified"
+        )]
+        pub state: AlertState,
+        /// What raised it: `principals/{subject}` for the API caller who created it, or the
+        /// resource name of the job that raised it. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub source: String,
+        /// Anything the source wants to record (a JSON object).
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Map::is_empty"
+        )]
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+        pub details: Map<String, Value>,
+        /// When it was acknowledged. Output only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub acknowledge_time: Option<Timestamp>,
+        /// The subject (client or user id) who acknowledged it. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub acknowledger: String,
+    }
+    times: update_time delete_time purge_time;
 }
 
 crate::named_resource!(Alert, "alerts", "alert");

@@ -400,119 +400,85 @@ pub struct RiskDetails {
     pub model_version: String,
 }
 
-/// An entity under assessment: a person or an organisation.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Entity {
-    /// Resource name, `entities/{entity}`. Output only (taken from the path on update).
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    /// Server-assigned unique id (UUID v4). Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub uid: String,
-    /// The kind of entity. Immutable; inferred from the details object when omitted on
-    /// create.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "EntityType::is_unspecified"
-    )]
-    pub entity_type: EntityType,
-    /// Human-readable name, 1 to 200 characters. Required.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub display_name: String,
-    /// Details when `entityType` is `INDIVIDUAL`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub individual: Option<Individual>,
-    /// Details when `entityType` is `COMPANY`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub company: Option<Company>,
-    /// Details when `entityType` is `TRUST`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trust: Option<RegisteredParty>,
-    /// Details when `entityType` is `PARTNERSHIP`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partnership: Option<RegisteredParty>,
-    /// Details when `entityType` is `SOLE_PROPRIETOR`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sole_proprietor: Option<RegisteredParty>,
-    /// Emails, phone numbers and addresses.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contact_info: Option<ContactInfo>,
-    /// Ids of the entity in other systems, by system name.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
-    pub external_ids: BTreeMap<String, String>,
-    /// Free-form tags.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub tags: Vec<String>,
-    /// The latest risk rating. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub risk_details: Option<RiskDetails>,
-    /// Outcome of the latest screening. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "ScreeningStatus::is_unspecified"
-    )]
-    pub screening_status: ScreeningStatus,
-    /// State of identity verification. Output only.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "VerificationStatus::is_unspecified"
-    )]
-    pub verification_status: VerificationStatus,
-    /// When true, the entity cannot be hard-deleted.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
-    pub legal_hold: bool,
-    /// Creation time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub create_time: Option<Timestamp>,
-    /// Last change time. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub update_time: Option<Timestamp>,
-    /// Soft-deletion time, when deleted. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delete_time: Option<Timestamp>,
-    /// When a soft-deleted entity will be purged. Output only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purge_time: Option<Timestamp>,
-    /// Strong etag of this version (AIP-154), quotes included.
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_util::null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub etag: String,
-    /// Version counter behind the etag; bumped on every change. Not part of the JSON.
-    #[serde(skip)]
-    #[cfg_attr(feature = "openapi", schema(ignore))]
-    pub revision: i64,
+crate::resource_struct! {
+    /// An entity under assessment: a person or an organisation.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Entity named "Resource name, `entities/{entity}`. Output only (taken from the path on update)." {
+        /// The kind of entity. Immutable; inferred from the details object when omitted on
+        /// create.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "EntityType::is_unspecified"
+        )]
+        pub entity_type: EntityType,
+        /// Human-readable name, 1 to 200 characters. Required.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub display_name: String,
+        /// Details when `entityType` is `INDIVIDUAL`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub individual: Option<Individual>,
+        /// Details when `entityType` is `COMPANY`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub company: Option<Company>,
+        /// Details when `entityType` is `TRUST`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub trust: Option<RegisteredParty>,
+        /// Details when `entityType` is `PARTNERSHIP`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub partnership: Option<RegisteredParty>,
+        /// Details when `entityType` is `SOLE_PROPRIETOR`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sole_proprietor: Option<RegisteredParty>,
+        /// Emails, phone numbers and addresses.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub contact_info: Option<ContactInfo>,
+        /// Ids of the entity in other systems, by system name.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "BTreeMap::is_empty"
+        )]
+        pub external_ids: BTreeMap<String, String>,
+        /// Free-form tags.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Vec::is_empty"
+        )]
+        pub tags: Vec<String>,
+        /// The latest risk rating. Output only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub risk_details: Option<RiskDetails>,
+        /// Outcome of the latest screening. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "ScreeningStatus::is_unspecified"
+        )]
+        pub screening_status: ScreeningStatus,
+        /// State of identity verification. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "VerificationStatus::is_unspecified"
+        )]
+        pub verification_status: VerificationStatus,
+        /// When true, the entity cannot be hard-deleted.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "std::ops::Not::not"
+        )]
+        pub legal_hold: bool,
+    }
+    times: update_time delete_time purge_time;
 }
 
 crate::named_resource!(Entity, "entities", "entity");
