@@ -32,6 +32,7 @@ pub mod serde_util;
 pub mod tenant;
 pub mod text_search;
 pub mod time;
+pub mod update;
 pub mod validate;
 pub mod values;
 pub mod workspace;

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use async_trait::async_trait;
+use rics_aip::field_mask::FieldTable;
+
 use super::fields;
 use super::model::ActivityLogType;
 use super::payload_schema::PayloadSchema;
@@ -13,12 +16,13 @@ use super::ports::ActivityLogTypeRepository;
 
 use crate::error::{Error, Result};
 use crate::id::{IdGenerator, parse_request_id, validate_spec_id};
-use crate::lifecycle::{self, deleted};
+use crate::lifecycle::{self};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
-use crate::resource::{parse_body, to_json};
+use crate::resource::parse_body;
 use crate::time::Clock;
+use crate::update::UpdateMethod;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -115,51 +119,6 @@ impl ActivityLogTypeService {
             .list(&fields::TYPE_LIST, store, &principal.tenant, None, request)
             .await
     }
-
-    /// Updates a type from a partial body and an optional update mask (AIP-134).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body or mask, or a name that is not the path's;
-    /// NOT_FOUND; FAILED_PRECONDITION when the type is deleted; ABORTED for a stale
-    /// etag or a concurrent change.
-    pub async fn update(
-        &self,
-        principal: &Principal,
-        id: &str,
-        body: Value,
-        update_mask: Option<&str>,
-    ) -> Result<ActivityLogType> {
-        let name = ActivityLogType::name_of(id);
-        let patch = crate::fields::read_patch::<ActivityLogType>(
-            &fields::TYPE_TABLE,
-            body,
-            update_mask,
-            &name,
-            "activityLogType",
-        )?;
-        let current = self.get(principal, id).await?;
-        if current.is_deleted() {
-            return Err(deleted(&name));
-        }
-        lifecycle::check_etag(&current.name, &current.etag, patch.etag.as_deref())?;
-        let current_json = to_json(&current)?;
-        let merged = fields::apply_mask(&patch.mask, &current_json, &patch.body)?;
-        let mut updated: ActivityLogType =
-            parse_body(fields::type_input(merged)?, "activityLogType")?;
-        validate_type(&mut updated)?;
-        carry_output_only(&current, &mut updated);
-        if to_json(&updated)? == current_json {
-            return Ok(current);
-        }
-        self.save(
-            principal,
-            &current,
-            updated,
-            "activity_log_type.updated",
-            self.clock.now(),
-        )
-        .await
-    }
 }
 
 /// Checks a type and normalises it: an empty `payloadSchema` is no schema.
@@ -201,17 +160,22 @@ fn validate_type(log_type: &mut ActivityLogType) -> Result<()> {
         Err(Error::invalid_fields(v.into_vec()))
     }
 }
+#[async_trait]
+impl UpdateMethod for ActivityLogTypeService {
+    const BODY: &'static str = "activityLogType";
 
-/// Copies the fields only the service sets from `current`.
-fn carry_output_only(current: &ActivityLogType, updated: &mut ActivityLogType) {
-    updated.name = current.name.clone();
-    updated.uid = current.uid.clone();
-    updated.revision = current.revision;
-    updated.etag = current.etag.clone();
-    updated.create_time = current.create_time;
-    updated.update_time = current.update_time;
-    updated.delete_time = current.delete_time;
-    updated.purge_time = current.purge_time;
+    fn table(&self) -> &'static FieldTable {
+        &fields::TYPE_TABLE
+    }
+
+    async fn admit_update(
+        &self,
+        _principal: &Principal,
+        _current: &ActivityLogType,
+        updated: &mut ActivityLogType,
+    ) -> Result<()> {
+        validate_type(updated)
+    }
 }
 
 // Delete and undelete as every soft-deletable resource has them: logs of a deleted

@@ -18,6 +18,7 @@ use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};
 use crate::time::{MockClock, Timestamp};
+use crate::update::UpdateMethod;
 
 const RETENTION: Duration = Duration::from_secs(30 * 86_400);
 

@@ -8,6 +8,9 @@ use rics_aip::filter::{Condition, Literal, StringMatch};
 use serde_json::{Value, json};
 use time::Date;
 
+use async_trait::async_trait;
+use rics_aip::field_mask::FieldTable;
+
 use super::fields;
 use super::model::Document;
 use super::number;
@@ -18,13 +21,14 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::icao::IcaoCode;
 use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
-use crate::lifecycle::{self, check_etag};
+use crate::lifecycle::{self};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
 use crate::mrz::{self, MrzFormatError};
 use crate::principal::Principal;
-use crate::resource::{parse_body, to_json};
+use crate::resource::parse_body;
 use crate::time::{Clock, Timestamp};
+use crate::update::UpdateMethod;
 use crate::validate::Violations;
 use crate::values::PartialDate;
 use crate::workspace::ports::WorkspaceRepository;
@@ -172,67 +176,6 @@ impl DocumentService {
             return Err(Error::not_found(&entity_name));
         }
         self.page(principal, Some(&entity_name), request).await
-    }
-
-    /// Updates a document from a partial body and an optional update mask (AIP-134).
-    /// `entity` cannot change; the entity must still be live.
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body or mask, a changed `entity` or a name that is
-    /// not the path's; NOT_FOUND; FAILED_PRECONDITION when the document or its entity
-    /// is deleted, or a newly named workspace is; ABORTED for a stale etag or a
-    /// concurrent change.
-    pub async fn update(
-        &self,
-        principal: &Principal,
-        id: &str,
-        body: Value,
-        update_mask: Option<&str>,
-    ) -> Result<Document> {
-        let name = Document::name_of(id);
-        let patch = crate::fields::read_patch::<Document>(
-            &fields::TABLE,
-            body,
-            update_mask,
-            &name,
-            "document",
-        )?;
-        let current = self.get(principal, id).await?;
-        if current.is_deleted() {
-            return Err(lifecycle::deleted(&current.name));
-        }
-        check_etag(&name, &current.etag, patch.etag.as_deref())?;
-        let current_json = to_json(&current)?;
-        let merged = crate::fields::apply_mask(
-            &fields::TABLE,
-            &patch.mask,
-            &current_json,
-            &patch.body,
-            "document",
-        )?;
-        let mut updated: Document = parse_body(
-            crate::fields::input(&fields::TABLE, merged, "document")?,
-            "document",
-        )?;
-        updated.document_number = number::normalise(&updated.document_number);
-        name_by_default(&mut updated);
-        validate(&updated, self.clock.now())?;
-        self.live_entity(principal, &current).await?;
-        if updated.workspace != current.workspace {
-            self.check_workspace(principal, &updated).await?;
-        }
-        carry_output_only(&current, &mut updated);
-        if to_json(&updated)? == current_json {
-            return Ok(current);
-        }
-        self.save(
-            principal,
-            &current,
-            updated,
-            "document.updated",
-            self.clock.now(),
-        )
-        .await
     }
 
     /// One page of the documents, of the entity named `entity` only when given; the
@@ -500,17 +443,31 @@ fn stored_codes(condition: Condition) -> Condition {
         other => other,
     }
 }
+#[async_trait]
+impl UpdateMethod for DocumentService {
+    const BODY: &'static str = "document";
 
-/// Copies the fields only the service sets from `current`.
-fn carry_output_only(current: &Document, updated: &mut Document) {
-    updated.name = current.name.clone();
-    updated.uid = current.uid.clone();
-    updated.revision = current.revision;
-    updated.etag = current.etag.clone();
-    updated.create_time = current.create_time;
-    updated.update_time = current.update_time;
-    updated.delete_time = current.delete_time;
-    updated.purge_time = current.purge_time;
+    fn table(&self) -> &'static FieldTable {
+        &fields::TABLE
+    }
+
+    /// The number is normalised and the display name given by default, as on create;
+    /// the entity must be live, and a new workspace must exist and be live.
+    async fn admit_update(
+        &self,
+        principal: &Principal,
+        current: &Document,
+        updated: &mut Document,
+    ) -> Result<()> {
+        updated.document_number = number::normalise(&updated.document_number);
+        name_by_default(updated);
+        validate(updated, self.clock.now())?;
+        self.live_entity(principal, current).await?;
+        if updated.workspace != current.workspace {
+            self.check_workspace(principal, updated).await?;
+        }
+        Ok(())
+    }
 }
 
 // Delete and undelete as every soft-deletable resource has them: the document's

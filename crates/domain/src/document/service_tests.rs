@@ -20,6 +20,7 @@ use crate::list::{ListRequest, Page, Paging};
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
+use crate::update::UpdateMethod;
 use crate::workspace::model::Workspace;
 use crate::workspace::ports::MockWorkspaceRepository;
 

@@ -8,6 +8,8 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use rics_aip::field_mask::FieldTable;
+
 use super::fields;
 use super::model::{Entity, RiskStatus, VerificationStatus};
 use super::relationship::{
@@ -29,6 +31,7 @@ use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
+use crate::update::UpdateMethod;
 
 /// Entity names, for batch gets.
 const ENTITIES: Collection = Collection {
@@ -159,49 +162,6 @@ impl EntityService {
             .await
             .map_err(Error::from)?;
         Ok(self.paging.finish(context, page))
-    }
-
-    /// Updates an entity from a partial body and an optional update mask (AIP-134).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body or mask, a name that is not the path's, or a
-    /// changed immutable field; NOT_FOUND; FAILED_PRECONDITION when the entity is
-    /// deleted; ABORTED for a stale etag or a concurrent change.
-    pub async fn update(
-        &self,
-        principal: &Principal,
-        id: &str,
-        body: Value,
-        update_mask: Option<&str>,
-    ) -> Result<Entity> {
-        let name = Entity::name_of(id);
-        let patch = crate::fields::read_patch::<Entity>(
-            &fields::TABLE,
-            body,
-            update_mask,
-            &name,
-            "entity",
-        )?;
-        let current = self.get(principal, id).await?;
-        if current.is_deleted() {
-            return Err(deleted(&name));
-        }
-        check_etag(&current, patch.etag.as_deref())?;
-        let now = self.clock.now();
-        let current_json = to_json(&current)?;
-        let merged = fields::apply_mask(&patch.mask, &current_json, &patch.body)?;
-        let mut updated: Entity = parse_body(fields::input(merged, "entity")?, "entity")?;
-        validate_entity(&mut updated, now.datetime().date())?;
-        carry_output_only(&current, &mut updated);
-        if to_json(&updated)? == current_json {
-            return Ok(current);
-        }
-        // The latest rating no longer reflects the entity: say so until it is rated again.
-        if let Some(details) = updated.risk_details.as_mut() {
-            details.risk_status = RiskStatus::Outdated;
-        }
-        self.save(principal, &current, updated, "entity.updated", now)
-            .await
     }
 
     /// Erases an entity and everything it owns at once, returning a receipt.
@@ -543,11 +503,6 @@ impl EntityService {
         }
     }
 }
-
-fn check_etag(current: &Entity, etag: Option<&str>) -> Result<()> {
-    lifecycle::check_etag(&current.name, &current.etag, etag)
-}
-
 /// The id of the other entity of a relationship request, which must name an entity
 /// other than `id`, with a relationship type.
 fn relationship_target(
@@ -581,22 +536,6 @@ fn relationship_target(
     }
     Ok(related.to_owned())
 }
-
-/// Copies the fields only the service sets from `current`.
-fn carry_output_only(current: &Entity, updated: &mut Entity) {
-    updated.name = current.name.clone();
-    updated.uid = current.uid.clone();
-    updated.revision = current.revision;
-    updated.etag = current.etag.clone();
-    updated.risk_details = current.risk_details.clone();
-    updated.screening_status = current.screening_status;
-    updated.verification_status = current.verification_status;
-    updated.create_time = current.create_time;
-    updated.update_time = current.update_time;
-    updated.delete_time = current.delete_time;
-    updated.purge_time = current.purge_time;
-}
-
 #[async_trait]
 impl Purge for EntityService {
     fn collection(&self) -> &'static str {
@@ -626,6 +565,32 @@ impl Purge for EntityService {
             .hard_delete(tenant, id, EraseGuard::PurgeDue(now), &[event])
             .await
             .map(|_| ())
+    }
+}
+
+#[async_trait]
+impl UpdateMethod for EntityService {
+    const BODY: &'static str = "entity";
+
+    fn table(&self) -> &'static FieldTable {
+        &fields::TABLE
+    }
+
+    async fn admit_update(
+        &self,
+        _principal: &Principal,
+        _current: &Entity,
+        updated: &mut Entity,
+    ) -> Result<()> {
+        validate_entity(updated, self.clock.now().datetime().date())
+    }
+
+    /// The latest rating no longer reflects the entity: say so until it is rated
+    /// again.
+    fn on_change(&self, updated: &mut Entity) {
+        if let Some(details) = updated.risk_details.as_mut() {
+            details.risk_status = RiskStatus::Outdated;
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
+use rics_aip::field_mask::FieldTable;
 use serde_json::{Value, json};
 
 use super::fields;
@@ -17,8 +19,9 @@ use crate::lifecycle::{self, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
 use crate::principal::Principal;
-use crate::resource::{parse_body, to_json};
+use crate::resource::parse_body;
 use crate::time::Clock;
+use crate::update::UpdateMethod;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -119,61 +122,6 @@ impl WorkspaceService {
         self.paging
             .list(&fields::LIST, store, &principal.tenant, None, request)
             .await
-    }
-
-    /// Updates a workspace from a partial body and an optional update mask (AIP-134).
-    /// Entities already in the workspace may have been deleted since; entities added
-    /// must exist and be live.
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body or mask or a name that is not the path's;
-    /// NOT_FOUND; FAILED_PRECONDITION when the workspace is deleted or closed, or an
-    /// added entity is deleted; ABORTED for a stale etag or a concurrent change.
-    pub async fn update(
-        &self,
-        principal: &Principal,
-        id: &str,
-        body: Value,
-        update_mask: Option<&str>,
-    ) -> Result<Workspace> {
-        let name = Workspace::name_of(id);
-        let patch = crate::fields::read_patch::<Workspace>(
-            &fields::TABLE,
-            body,
-            update_mask,
-            &name,
-            "workspace",
-        )?;
-        let current = self.get(principal, id).await?;
-        writable(&current)?;
-        check_etag(&name, &current.etag, patch.etag.as_deref())?;
-        let current_json = to_json(&current)?;
-        let merged = crate::fields::apply_mask(
-            &fields::TABLE,
-            &patch.mask,
-            &current_json,
-            &patch.body,
-            "workspace",
-        )?;
-        let mut updated: Workspace = parse_body(
-            crate::fields::input(&fields::TABLE, merged, "workspace")?,
-            "workspace",
-        )?;
-        validate(&updated)?;
-        self.check_entities(principal, &updated.entities, &current.entities)
-            .await?;
-        carry_output_only(&current, &mut updated);
-        if to_json(&updated)? == current_json {
-            return Ok(current);
-        }
-        self.save(
-            principal,
-            &current,
-            updated,
-            "workspace.updated",
-            self.clock.now(),
-        )
-        .await
     }
 
     /// Closes an OPEN workspace: it and its notes are frozen until it is reopened.
@@ -296,17 +244,31 @@ fn validate(workspace: &Workspace) -> Result<()> {
     }
 }
 
-/// Copies the fields only the service sets from `current`.
-fn carry_output_only(current: &Workspace, updated: &mut Workspace) {
-    updated.name = current.name.clone();
-    updated.uid = current.uid.clone();
-    updated.revision = current.revision;
-    updated.etag = current.etag.clone();
-    updated.state = current.state;
-    updated.create_time = current.create_time;
-    updated.update_time = current.update_time;
-    updated.delete_time = current.delete_time;
-    updated.purge_time = current.purge_time;
+#[async_trait]
+impl UpdateMethod for WorkspaceService {
+    const BODY: &'static str = "workspace";
+
+    fn table(&self) -> &'static FieldTable {
+        &fields::TABLE
+    }
+
+    /// A closed workspace is frozen until it is reopened.
+    fn check_writable(&self, current: &Workspace) -> Result<()> {
+        writable(current)
+    }
+
+    /// Entities already in the workspace may have been deleted since; entities added
+    /// must exist and be live.
+    async fn admit_update(
+        &self,
+        principal: &Principal,
+        current: &Workspace,
+        updated: &mut Workspace,
+    ) -> Result<()> {
+        validate(updated)?;
+        self.check_entities(principal, &updated.entities, &current.entities)
+            .await
+    }
 }
 
 // Delete and undelete as every soft-deletable resource has them: a deleted

@@ -16,6 +16,7 @@ use crate::list::Paging;
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
+use crate::update::UpdateMethod;
 
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()

@@ -145,7 +145,9 @@ macro_rules! resource_routes {
             body: $crate::extract::JsonBody,
         ) -> $crate::routes::Response {
             $crate::routes::standard::update(&req, async |mask| {
-                state.$service.update(&caller.0, &path, body.0, mask).await
+                let service = state.$service.as_ref();
+                rics_domain::update::UpdateMethod::update(service, &caller.0, &path, body.0, mask)
+                    .await
             })
             .await
         }
