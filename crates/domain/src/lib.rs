@@ -20,6 +20,7 @@ pub mod identity;
 pub mod job;
 pub mod lifecycle;
 pub mod list;
+pub mod methods;
 pub mod mrz;
 pub mod note;
 pub mod operation;
@@ -32,7 +33,7 @@ pub mod serde_util;
 pub mod tenant;
 pub mod text_search;
 pub mod time;
-pub mod update;
+
 pub mod validate;
 pub mod values;
 pub mod workspace;

@@ -585,14 +585,16 @@ pub trait SoftDeleteMethods: StoreVersions {
 
 /// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with `clock`,
 /// `ids` and `retention` fields and a `get(principal, id)` method, as every resource
-/// service has them: `store = field.method` names the repository (whose `create`
+/// service has them: `fields = TABLE as "body"` names its field table and what
+/// errors call its request bodies ([`DeclaredFields`](crate::methods::DeclaredFields));
+/// `store = field.method` names the repository (whose `create`
 /// writes a new resource) and its method that writes a version (`repository.update`);
 /// `check = method` names the service's [`SoftDeleteMethods::check_deletion`],
 /// `creation_error = method` its [`StoreVersions::creation_error`], and `purge =
 /// "collection"` implements [`Purge`](crate::housekeeping::Purge) over a
 /// [`ResourceStore`] field with [`purge_recorded`].
 macro_rules! soft_delete_methods {
-    ($service:ty, $resource:ty, $kind:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)? $(, purge = $collection:literal)?) => {
+    ($service:ty, $resource:ty, $kind:literal, fields = $table:path as $body:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)? $(, purge = $collection:literal)?) => {
         $(
             #[async_trait::async_trait]
             impl $crate::housekeeping::Purge for $service {
@@ -617,6 +619,14 @@ macro_rules! soft_delete_methods {
                 }
             }
         )?
+
+        impl $crate::methods::DeclaredFields for $service {
+            const BODY: &'static str = $body;
+
+            fn table(&self) -> &'static rics_aip::field_mask::FieldTable {
+                &$table
+            }
+        }
 
         #[async_trait::async_trait]
         impl $crate::lifecycle::StoreVersions for $service {

@@ -15,6 +15,8 @@ pub trait Named {
     const COLLECTION: &'static str;
     /// What messages call one (`activity log type`).
     const LABEL: &'static str;
+    /// The method its idempotency keys name (`activityLogTypes.create`).
+    const CREATE_METHOD: &'static str;
 
     /// The resource name of the one with `id`.
     fn name_of(id: &str) -> String {
@@ -48,6 +50,7 @@ macro_rules! named_resource {
         impl $crate::resource::Named for $resource {
             const COLLECTION: &'static str = $collection;
             const LABEL: &'static str = $label;
+            const CREATE_METHOD: &'static str = concat!($collection, ".create");
         }
     };
 }

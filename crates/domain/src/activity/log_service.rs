@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::fields;
 use super::model::{ActivityLog, ActivityLogType, DEFAULT_SOURCE, RESERVED_SOURCE};
@@ -19,13 +19,14 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_spec_id};
+use crate::id::{IdGenerator, is_well_formed_id, validate_spec_id};
 use crate::lifecycle::{self, Referred};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
-use crate::resource::{parse_body, to_json};
+use crate::resource::to_json;
 use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
@@ -43,8 +44,6 @@ const ACTIVITY_LOGS: Collection = Collection {
     pattern: "activityLogs/{activityLog}",
     called: "an activity log",
 };
-/// The method name bound into idempotency keys.
-const CREATE_METHOD: &str = "activityLogs.create";
 
 /// Everything the activity log service needs.
 pub struct ActivityLogService {
@@ -90,60 +89,6 @@ impl ActivityLogService {
             paging,
             retention,
         }
-    }
-
-    /// Writes a log from the request body, with an optional user-chosen id and an
-    /// optional request id that makes retries safe (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body, id or request id (a missing `type`, a `type`
-    /// other than its activity log type's, the reserved source `RICS`, a payload that
-    /// breaks the type's schema), or a request id reused with another request;
-    /// NOT_FOUND naming a missing entity, activity log type or workspace;
-    /// FAILED_PRECONDITION naming a deleted one; ALREADY_EXISTS when the id is taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        log_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<ActivityLog> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = log_id {
-            validate_spec_id("activityLogId", id)?;
-        }
-        let body = fields::log_input(body)?;
-        let mut log: ActivityLog = parse_body(body.clone(), "activityLog")?;
-        check_fields(&mut log)?;
-        if let Some(log_type) = self.log_type(principal, &log.activity_log_type).await? {
-            apply_type(&mut log, &log_type)?;
-        }
-        if log.activity_type.is_unspecified() {
-            return Err(Error::invalid_field(
-                "activityLog.type",
-                "REQUIRED",
-                "is required unless the activityLogType gives one",
-            ));
-        }
-        self.check_entities(principal, &log.entity_names).await?;
-        check_named_workspace(
-            self.workspaces.as_ref(),
-            &principal.tenant,
-            "activityLog.workspace",
-            &log.workspace,
-        )
-        .await?;
-        let now = self.clock.now();
-        let id = log_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        log.begin(ActivityLog::name_of(&id), self.ids.uid(), now);
-        log.occur_time = log.occur_time.or(Some(now));
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[("activityLogId", &json!(log_id)), ("activityLog", &body)],
-            &log.name,
-        );
-        self.store_new(principal, log, key.as_ref(), now).await
     }
 
     /// A new log's write refused NOT_FOUND: an entity it names was erased between the
@@ -494,11 +439,56 @@ impl Purge for ActivityLogService {
     }
 }
 
+#[async_trait]
+impl CreateMethod for ActivityLogService {
+    const ID_PARAMETER: &'static str = "activityLogId";
+
+    /// The spec's rule for activity log ids, UUIDs excluded.
+    fn check_id(&self, id: &str) -> Result<()> {
+        validate_spec_id(Self::ID_PARAMETER, id)
+    }
+
+    /// Its activity log type, when named, gives its defaults and checks its payload;
+    /// the entities and the workspace it names must exist and be live.
+    async fn admit_new(
+        &self,
+        principal: &Principal,
+        log: &mut ActivityLog,
+        _now: Timestamp,
+    ) -> Result<()> {
+        check_fields(log)?;
+        if let Some(log_type) = self.log_type(principal, &log.activity_log_type).await? {
+            apply_type(log, &log_type)?;
+        }
+        if log.activity_type.is_unspecified() {
+            return Err(Error::invalid_field(
+                "activityLog.type",
+                "REQUIRED",
+                "is required unless the activityLogType gives one",
+            ));
+        }
+        self.check_entities(principal, &log.entity_names).await?;
+        check_named_workspace(
+            self.workspaces.as_ref(),
+            &principal.tenant,
+            "activityLog.workspace",
+            &log.workspace,
+        )
+        .await
+    }
+
+    /// A log without `occurTime` happened when it was written.
+    fn fill_new(&self, _principal: &Principal, log: &mut ActivityLog, now: Timestamp) {
+        log.occur_time = log.occur_time.or(Some(now));
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them.
 soft_delete_methods!(
     ActivityLogService,
     ActivityLog,
     "activity_log",
+    fields = fields::LOG_TABLE as "activityLog",
     store = logs.update_lifecycle,
     creation_error = entity_erased
 );

@@ -16,6 +16,7 @@ use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
+use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};
 use crate::time::{MockClock, Timestamp};

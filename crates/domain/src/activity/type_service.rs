@@ -4,10 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use async_trait::async_trait;
-use rics_aip::field_mask::FieldTable;
 
 use super::fields;
 use super::model::ActivityLogType;
@@ -15,22 +12,20 @@ use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
 
 use crate::error::{Error, Result};
-use crate::id::{IdGenerator, parse_request_id, validate_spec_id};
+use crate::id::{IdGenerator, validate_spec_id};
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self};
-use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::Principal;
-use crate::resource::parse_body;
-use crate::time::Clock;
-use crate::update::UpdateMethod;
+use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
 /// Longest display name.
 pub const MAX_DISPLAY_NAME: usize = 200;
 /// Longest description.
 pub const MAX_DESCRIPTION: usize = 2000;
-/// The method name bound into idempotency keys.
-const CREATE_METHOD: &str = "activityLogTypes.create";
 
 /// Everything the activity log type service needs.
 pub struct ActivityLogTypeService {
@@ -59,43 +54,6 @@ impl ActivityLogTypeService {
             retention,
         }
     }
-
-    /// Creates a type from the request body, with an optional user-chosen id and an
-    /// optional request id that makes retries safe (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body (an invalid `payloadSchema` included), id or
-    /// request id, or a request id reused with another request; ALREADY_EXISTS when the
-    /// id is taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        type_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<ActivityLogType> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = type_id {
-            validate_spec_id("activityLogTypeId", id)?;
-        }
-        let body = fields::type_input(body)?;
-        let mut log_type: ActivityLogType = parse_body(body.clone(), "activityLogType")?;
-        validate_type(&mut log_type)?;
-        let now = self.clock.now();
-        let id = type_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        log_type.begin(ActivityLogType::name_of(&id), self.ids.uid(), now);
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[
-                ("activityLogTypeId", &json!(type_id)),
-                ("activityLogType", &body),
-            ],
-            &log_type.name,
-        );
-        self.store_new(principal, log_type, key.as_ref(), now).await
-    }
-
     /// The type with `id`, deleted or not.
     ///
     /// # Errors
@@ -162,12 +120,6 @@ fn validate_type(log_type: &mut ActivityLogType) -> Result<()> {
 }
 #[async_trait]
 impl UpdateMethod for ActivityLogTypeService {
-    const BODY: &'static str = "activityLogType";
-
-    fn table(&self) -> &'static FieldTable {
-        &fields::TYPE_TABLE
-    }
-
     async fn admit_update(
         &self,
         _principal: &Principal,
@@ -178,12 +130,33 @@ impl UpdateMethod for ActivityLogTypeService {
     }
 }
 
+#[async_trait]
+impl CreateMethod for ActivityLogTypeService {
+    const ID_PARAMETER: &'static str = "activityLogTypeId";
+
+    /// The spec's rule for activity log type ids, UUIDs excluded.
+    fn check_id(&self, id: &str) -> Result<()> {
+        validate_spec_id(Self::ID_PARAMETER, id)
+    }
+
+    /// An invalid `payloadSchema` is refused.
+    async fn admit_new(
+        &self,
+        _principal: &Principal,
+        log_type: &mut ActivityLogType,
+        _now: Timestamp,
+    ) -> Result<()> {
+        validate_type(log_type)
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them: logs of a deleted
 // type keep it, and new logs cannot name it until it is restored.
 soft_delete_methods!(
     ActivityLogTypeService,
     ActivityLogType,
     "activity_log_type",
+    fields = fields::TYPE_TABLE as "activityLogType",
     store = repository.update,
     purge = "activity log types"
 );

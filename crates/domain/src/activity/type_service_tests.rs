@@ -15,10 +15,11 @@ use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};
 use crate::time::{MockClock, Timestamp};
-use crate::update::UpdateMethod;
 
 const RETENTION: Duration = Duration::from_secs(30 * 86_400);
 

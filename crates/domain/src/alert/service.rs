@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::fields;
 use super::model::{Alert, AlertState, AlertType, NewAlert};
@@ -14,13 +14,14 @@ use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, is_well_formed_id};
 use crate::lifecycle::{self, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
-use crate::resource::{parse_body, to_json};
+use crate::resource::to_json;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
 use crate::time::{Clock, Timestamp};
@@ -36,8 +37,6 @@ pub const MAX_DESCRIPTION: usize = 2000;
 pub const MAX_ENTITIES: usize = 100;
 /// Largest `details` object, in bytes of its JSON text (64 KiB).
 pub const MAX_DETAILS_BYTES: usize = 64 * 1024;
-/// The method name bound into idempotency keys.
-const CREATE_METHOD: &str = "alerts.create";
 
 /// Everything the alert service needs.
 pub struct AlertService {
@@ -116,47 +115,6 @@ impl AlertService {
             .map_err(Error::from)?;
         Ok(self.paging.finish(context, page))
     }
-
-    /// Creates an ACTIVE alert from the request body, raised by the caller (`source` is
-    /// `principals/{subject}`), with an optional user-chosen id and an optional request
-    /// id that makes retries safe (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
-    /// another request; NOT_FOUND for an alert type, entity or workspace that does not
-    /// exist in the caller's tenant; FAILED_PRECONDITION for a deleted entity or
-    /// workspace; ALREADY_EXISTS when the id is taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        alert_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<Alert> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = alert_id {
-            validate_user_id("alertId", id)?;
-        }
-        let body = crate::fields::input(&fields::TABLE, body, "alert")?;
-        let mut alert: Alert = parse_body(body.clone(), "alert")?;
-        self.admit(principal, &mut alert).await?;
-        let now = self.clock.now();
-        let id = alert_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        self.complete(
-            &mut alert,
-            &id,
-            format!("principals/{}", principal.subject),
-            now,
-        );
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[("alertId", &json!(alert_id)), ("alert", &body)],
-            &alert.name,
-        );
-        self.store_new(principal, alert, key.as_ref(), now).await
-    }
-
     /// Raises an alert for an internal caller, such as a job: `source` is the caller's
     /// resource name (the job) and `id` the alert's id, chosen by the caller from what
     /// it is raising the alert about (for example the job's id). Raising is idempotent
@@ -337,12 +295,7 @@ impl AlertService {
     /// Sets the fields only the service sets on a new alert.
     fn complete(&self, alert: &mut Alert, id: &str, source: String, now: Timestamp) {
         alert.begin(Alert::name_of(id), self.ids.uid(), now);
-        alert.state = AlertState::Active;
-        alert.source = source;
-        alert.acknowledger = String::new();
-        alert.acknowledge_time = None;
-        alert.delete_time = None;
-        alert.purge_time = None;
+        raised(alert, source);
     }
 }
 
@@ -434,11 +387,43 @@ impl ProvisioningStep for DefaultAlertTypes {
     }
 }
 
+/// Makes `alert` a new ACTIVE alert raised by `source`.
+fn raised(alert: &mut Alert, source: String) {
+    alert.state = AlertState::Active;
+    alert.source = source;
+    alert.acknowledger = String::new();
+    alert.acknowledge_time = None;
+    alert.delete_time = None;
+    alert.purge_time = None;
+}
+
+#[async_trait]
+impl CreateMethod for AlertService {
+    const ID_PARAMETER: &'static str = "alertId";
+
+    /// Its alert type, entities and workspace must exist in the caller's tenant, and
+    /// the entities and workspace be live.
+    async fn admit_new(
+        &self,
+        principal: &Principal,
+        alert: &mut Alert,
+        _now: Timestamp,
+    ) -> Result<()> {
+        self.admit(principal, alert).await
+    }
+
+    /// A new alert is ACTIVE, raised by the caller (`principals/{subject}`).
+    fn fill_new(&self, principal: &Principal, alert: &mut Alert, _now: Timestamp) {
+        raised(alert, format!("principals/{}", principal.subject));
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them.
 soft_delete_methods!(
     AlertService,
     Alert,
     "alert",
+    fields = fields::TABLE as "alert",
     store = alerts.update,
     purge = "alerts"
 );

@@ -17,6 +17,7 @@ use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
 use crate::list::Paging;
+use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};
 use crate::tenant::model::Tenant;

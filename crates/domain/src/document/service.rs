@@ -5,11 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rics_aip::filter::{Condition, Literal, StringMatch};
-use serde_json::{Value, json};
 use time::Date;
 
 use async_trait::async_trait;
-use rics_aip::field_mask::FieldTable;
 
 use super::fields;
 use super::model::Document;
@@ -20,15 +18,15 @@ use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::icao::IcaoCode;
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, is_well_formed_id};
+use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self};
-use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
 use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::mrz::{self, MrzFormatError};
 use crate::principal::Principal;
-use crate::resource::parse_body;
 use crate::time::{Clock, Timestamp};
-use crate::update::UpdateMethod;
 use crate::validate::Violations;
 use crate::values::PartialDate;
 use crate::workspace::ports::WorkspaceRepository;
@@ -46,8 +44,6 @@ pub const MAX_MRZ_LINES: usize = 3;
 pub const MAX_MRZ_LINE: usize = 44;
 /// Most files of one document.
 pub const MAX_FILES: usize = 20;
-/// The method name bound into idempotency keys.
-const CREATE_METHOD: &str = "documents.create";
 
 /// Everything the document service needs.
 pub struct DocumentService {
@@ -82,47 +78,6 @@ impl DocumentService {
             retention,
         }
     }
-
-    /// Records an identity document of an entity from the request body, with an
-    /// optional user-chosen id and an optional request id that makes retries safe
-    /// (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
-    /// another request; NOT_FOUND for an entity (`ENTITY_NOT_FOUND`) or a workspace
-    /// (`WORKSPACE_NOT_FOUND`) that does not exist in the caller's tenant;
-    /// FAILED_PRECONDITION when one of them is deleted; ALREADY_EXISTS when the id is
-    /// taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        document_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<Document> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = document_id {
-            validate_user_id("documentId", id)?;
-        }
-        let body = crate::fields::input(&fields::TABLE, body, "document")?;
-        let mut document: Document = parse_body(body.clone(), "document")?;
-        document.document_number = number::normalise(&document.document_number);
-        name_by_default(&mut document);
-        let now = self.clock.now();
-        validate(&document, now)?;
-        self.live_entity(principal, &document).await?;
-        self.check_workspace(principal, &document).await?;
-        let id = document_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        document.begin(Document::name_of(&id), self.ids.uid(), now);
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[("documentId", &json!(document_id)), ("document", &body)],
-            &document.name,
-        );
-        self.store_new(principal, document, key.as_ref(), now).await
-    }
-
     /// The document with `id`, deleted or not, whatever the state of its entity. A
     /// job acting for the tenant reads documents this way.
     ///
@@ -445,12 +400,6 @@ fn stored_codes(condition: Condition) -> Condition {
 }
 #[async_trait]
 impl UpdateMethod for DocumentService {
-    const BODY: &'static str = "document";
-
-    fn table(&self) -> &'static FieldTable {
-        &fields::TABLE
-    }
-
     /// The number is normalised and the display name given by default, as on create;
     /// the entity must be live, and a new workspace must exist and be live.
     async fn admit_update(
@@ -470,12 +419,33 @@ impl UpdateMethod for DocumentService {
     }
 }
 
+#[async_trait]
+impl CreateMethod for DocumentService {
+    const ID_PARAMETER: &'static str = "documentId";
+
+    /// The number is normalised and the display name given by default; its entity
+    /// must be live, and its workspace, when named, must exist and be live.
+    async fn admit_new(
+        &self,
+        principal: &Principal,
+        document: &mut Document,
+        now: Timestamp,
+    ) -> Result<()> {
+        document.document_number = number::normalise(&document.document_number);
+        name_by_default(document);
+        validate(document, now)?;
+        self.live_entity(principal, document).await?;
+        self.check_workspace(principal, document).await
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them: the document's
 // entity must be live.
 soft_delete_methods!(
     DocumentService,
     Document,
     "document",
+    fields = fields::TABLE as "document",
     store = documents.update,
     check = live_entity,
     purge = "documents"

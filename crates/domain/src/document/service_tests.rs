@@ -17,10 +17,11 @@ use crate::icao::IcaoCode;
 use crate::id::MockIdGenerator;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
-use crate::update::UpdateMethod;
 use crate::workspace::model::Workspace;
 use crate::workspace::ports::MockWorkspaceRepository;
 

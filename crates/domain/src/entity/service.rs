@@ -8,8 +8,6 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use rics_aip::field_mask::FieldTable;
-
 use super::fields;
 use super::model::{Entity, RiskStatus, VerificationStatus};
 use super::relationship::{
@@ -23,15 +21,16 @@ use crate::batch::{self, Collection};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id, validate_user_id};
+use crate::id::{IdGenerator, is_well_formed_id};
 use crate::lifecycle::{self, deleted};
-use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
+use crate::lifecycle::{StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{parse_body, to_json};
 use crate::time::{Clock, Timestamp};
-use crate::update::UpdateMethod;
 
 /// Entity names, for batch gets.
 const ENTITIES: Collection = Collection {
@@ -41,8 +40,6 @@ const ENTITIES: Collection = Collection {
 };
 /// How often a change without an etag is retried when a concurrent change wins.
 const CONCURRENT_RETRIES: usize = 3;
-/// The method name bound into idempotency keys and page tokens.
-const CREATE_METHOD: &str = "entities.create";
 
 /// The receipt of a hard delete: what was erased, when, and the event that records it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,40 +84,6 @@ impl EntityService {
             retention,
         }
     }
-
-    /// Creates an entity from the request body, with an optional user-chosen id and an
-    /// optional request id that makes retries safe (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
-    /// another request; ALREADY_EXISTS when the id is taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        entity_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<Entity> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = entity_id {
-            validate_user_id("entityId", id)?;
-        }
-        let body = fields::input(body, "entity")?;
-        let mut entity: Entity = parse_body(body.clone(), "entity")?;
-        let now = self.clock.now();
-        validate_entity(&mut entity, now.datetime().date())?;
-        let id = entity_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        entity.begin(Entity::name_of(&id), self.ids.uid(), now);
-        entity.verification_status = VerificationStatus::Unverified;
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[("entityId", &json!(entity_id)), ("entity", &body)],
-            &entity.name,
-        );
-        self.store_new(principal, entity, key.as_ref(), now).await
-    }
-
     /// The entity with `id`, deleted or not.
     ///
     /// # Errors
@@ -570,12 +533,6 @@ impl Purge for EntityService {
 
 #[async_trait]
 impl UpdateMethod for EntityService {
-    const BODY: &'static str = "entity";
-
-    fn table(&self) -> &'static FieldTable {
-        &fields::TABLE
-    }
-
     async fn admit_update(
         &self,
         _principal: &Principal,
@@ -594,5 +551,30 @@ impl UpdateMethod for EntityService {
     }
 }
 
+#[async_trait]
+impl CreateMethod for EntityService {
+    const ID_PARAMETER: &'static str = "entityId";
+
+    async fn admit_new(
+        &self,
+        _principal: &Principal,
+        entity: &mut Entity,
+        now: Timestamp,
+    ) -> Result<()> {
+        validate_entity(entity, now.datetime().date())
+    }
+
+    /// A new entity is UNVERIFIED until a document of it is verified.
+    fn fill_new(&self, _principal: &Principal, entity: &mut Entity, _now: Timestamp) {
+        entity.verification_status = VerificationStatus::Unverified;
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them.
-soft_delete_methods!(EntityService, Entity, "entity", store = repository.update);
+soft_delete_methods!(
+    EntityService,
+    Entity,
+    "entity",
+    fields = fields::TABLE as "entity",
+    store = repository.update
+);

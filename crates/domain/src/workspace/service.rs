@@ -4,8 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rics_aip::field_mask::FieldTable;
-use serde_json::{Value, json};
 
 use super::fields;
 use super::model::{Workspace, WorkspaceState};
@@ -14,14 +12,14 @@ use super::ports::WorkspaceRepository;
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::id::{IdGenerator, parse_request_id, validate_user_id};
+use crate::id::IdGenerator;
 use crate::lifecycle::{self, check_etag, deleted};
-use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
+use crate::lifecycle::{StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse, Paging};
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::Principal;
-use crate::resource::parse_body;
-use crate::time::Clock;
-use crate::update::UpdateMethod;
+use crate::time::{Clock, Timestamp};
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -30,8 +28,6 @@ pub const MAX_DISPLAY_NAME: usize = 200;
 pub const MAX_DESCRIPTION: usize = 2000;
 /// Most entities in one workspace.
 pub const MAX_ENTITIES: usize = 1000;
-/// The method name bound into idempotency keys.
-const CREATE_METHOD: &str = "workspaces.create";
 
 /// Everything the workspace service needs.
 pub struct WorkspaceService {
@@ -63,44 +59,6 @@ impl WorkspaceService {
             retention,
         }
     }
-
-    /// Creates an OPEN workspace from the request body, with an optional user-chosen
-    /// id and an optional request id that makes retries safe (AIP-133, AIP-155).
-    ///
-    /// # Errors
-    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
-    /// another request; NOT_FOUND for an entity that does not exist;
-    /// FAILED_PRECONDITION for a deleted entity; ALREADY_EXISTS when the id is taken.
-    pub async fn create(
-        &self,
-        principal: &Principal,
-        body: Value,
-        workspace_id: Option<&str>,
-        request_id: Option<&str>,
-    ) -> Result<Workspace> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = workspace_id {
-            validate_user_id("workspaceId", id)?;
-        }
-        let body = crate::fields::input(&fields::TABLE, body, "workspace")?;
-        let mut workspace: Workspace = parse_body(body.clone(), "workspace")?;
-        validate(&workspace)?;
-        self.check_entities(principal, &workspace.entities, &[])
-            .await?;
-        let now = self.clock.now();
-        let id = workspace_id.map_or_else(|| self.ids.resource_id(), str::to_owned);
-        workspace.begin(Workspace::name_of(&id), self.ids.uid(), now);
-        workspace.state = WorkspaceState::Open;
-        let key = lifecycle::create_key(
-            request_id,
-            CREATE_METHOD,
-            &[("workspaceId", &json!(workspace_id)), ("workspace", &body)],
-            &workspace.name,
-        );
-        self.store_new(principal, workspace, key.as_ref(), now)
-            .await
-    }
-
     /// The workspace with `id`, deleted or not.
     ///
     /// # Errors
@@ -246,12 +204,6 @@ fn validate(workspace: &Workspace) -> Result<()> {
 
 #[async_trait]
 impl UpdateMethod for WorkspaceService {
-    const BODY: &'static str = "workspace";
-
-    fn table(&self) -> &'static FieldTable {
-        &fields::TABLE
-    }
-
     /// A closed workspace is frozen until it is reopened.
     fn check_writable(&self, current: &Workspace) -> Result<()> {
         writable(current)
@@ -271,12 +223,35 @@ impl UpdateMethod for WorkspaceService {
     }
 }
 
+#[async_trait]
+impl CreateMethod for WorkspaceService {
+    const ID_PARAMETER: &'static str = "workspaceId";
+
+    /// Its entities must exist and be live.
+    async fn admit_new(
+        &self,
+        principal: &Principal,
+        workspace: &mut Workspace,
+        _now: Timestamp,
+    ) -> Result<()> {
+        validate(workspace)?;
+        self.check_entities(principal, &workspace.entities, &[])
+            .await
+    }
+
+    /// A new workspace is OPEN.
+    fn fill_new(&self, _principal: &Principal, workspace: &mut Workspace, _now: Timestamp) {
+        workspace.state = WorkspaceState::Open;
+    }
+}
+
 // Delete and undelete as every soft-deletable resource has them: a deleted
 // workspace's notes are unreachable until it is restored.
 soft_delete_methods!(
     WorkspaceService,
     Workspace,
     "workspace",
+    fields = fields::TABLE as "workspace",
     store = repository.update,
     purge = "workspaces"
 );

@@ -13,10 +13,11 @@ use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::id::MockIdGenerator;
 use crate::list::Paging;
+use crate::methods::CreateMethod;
+use crate::methods::UpdateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
-use crate::update::UpdateMethod;
 
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()

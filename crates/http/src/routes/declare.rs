@@ -100,7 +100,9 @@ macro_rules! resource_routes {
             body: $crate::extract::JsonBody,
         ) -> $crate::routes::Response {
             $crate::routes::standard::create(&req, $id_param, async |id, request_id| {
-                state.$service.create(&caller.0, body.0, id, request_id).await
+                let service = state.$service.as_ref();
+                rics_domain::methods::CreateMethod::create(service, &caller.0, body.0, id, request_id)
+                    .await
             })
             .await
         }
@@ -146,7 +148,7 @@ macro_rules! resource_routes {
         ) -> $crate::routes::Response {
             $crate::routes::standard::update(&req, async |mask| {
                 let service = state.$service.as_ref();
-                rics_domain::update::UpdateMethod::update(service, &caller.0, &path, body.0, mask)
+                rics_domain::methods::UpdateMethod::update(service, &caller.0, &path, body.0, mask)
                     .await
             })
             .await

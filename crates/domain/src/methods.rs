@@ -1,6 +1,7 @@
-//! The standard Update method (AIP-134), written once over what a resource declares:
-//! its field table (which fields are output only, immutable or required) and the
-//! rules of its own that an updated resource must keep.
+//! The standard Create (AIP-133, AIP-155) and Update (AIP-134) methods, written once
+//! over what a resource declares: its field table (which fields are output only,
+//! immutable or required) and the rules of its own that a new or updated resource
+//! must keep.
 
 use async_trait::async_trait;
 use rics_aip::field_mask::{Behavior, FieldTable};
@@ -9,24 +10,104 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::fields;
-use crate::lifecycle::{SoftDeletable, StoreVersions, check_etag, deleted};
+use crate::id::{parse_request_id, validate_user_id};
+use crate::lifecycle::{SoftDeletable, StoreVersions, check_etag, create_key, deleted};
 use crate::principal::Principal;
 use crate::resource::{Named, parse_body, to_json};
+use crate::time::Timestamp;
 
-/// Update from a partial body and an optional update mask (AIP-134): the mask, or the
-/// fields present, say what changes; the resource that results must keep its rules;
-/// output-only fields keep their values; a change that changes nothing stores nothing.
-#[async_trait]
-pub trait UpdateMethod: StoreVersions
-where
-    Self::Resource: DeserializeOwned + Named,
-{
+/// How a resource's request bodies are read: its field table and the name errors give
+/// the body.
+pub trait DeclaredFields {
     /// What errors call the body (`workspace`, `activityLogType`).
     const BODY: &'static str;
 
     /// The resource's field table.
     fn table(&self) -> &'static FieldTable;
+}
 
+/// Create (AIP-133) with an optional id the caller chooses and an optional request id
+/// that makes retries safe (AIP-155).
+#[async_trait]
+pub trait CreateMethod: StoreVersions + DeclaredFields
+where
+    Self::Resource: DeserializeOwned + Named,
+{
+    /// The query parameter of the id the caller chooses (`workspaceId`).
+    const ID_PARAMETER: &'static str;
+
+    /// Checks the id the caller chose; by default design.md's rule.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT (`INVALID_RESOURCE_ID`) naming [`Self::ID_PARAMETER`].
+    fn check_id(&self, id: &str) -> Result<()> {
+        validate_user_id(Self::ID_PARAMETER, id)
+    }
+
+    /// Makes `resource`, as the request gives it, keep the resource's own rules at
+    /// `now`: validates it and checks what it refers to. Nothing is stored yet.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for what breaks a rule; NOT_FOUND and FAILED_PRECONDITION for
+    /// references that are missing or deleted.
+    async fn admit_new(
+        &self,
+        principal: &Principal,
+        resource: &mut Self::Resource,
+        now: Timestamp,
+    ) -> Result<()>;
+
+    /// Sets what the service gives a new resource once it has its name (a state, a
+    /// default); nothing by default.
+    fn fill_new(&self, _principal: &Principal, _resource: &mut Self::Resource, _now: Timestamp) {}
+
+    /// Creates the resource from `body`, with the id `id` when the caller chose one,
+    /// once per `request_id`, with its `{kind}.created` events.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body, id or request id, or a request id reused with
+    /// another request; ALREADY_EXISTS when the id is taken; what
+    /// [`Self::admit_new`] refuses.
+    async fn create(
+        &self,
+        principal: &Principal,
+        body: Value,
+        id: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Self::Resource> {
+        let request_id = request_id.map(parse_request_id).transpose()?;
+        if let Some(id) = id {
+            self.check_id(id)?;
+        }
+        let body = fields::input(self.table(), body, Self::BODY)?;
+        let mut resource: Self::Resource = parse_body(body.clone(), Self::BODY)?;
+        let now = self.clock().now();
+        self.admit_new(principal, &mut resource, now).await?;
+        let name =
+            Self::Resource::name_of(&id.map_or_else(|| self.ids().resource_id(), str::to_owned));
+        resource.begin(name, self.ids().uid(), now);
+        self.fill_new(principal, &mut resource, now);
+        let key = create_key(
+            request_id,
+            Self::Resource::CREATE_METHOD,
+            &[
+                (Self::ID_PARAMETER, &serde_json::json!(id)),
+                (Self::BODY, &body),
+            ],
+            resource.resource_name(),
+        );
+        self.store_new(principal, resource, key.as_ref(), now).await
+    }
+}
+
+/// Update from a partial body and an optional update mask (AIP-134): the mask, or the
+/// fields present, say what changes; the resource that results must keep its rules;
+/// output-only fields keep their values; a change that changes nothing stores nothing.
+#[async_trait]
+pub trait UpdateMethod: StoreVersions + DeclaredFields
+where
+    Self::Resource: DeserializeOwned + Named,
+{
     /// What must hold before `current` may change; by default, that it is not
     /// deleted.
     ///
