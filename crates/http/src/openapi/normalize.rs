@@ -1005,25 +1005,9 @@ fn update_table(route: &Route) -> Option<&'static FieldTable> {
         .map(|(_, table)| table)
 }
 
-/// The list declaration behind a list route.
+/// The list declaration behind a list route, as its row declares it.
 fn list_spec(route: &Route) -> Option<&'static ListSpec> {
-    use rics_domain::{activity, alert, document, entity, event, job, note, risk, workspace};
-    let spec: &'static ListSpec = match route.path {
-        "/v1alpha/entities" => &entity::fields::LIST,
-        "/v1alpha/entities/{entity}:EntityRelationships" => &entity::fields::RELATIONSHIP_LIST,
-        "/v1alpha/entities/{entity}/events" => &event::service::EVENT_LIST,
-        "/v1alpha/riskModels" => &risk::service::LIST,
-        "/v1alpha/workspaces" => &workspace::fields::LIST,
-        "/v1alpha/activityLogTypes" => &activity::fields::TYPE_LIST,
-        "/v1alpha/entities/{entity}/activityLogs" => &activity::fields::LOG_LIST,
-        "/v1alpha/alertTypes" => &alert::fields::TYPE_LIST,
-        "/v1alpha/alerts" => &alert::fields::LIST,
-        "/v1alpha/documents" | "/v1alpha/entities/{entity}/documents" => &document::fields::LIST,
-        path if path.ends_with("/notes") => &note::fields::LIST,
-        path if path.ends_with("Jobs") => &job::service::JOB_LIST,
-        _ => return None,
-    };
-    Some(spec)
+    route.list.map(|spec| &**spec)
 }
 
 /// A DELETE with `allowMissing` answers `{}` when nothing was there: its 200 is the

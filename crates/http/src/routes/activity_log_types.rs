@@ -10,7 +10,7 @@ resource_routes! {
     id: ("activityLogType" = String, Path, description = "Activity log type id");
 
     /// Lists activity log types.
-    list "/v1alpha/activityLogTypes", Some(Scope::Read) => ListActivityLogTypesResponse,
+    list "/v1alpha/activityLogTypes", Some(Scope::Read), lists rics_domain::activity::fields::TYPE_LIST => ListActivityLogTypesResponse,
         params(ListActivityLogTypesParams);
     /// Creates an activity log type.
     create "/v1alpha/activityLogTypes", Some(Scope::Admin), "activityLogTypeId",

@@ -28,7 +28,7 @@ resource_routes! {
         params(DeleteActivityLogParams);
     /// Restores a soft-deleted activity log.
     undelete "/v1alpha/activityLogs/{activityLog}:undelete", Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/activityLogs" => list_for_entity, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/activityLogs" => list_for_entity, Some(Scope::Read), lists rics_domain::activity::fields::LOG_LIST;
 }
 
 list_response! {

@@ -14,10 +14,10 @@ resource_routes! {
     service: alerts, resource: Alert, tag: "alerts",
     id: ("alert" = String, Path, description = "Alert id");
 
-    GET "/v1alpha/alertTypes" => list_types, Some(Scope::Read);
+    GET "/v1alpha/alertTypes" => list_types, Some(Scope::Read), lists rics_domain::alert::fields::TYPE_LIST;
     GET "/v1alpha/alertTypes/{alertType}" => get_type, Some(Scope::Read);
     /// Lists alerts, newest first.
-    list "/v1alpha/alerts", Some(Scope::Read) => ListAlertsResponse, params(PageParams,
+    list "/v1alpha/alerts", Some(Scope::Read), lists rics_domain::alert::fields::LIST => ListAlertsResponse, params(PageParams,
         ("filter" = Option<String>, Query, description = "AIP-160 over state, severity, alertType, entities, workspace, createTime, updateTime, acknowledgeTime, deleteTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc (newest first)"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted alerts"));

@@ -9,7 +9,7 @@
 /// rows), `configure` (registers them with actix) and `Api` (their OpenAPI operations);
 /// [`super::ROUTES`] and the document assemble every module's.
 macro_rules! route_table {
-    ($( $method:ident $path:literal $(as $operation_id:literal)? => $($handler:ident)::+, $scope:expr; )+) => {
+    ($( $method:ident $path:literal $(as $operation_id:literal)? => $($handler:ident)::+, $scope:expr $(, lists $spec:path)?; )+) => {
         /// This module's rows of the route table, in order.
         pub const ROUTES: &[$crate::routes::Route] = &[
             $( $crate::routes::Route {
@@ -17,6 +17,7 @@ macro_rules! route_table {
                 path: $path,
                 scope: $scope,
                 operation_id: route_table!(@id $($operation_id)?),
+                list: route_table!(@list $($spec)?),
             }, )+
         ];
 
@@ -38,6 +39,8 @@ macro_rules! route_table {
     };
     (@id $operation_id:literal) => { Some($operation_id) };
     (@id) => { None };
+    (@list $spec:path) => { Some(&$spec) };
+    (@list) => { None };
 }
 
 /// Declares the routes of a resource served by `state.$service`: its standard methods,
@@ -66,7 +69,7 @@ macro_rules! resource_routes {
     };
 
     (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
-        $(#[$doc:meta])* list $path:literal, $scope:expr => $page:ident, params($($params:tt)*);
+        $(#[$doc:meta])* list $path:literal, $scope:expr, lists $spec:path => $page:ident, params($($params:tt)*);
         $($rest:tt)*
     ) => {
         $(#[$doc])*
@@ -83,7 +86,7 @@ macro_rules! resource_routes {
             .await
         }
 
-        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path => list, $scope;] $($rest)*);
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path => list, $scope, lists $spec;] $($rest)*);
     };
 
     (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
@@ -197,10 +200,10 @@ macro_rules! resource_routes {
     };
 
     (@route $header:tt [$($rows:tt)*]
-        $method:ident $path:literal $(as $operation_id:literal)? => $handler:ident, $scope:expr;
+        $method:ident $path:literal $(as $operation_id:literal)? => $handler:ident, $scope:expr $(, lists $spec:path)?;
         $($rest:tt)*
     ) => {
-        resource_routes!(@route $header [$($rows)* $method $path $(as $operation_id)? => $handler, $scope;] $($rest)*);
+        resource_routes!(@route $header [$($rows)* $method $path $(as $operation_id)? => $handler, $scope $(, lists $spec)?;] $($rest)*);
     };
 
     (@route $header:tt [$($rows:tt)*]) => {

@@ -15,7 +15,7 @@ resource_routes! {
     id: ("document" = String, Path, description = "Document id");
 
     /// Lists identity documents.
-    list "/v1alpha/documents", Some(Scope::Read) => ListDocumentsResponse, params(PageParams,
+    list "/v1alpha/documents", Some(Scope::Read), lists rics_domain::document::fields::LIST => ListDocumentsResponse, params(PageParams,
         ("filter" = Option<String>, Query, description = "AIP-160 over displayName (`=` exact, `:` fuzzy: `displayName:\"jane pasport\"`), entity, documentType, issuingCountry, expiryDate (YYYY-MM-DD text), createTime, updateTime, deleteTime"),
         ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents"));
@@ -34,7 +34,7 @@ resource_routes! {
         ("allowMissing" = Option<bool>, Query, description = "Succeed when the document is missing or already deleted"));
     /// Restores a soft-deleted identity document.
     undelete "/v1alpha/documents/{document}:undelete", Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}/documents" => list_for_entity, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/documents" => list_for_entity, Some(Scope::Read), lists rics_domain::document::fields::LIST;
 }
 
 list_response! {

@@ -20,7 +20,7 @@ resource_routes! {
     id: ("entity" = String, Path, description = "Entity id");
 
     /// Lists entities.
-    list "/v1alpha/entities", Some(Scope::Read) => ListEntitiesResponse, params(ListParams);
+    list "/v1alpha/entities", Some(Scope::Read), lists rics_domain::entity::fields::LIST => ListEntitiesResponse, params(ListParams);
     /// Creates an entity.
     create "/v1alpha/entities", Some(Scope::Write), "entityId", params(CreateParams);
     GET "/v1alpha/entities:batchGet" => batch_get, Some(Scope::Read);
@@ -38,7 +38,7 @@ resource_routes! {
     POST "/v1alpha/entities/{entity}:removeTag" as "RemoveEntityTag" => remove_tag, Some(Scope::Write);
     POST "/v1alpha/entities/{entity}:addEntityRelationship" as "AddEntityRelationship" => add_relationship, Some(Scope::Write);
     POST "/v1alpha/entities/{entity}:removeEntityRelationship" as "RemoveEntityRelationship" => remove_relationship, Some(Scope::Write);
-    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => list_relationships, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}:EntityRelationships" as "ListEntityRelationships" => list_relationships, Some(Scope::Read), lists rics_domain::entity::fields::RELATIONSHIP_LIST;
 }
 
 list_response! {

@@ -12,7 +12,7 @@ use crate::state::ApiState;
 
 route_table! {
     GET "/v1alpha/events/{event}" => get, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/events" => list, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/events" => list, Some(Scope::Read), lists rics_domain::event::service::EVENT_LIST;
     GET "/v1alpha/entities/{entity}/events/{event}" => get_for_entity, Some(Scope::Read);
 }
 

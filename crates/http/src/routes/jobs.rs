@@ -25,17 +25,17 @@ use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
 
 route_table! {
-    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => list_pep_sanction, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => list_pep_sanction, Some(Scope::Read), lists rics_domain::job::service::JOB_LIST;
     POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs" => create_pep_sanction, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}" => get_pep_sanction, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:run" => run_pep_sanction, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}" => operation_pep_sanction, Some(Scope::Read);
-    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => list_risk_rating, Some(Scope::Read);
+    GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => list_risk_rating, Some(Scope::Read), lists rics_domain::job::service::JOB_LIST;
     POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs" => create_risk_rating, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}" => get_risk_rating, Some(Scope::Read);
     POST "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}:run" => run_risk_rating, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs/{job}/operations/{operation}" => operation_risk_rating, Some(Scope::Read);
-    GET "/v1alpha/individualEntityIDVerificationJobs" => list_id_verification, Some(Scope::Read);
+    GET "/v1alpha/individualEntityIDVerificationJobs" => list_id_verification, Some(Scope::Read), lists rics_domain::job::service::JOB_LIST;
     POST "/v1alpha/individualEntityIDVerificationJobs" => create_id_verification, Some(Scope::Write);
     GET "/v1alpha/individualEntityIDVerificationJobs/{job}" => get_id_verification, Some(Scope::Read);
     POST "/v1alpha/individualEntityIDVerificationJobs/{job}:run" => run_id_verification, Some(Scope::Write);

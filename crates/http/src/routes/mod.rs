@@ -33,6 +33,7 @@ use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{FromRequest, Handler, HttpResponse, Responder, guard, web};
 use rics_domain::error::Error;
+use rics_domain::list::ListSpec;
 use rics_domain::principal::Scope;
 use serde::Serialize;
 
@@ -110,6 +111,9 @@ pub struct Route {
     /// The OpenAPI `operationId` when the rule of [`operation_id`] does not give it: for
     /// routes outside the resource paths and custom methods whose verb names its object.
     pub operation_id: Option<&'static str>,
+    /// A List's declaration (limits, filter schema, order fields): the document states
+    /// its `filter` and `orderBy` from it.
+    pub list: Option<&'static LazyLock<ListSpec>>,
 }
 
 /// Registers one route: a resource answering only `method`, gated by `scope`, its

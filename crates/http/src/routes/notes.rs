@@ -137,7 +137,7 @@ macro_rules! note_routes {
             use crate::state::ApiState;
 
             route_table! {
-                GET $collection => list, Some(Scope::Read);
+                GET $collection => list, Some(Scope::Read), lists rics_domain::note::fields::LIST;
                 POST $collection_again => create, Some(Scope::Write);
                 GET $item => get, Some(Scope::Read);
                 PATCH $item_again => update, Some(Scope::Write);

@@ -20,7 +20,7 @@ use crate::state::ApiState;
 route_table! {
     POST "/v1alpha/entities/{entity}:evaluate" => evaluate, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => evaluation_input, Some(Scope::Read);
-    GET "/v1alpha/riskModels" => list, Some(Scope::Read);
+    GET "/v1alpha/riskModels" => list, Some(Scope::Read), lists rics_domain::risk::service::LIST;
     POST "/v1alpha/riskModels" => create, Some(Scope::Admin);
     GET "/v1alpha/riskModels/{riskModel}" => get, Some(Scope::Read);
     POST "/v1alpha/riskModels/{riskModel}:rate" => rate, Some(Scope::Read);

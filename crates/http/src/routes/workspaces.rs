@@ -14,7 +14,7 @@ resource_routes! {
     id: ("workspace" = String, Path, description = "Workspace id");
 
     /// Lists workspaces.
-    list "/v1alpha/workspaces", Some(Scope::Read) => ListWorkspacesResponse, params(PageParams,
+    list "/v1alpha/workspaces", Some(Scope::Read), lists rics_domain::workspace::fields::LIST => ListWorkspacesResponse, params(PageParams,
         ("filter" = Option<String>, Query, description = "AIP-160 over displayName, state, entities, createTime, updateTime, deleteTime"),
         ("orderBy" = Option<String>, Query, description = "displayName, createTime, updateTime, each optionally ` desc`; default createTime"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted workspaces"));
