@@ -29,6 +29,7 @@ use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
 use rics_domain::job::risk_rating::RiskRatingJobs;
 use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
+use rics_domain::lifecycle::ServiceContext;
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
 use rics_domain::principal::{Principal, TenantId};
@@ -260,6 +261,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         ids.clone(),
     ));
+    let context = ServiceContext {
+        clock: clock.clone(),
+        ids: ids.clone(),
+        paging: paging.clone(),
+        retention: config.soft_delete_retention,
+    };
     let entity_repository: Arc<dyn EntityRepository> =
         Arc::new(DieselEntityRepository::new(db.clone()));
     let events = Arc::new(EventService::new(
@@ -272,10 +279,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let workspaces = Arc::new(WorkspaceService::new(
         workspace_repository.clone(),
         entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
+        context.clone(),
     ));
     let notes = Arc::new(NoteService::new(
         Arc::new(DieselNoteRepository::new(db.clone())),
@@ -291,10 +295,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         alert_repository,
         entity_repository.clone(),
         workspace_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
+        context.clone(),
     ));
     let document_repository: Arc<dyn DocumentRepository> =
         Arc::new(DieselDocumentRepository::new(db.clone()));
@@ -302,19 +303,13 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         document_repository.clone(),
         entity_repository.clone(),
         workspace_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
+        context.clone(),
     ));
     let type_repository: Arc<dyn ActivityLogTypeRepository> =
         Arc::new(DieselActivityLogTypeRepository::new(db.clone()));
     let activity_log_types = Arc::new(ActivityLogTypeService::new(
         type_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
+        context.clone(),
     ));
     let activity_logs = Arc::new(ActivityLogService::new(
         ActivityLogPorts {
@@ -323,10 +318,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             entities: entity_repository.clone(),
             workspaces: workspace_repository.clone(),
         },
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        config.soft_delete_retention,
+        context.clone(),
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
@@ -405,13 +397,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..RunnerSettings::default()
         },
     ));
-    let entities = Arc::new(EntityService::new(
-        entity_repository,
-        clock.clone(),
-        ids.clone(),
-        paging,
-        config.soft_delete_retention,
-    ));
+    let entities = Arc::new(EntityService::new(entity_repository, context));
     let purges: Vec<Arc<dyn Purge>> = vec![
         entities.clone(),
         workspaces.clone(),

@@ -2,6 +2,7 @@
 //! (AIP-164) and idempotent creation (AIP-155), with their errors.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -12,6 +13,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::PurgeDue;
 use crate::id::{IdGenerator, is_well_formed_id};
+use crate::list::Paging;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use crate::resource::{Named, fingerprint, to_json};
@@ -39,6 +41,21 @@ pub async fn read<R: Named>(
         .await
         .map_err(|e| e.for_resource(&name))?
         .ok_or_else(|| Error::not_found(&name))
+}
+
+/// What every resource service uses beside its stores: the clock changes are dated
+/// by, the generator of ids, list paging, and how long a soft-deleted resource is
+/// kept before it is purged.
+#[derive(Clone)]
+pub struct ServiceContext {
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// The generator of resource ids and uids.
+    pub ids: Arc<dyn IdGenerator>,
+    /// List paging and page tokens.
+    pub paging: Arc<Paging>,
+    /// How long a soft-deleted resource is kept before it is purged.
+    pub retention: Duration,
 }
 
 /// Checks a client's etag against the current one; an absent or empty etag passes.
@@ -583,9 +600,9 @@ pub trait SoftDeleteMethods: StoreVersions {
     }
 }
 
-/// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with `clock`,
-/// `ids` and `retention` fields and a `get(principal, id)` method, as every resource
-/// service has them: `fields = TABLE as "body"` names its field table and what
+/// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with a
+/// [`ServiceContext`] field `context` and a `get(principal, id)` method, as every
+/// resource service has them: `fields = TABLE as "body"` names its field table and what
 /// errors call its request bodies ([`DeclaredFields`](crate::methods::DeclaredFields));
 /// `store = field.method` names the repository (whose `create`
 /// writes a new resource) and its method that writes a version (`repository.update`);
@@ -635,11 +652,11 @@ macro_rules! soft_delete_methods {
             const EVENT_KIND: &'static str = $kind;
 
             fn ids(&self) -> &dyn $crate::id::IdGenerator {
-                self.ids.as_ref()
+                self.context.ids.as_ref()
             }
 
             fn clock(&self) -> &dyn $crate::time::Clock {
-                self.clock.as_ref()
+                self.context.clock.as_ref()
             }
 
             async fn read(
@@ -682,7 +699,7 @@ macro_rules! soft_delete_methods {
         #[async_trait::async_trait]
         impl $crate::lifecycle::SoftDeleteMethods for $service {
             fn retention(&self) -> std::time::Duration {
-                self.retention
+                self.context.retention
             }
 
             $(

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -19,15 +18,15 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id, validate_spec_id};
-use crate::lifecycle::{self, Referred};
+use crate::id::{is_well_formed_id, validate_spec_id};
+use crate::lifecycle::{self, Referred, ServiceContext};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
-use crate::list::{ListRequest, ListResponse, Paging};
+use crate::list::{ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::to_json;
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
@@ -51,10 +50,8 @@ pub struct ActivityLogService {
     types: Arc<dyn ActivityLogTypeRepository>,
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 /// The ports the activity log service reads and writes.
@@ -70,24 +67,15 @@ pub struct ActivityLogPorts {
 }
 
 impl ActivityLogService {
-    /// The service over its ports. `retention` is how long soft-deleted logs are kept
+    /// The service over its ports and its context. The context's retention is how long soft-deleted logs are kept
     /// before they are purged.
-    pub fn new(
-        ports: ActivityLogPorts,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
-    ) -> ActivityLogService {
+    pub fn new(ports: ActivityLogPorts, context: ServiceContext) -> ActivityLogService {
         ActivityLogService {
             logs: ports.logs,
             types: ports.types,
             entities: ports.entities,
             workspaces: ports.workspaces,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
 
@@ -142,8 +130,8 @@ impl ActivityLogService {
         check_fields(&mut log)?;
         RESERVED_SOURCE.clone_into(&mut log.source);
         self.check_entities(principal, &log.entity_names).await?;
-        let now = self.clock.now();
-        log.begin(name.clone(), self.ids.uid(), now);
+        let now = self.context.clock.now();
+        log.begin(name.clone(), self.context.ids.uid(), now);
         log.occur_time = log.occur_time.or(Some(now));
         let after = to_json(&log)?;
         let events = self.events(
@@ -223,7 +211,7 @@ impl ActivityLogService {
         {
             return Err(Error::not_found(&entity_name));
         }
-        let (query, context) = self.paging.prepare(
+        let (query, context) = self.context.paging.prepare(
             &fields::LOG_LIST,
             &principal.tenant,
             Some(&entity_name),
@@ -233,7 +221,7 @@ impl ActivityLogService {
             .logs
             .list_for_entity(&principal.tenant, entity_id, &query)
             .await?;
-        Ok(self.paging.finish(context, page))
+        Ok(self.context.paging.finish(context, page))
     }
 
     /// The activity log type `name` names, which must be live; `None` for no name.
@@ -429,7 +417,7 @@ impl Purge for ActivityLogService {
             now,
         } = due;
         let event = NewEvent::new(
-            self.ids.resource_id(),
+            self.context.ids.resource_id(),
             "activity_log.purged",
             &ActivityLog::name_of(id),
             system,

@@ -14,6 +14,7 @@ use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
 use crate::methods::CreateMethod;
@@ -123,10 +124,12 @@ fn service_with(logs: MockActivityLogRepository) -> ActivityLogService {
             entities: Arc::new(entities()),
             workspaces: Arc::new(workspaces()),
         },
-        clock,
-        ids(),
-        paging,
-        RETENTION,
+        ServiceContext {
+            clock,
+            ids: ids(),
+            paging,
+            retention: RETENTION,
+        },
     )
 }
 

@@ -2,7 +2,6 @@
 //! soft delete, undelete and purge.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -12,14 +11,14 @@ use super::payload_schema::PayloadSchema;
 use super::ports::ActivityLogTypeRepository;
 
 use crate::error::{Error, Result};
-use crate::id::{IdGenerator, validate_spec_id};
+use crate::id::validate_spec_id;
 use crate::lifecycle::soft_delete_methods;
-use crate::lifecycle::{self};
-use crate::list::{ListRequest, ListResponse, Paging};
+use crate::lifecycle::{self, ServiceContext};
+use crate::list::{ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
 use crate::principal::Principal;
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -30,28 +29,20 @@ pub const MAX_DESCRIPTION: usize = 2000;
 /// Everything the activity log type service needs.
 pub struct ActivityLogTypeService {
     repository: Arc<dyn ActivityLogTypeRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl ActivityLogTypeService {
-    /// The service over its ports. `retention` is how long soft-deleted types are kept
+    /// The service over its ports and its context. The context's retention is how long soft-deleted types are kept
     /// before they are purged.
     pub fn new(
         repository: Arc<dyn ActivityLogTypeRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
+        context: ServiceContext,
     ) -> ActivityLogTypeService {
         ActivityLogTypeService {
             repository,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
     /// The type with `id`, deleted or not.
@@ -73,7 +64,8 @@ impl ActivityLogTypeService {
         request: &ListRequest,
     ) -> Result<ListResponse<ActivityLogType>> {
         let store = self.repository.as_ref();
-        self.paging
+        self.context
+            .paging
             .list(&fields::TYPE_LIST, store, &principal.tenant, None, request)
             .await
     }

@@ -13,6 +13,7 @@ use super::type_service::ActivityLogTypeService;
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
 use crate::methods::CreateMethod;
@@ -52,7 +53,15 @@ fn service(repository: MockActivityLogTypeRepository) -> ActivityLogTypeService 
     clock.expect_now().returning(now);
     let clock = Arc::new(clock);
     let paging = Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap());
-    ActivityLogTypeService::new(Arc::new(repository), clock, ids(), paging, RETENTION)
+    ActivityLogTypeService::new(
+        Arc::new(repository),
+        ServiceContext {
+            clock,
+            ids: ids(),
+            paging,
+            retention: RETENTION,
+        },
+    )
 }
 
 fn body() -> serde_json::Value {

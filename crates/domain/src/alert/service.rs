@@ -3,7 +3,6 @@
 //! gives every new tenant the default alert types.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -14,17 +13,17 @@ use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::id::{IdGenerator, is_well_formed_id};
-use crate::lifecycle::{self, check_etag, deleted};
+use crate::id::is_well_formed_id;
+use crate::lifecycle::{self, ServiceContext, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
-use crate::list::{ListRequest, ListResponse, Paging};
+use crate::list::{ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::to_json;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 use crate::validate::Violations;
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
@@ -44,35 +43,26 @@ pub struct AlertService {
     types: Arc<dyn AlertTypeRepository>,
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl AlertService {
-    /// The service over its ports. `retention` is how long soft-deleted alerts are kept
+    /// The service over its ports and its context. The context's retention is how long soft-deleted alerts are kept
     /// before they are purged.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         alerts: Arc<dyn AlertRepository>,
         types: Arc<dyn AlertTypeRepository>,
         entities: Arc<dyn EntityRepository>,
         workspaces: Arc<dyn WorkspaceRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
+        context: ServiceContext,
     ) -> AlertService {
         AlertService {
             alerts,
             types,
             entities,
             workspaces,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
 
@@ -106,14 +96,15 @@ impl AlertService {
         request: &ListRequest,
     ) -> Result<ListResponse<AlertType>> {
         let (query, context) =
-            self.paging
+            self.context
+                .paging
                 .prepare(&fields::TYPE_LIST, &principal.tenant, None, request)?;
         let page = self
             .types
             .list(&principal.tenant, &query)
             .await
             .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
+        Ok(self.context.paging.finish(context, page))
     }
     /// Raises an alert for an internal caller, such as a job: `source` is the caller's
     /// resource name (the job) and `id` the alert's id, chosen by the caller from what
@@ -158,7 +149,7 @@ impl AlertService {
         }
         let mut alert = new.into_alert();
         self.admit(principal, &mut alert).await?;
-        let now = self.clock.now();
+        let now = self.context.clock.now();
         self.complete(&mut alert, id, source.to_owned(), now);
         let events = self.events(
             "alert.created",
@@ -201,7 +192,8 @@ impl AlertService {
         request: &ListRequest,
     ) -> Result<ListResponse<Alert>> {
         let store = self.alerts.as_ref();
-        self.paging
+        self.context
+            .paging
             .list(&fields::LIST, store, &principal.tenant, None, request)
             .await
     }
@@ -237,13 +229,13 @@ impl AlertService {
         let mut acknowledged = current.clone();
         acknowledged.state = AlertState::Acknowledged;
         acknowledged.acknowledger = principal.subject.clone();
-        acknowledged.acknowledge_time = Some(self.clock.now());
+        acknowledged.acknowledge_time = Some(self.context.clock.now());
         self.save(
             principal,
             &current,
             acknowledged,
             "alert.acknowledged",
-            self.clock.now(),
+            self.context.clock.now(),
         )
         .await
     }
@@ -294,7 +286,7 @@ impl AlertService {
 
     /// Sets the fields only the service sets on a new alert.
     fn complete(&self, alert: &mut Alert, id: &str, source: String, now: Timestamp) {
-        alert.begin(Alert::name_of(id), self.ids.uid(), now);
+        alert.begin(Alert::name_of(id), self.context.ids.uid(), now);
         raised(alert, source);
     }
 }

@@ -16,6 +16,7 @@ use crate::error::Code;
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
 use crate::methods::CreateMethod;
 use crate::principal::{Principal, TenantId};
@@ -100,10 +101,12 @@ fn service(alerts: MockAlertRepository) -> AlertService {
         Arc::new(types()),
         Arc::new(entities()),
         Arc::new(workspaces()),
-        clock,
-        Arc::new(ids),
-        paging,
-        Duration::from_secs(86_400),
+        ServiceContext {
+            clock,
+            ids: Arc::new(ids),
+            paging,
+            retention: Duration::from_secs(86_400),
+        },
     )
 }
 

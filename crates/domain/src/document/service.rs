@@ -2,7 +2,6 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rics_aip::filter::{Condition, Literal, StringMatch};
 use time::Date;
@@ -18,15 +17,15 @@ use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::icao::IcaoCode;
-use crate::id::{IdGenerator, is_well_formed_id};
+use crate::id::is_well_formed_id;
 use crate::lifecycle::soft_delete_methods;
-use crate::lifecycle::{self};
-use crate::list::{ListQuery, ListRequest, ListResponse, Paging};
+use crate::lifecycle::{self, ServiceContext};
+use crate::list::{ListQuery, ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
 use crate::mrz::{self, MrzFormatError};
 use crate::principal::Principal;
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 use crate::validate::Violations;
 use crate::values::PartialDate;
 use crate::workspace::ports::WorkspaceRepository;
@@ -50,32 +49,24 @@ pub struct DocumentService {
     documents: Arc<dyn DocumentRepository>,
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl DocumentService {
-    /// The service over its ports. `retention` is how long soft-deleted documents are
+    /// The service over its ports and its context. The context's retention is how long soft-deleted documents are
     /// kept before they are purged.
     pub fn new(
         documents: Arc<dyn DocumentRepository>,
         entities: Arc<dyn EntityRepository>,
         workspaces: Arc<dyn WorkspaceRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
+        context: ServiceContext,
     ) -> DocumentService {
         DocumentService {
             documents,
             entities,
             workspaces,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
     /// The document with `id`, deleted or not, whatever the state of its entity. A
@@ -142,14 +133,15 @@ impl DocumentService {
         request: &ListRequest,
     ) -> Result<ListResponse<Document>> {
         let (query, context) =
-            self.paging
+            self.context
+                .paging
                 .prepare(&fields::LIST, &principal.tenant, entity, request)?;
         let page = self
             .documents
             .list(&principal.tenant, entity, &with_stored_codes(query))
             .await
             .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
+        Ok(self.context.paging.finish(context, page))
     }
 
     /// Requires the document's entity to exist in the caller's tenant and be live.
@@ -410,7 +402,7 @@ impl UpdateMethod for DocumentService {
     ) -> Result<()> {
         updated.document_number = number::normalise(&updated.document_number);
         name_by_default(updated);
-        validate(updated, self.clock.now())?;
+        validate(updated, self.context.clock.now())?;
         self.live_entity(principal, current).await?;
         if updated.workspace != current.workspace {
             self.check_workspace(principal, updated).await?;

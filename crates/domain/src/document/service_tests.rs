@@ -15,6 +15,7 @@ use crate::error::{Code, Error};
 use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::{ListRequest, Page, Paging};
 use crate::methods::CreateMethod;
@@ -80,10 +81,12 @@ fn service(documents: MockDocumentRepository) -> DocumentService {
         Arc::new(documents),
         Arc::new(entities()),
         Arc::new(workspaces()),
-        clock,
-        Arc::new(ids),
-        paging,
-        Duration::from_secs(86_400),
+        ServiceContext {
+            clock,
+            ids: Arc::new(ids),
+            paging,
+            retention: Duration::from_secs(86_400),
+        },
     )
 }
 

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
@@ -21,16 +20,16 @@ use crate::batch::{self, Collection};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
-use crate::id::{IdGenerator, is_well_formed_id};
-use crate::lifecycle::{self, deleted};
+use crate::id::is_well_formed_id;
+use crate::lifecycle::{self, ServiceContext, deleted};
 use crate::lifecycle::{StoreVersions, soft_delete_methods};
-use crate::list::{ListRequest, ListResponse, Paging};
+use crate::list::{ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{parse_body, to_json};
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 
 /// Entity names, for batch gets.
 const ENTITIES: Collection = Collection {
@@ -60,28 +59,17 @@ pub struct ErasureReceipt {
 /// Everything the entity service needs.
 pub struct EntityService {
     repository: Arc<dyn EntityRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl EntityService {
-    /// The service over its ports. `retention` is how long soft-deleted entities are
+    /// The service over its ports and its context. The context's retention is how long soft-deleted entities are
     /// kept before they are purged.
-    pub fn new(
-        repository: Arc<dyn EntityRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
-    ) -> EntityService {
+    pub fn new(repository: Arc<dyn EntityRepository>, context: ServiceContext) -> EntityService {
         EntityService {
             repository,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
     /// The entity with `id`, deleted or not.
@@ -117,14 +105,15 @@ impl EntityService {
         request: &ListRequest,
     ) -> Result<ListResponse<Entity>> {
         let (query, context) =
-            self.paging
+            self.context
+                .paging
                 .prepare(&fields::LIST, &principal.tenant, None, request)?;
         let page = self
             .repository
             .list(&principal.tenant, &query)
             .await
             .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
+        Ok(self.context.paging.finish(context, page))
     }
 
     /// Erases an entity and everything it owns at once, returning a receipt.
@@ -143,8 +132,8 @@ impl EntityService {
             )
             .with_metadata("resource", current.name.clone()));
         }
-        let now = self.clock.now();
-        let event_id = self.ids.resource_id();
+        let now = self.context.clock.now();
+        let event_id = self.context.ids.resource_id();
         // The entity's name may itself be personal data (a chosen id such as
         // `jane-doe`), so the record of the erasure names the collection and the
         // entity's random uid only.
@@ -208,7 +197,7 @@ impl EntityService {
                 &current,
                 tagged,
                 "entity.tag_added",
-                self.clock.now(),
+                self.context.clock.now(),
             )
             .await
         })
@@ -237,7 +226,7 @@ impl EntityService {
                 &current,
                 untagged,
                 "entity.tag_removed",
-                self.clock.now(),
+                self.context.clock.now(),
             )
             .await
         })
@@ -280,9 +269,9 @@ impl EntityService {
             return Err(deleted(&entity.name));
         }
         let other = self.related(principal, &related).await?;
-        let now = self.clock.now();
+        let now = self.context.clock.now();
         let record = RelationshipRecord {
-            id: self.ids.resource_id(),
+            id: self.context.ids.resource_id(),
             entity_id: id.to_owned(),
             related_entity_id: related.clone(),
             relationship_type: request.relationship_type,
@@ -326,7 +315,7 @@ impl EntityService {
         let request: RemoveRelationshipRequest = parse_body(body, "relationship")?;
         let related = relationship_target(&request.related_entity, request.relationship_type, id)?;
         let entity = self.get(principal, id).await?;
-        let now = self.clock.now();
+        let now = self.context.clock.now();
         let probe = RelationshipRecord {
             id: String::new(),
             entity_id: id.to_owned(),
@@ -375,7 +364,7 @@ impl EntityService {
         request: &ListRequest,
     ) -> Result<ListResponse<EntityRelationship>> {
         let entity = self.get(principal, id).await?;
-        let (query, context) = self.paging.prepare(
+        let (query, context) = self.context.paging.prepare(
             &fields::RELATIONSHIP_LIST,
             &principal.tenant,
             Some(&entity.name),
@@ -386,7 +375,7 @@ impl EntityService {
             .list_relationships(&principal.tenant, id, &query)
             .await
             .map_err(Error::from)?;
-        let response = self.paging.finish(context, page);
+        let response = self.context.paging.finish(context, page);
         Ok(ListResponse {
             items: response.items.iter().map(|r| r.view_from(id)).collect(),
             next_page_token: response.next_page_token,
@@ -401,7 +390,13 @@ impl EntityService {
         principal: &Principal,
         now: Timestamp,
     ) -> NewEvent {
-        NewEvent::new(self.ids.resource_id(), event_type, resource, principal, now)
+        NewEvent::new(
+            self.context.ids.resource_id(),
+            event_type,
+            resource,
+            principal,
+            now,
+        )
     }
 
     /// One event per side of a relationship change.
@@ -518,7 +513,7 @@ impl Purge for EntityService {
             now,
         } = due;
         let event = NewEvent::new(
-            self.ids.resource_id(),
+            self.context.ids.resource_id(),
             "entity.purged",
             &Entity::name_of(id),
             system,
@@ -539,7 +534,7 @@ impl UpdateMethod for EntityService {
         _current: &Entity,
         updated: &mut Entity,
     ) -> Result<()> {
-        validate_entity(updated, self.clock.now().datetime().date())
+        validate_entity(updated, self.context.clock.now().datetime().date())
     }
 
     /// The latest rating no longer reflects the entity: say so until it is rated

@@ -13,6 +13,7 @@ use super::service::EntityService;
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::lifecycle::SoftDeleteMethods;
 use crate::list::Paging;
 use crate::methods::CreateMethod;
@@ -56,7 +57,15 @@ fn ids() -> Arc<MockIdGenerator> {
 fn service(repository: MockEntityRepository) -> EntityService {
     let clock = clock();
     let paging = Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap());
-    EntityService::new(Arc::new(repository), clock, ids(), paging, RETENTION)
+    EntityService::new(
+        Arc::new(repository),
+        ServiceContext {
+            clock,
+            ids: ids(),
+            paging,
+            retention: RETENTION,
+        },
+    )
 }
 
 fn body() -> serde_json::Value {

@@ -1,7 +1,6 @@
 //! The workspace use cases.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -12,14 +11,13 @@ use super::ports::WorkspaceRepository;
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::id::IdGenerator;
-use crate::lifecycle::{self, check_etag, deleted};
+use crate::lifecycle::{self, ServiceContext, check_etag, deleted};
 use crate::lifecycle::{StoreVersions, soft_delete_methods};
-use crate::list::{ListRequest, ListResponse, Paging};
+use crate::list::{ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
 use crate::principal::Principal;
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 use crate::validate::Violations;
 
 /// Longest display name.
@@ -33,30 +31,22 @@ pub const MAX_ENTITIES: usize = 1000;
 pub struct WorkspaceService {
     repository: Arc<dyn WorkspaceRepository>,
     entities: Arc<dyn EntityRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    retention: Duration,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl WorkspaceService {
-    /// The service over its ports. `retention` is how long soft-deleted workspaces are
+    /// The service over its ports and its context. The context's retention is how long soft-deleted workspaces are
     /// kept before they are purged.
     pub fn new(
         repository: Arc<dyn WorkspaceRepository>,
         entities: Arc<dyn EntityRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        retention: Duration,
+        context: ServiceContext,
     ) -> WorkspaceService {
         WorkspaceService {
             repository,
             entities,
-            clock,
-            ids,
-            paging,
-            retention,
+            context,
         }
     }
     /// The workspace with `id`, deleted or not.
@@ -77,7 +67,8 @@ impl WorkspaceService {
         request: &ListRequest,
     ) -> Result<ListResponse<Workspace>> {
         let store = self.repository.as_ref();
-        self.paging
+        self.context
+            .paging
             .list(&fields::LIST, store, &principal.tenant, None, request)
             .await
     }
@@ -141,8 +132,14 @@ impl WorkspaceService {
             WorkspaceState::Closed => "workspace.closed",
             _ => "workspace.reopened",
         };
-        self.save(principal, &current, changed, event_type, self.clock.now())
-            .await
+        self.save(
+            principal,
+            &current,
+            changed,
+            event_type,
+            self.context.clock.now(),
+        )
+        .await
     }
 
     /// Checks `entities` (see [`check_named_entities`]); those not in `kept` must exist

@@ -12,6 +12,7 @@ use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
@@ -60,10 +61,12 @@ fn service(repository: MockWorkspaceRepository) -> WorkspaceService {
     WorkspaceService::new(
         Arc::new(repository),
         Arc::new(entities()),
-        clock,
-        Arc::new(ids),
-        paging,
-        Duration::from_secs(86_400),
+        ServiceContext {
+            clock,
+            ids: Arc::new(ids),
+            paging,
+            retention: Duration::from_secs(86_400),
+        },
     )
 }
 
