@@ -235,6 +235,11 @@ impl<T> DieselStore<T> {
             table: PhantomData,
         }
     }
+
+    /// The database, for a repository's methods beyond the standard ones.
+    pub(crate) fn db(&self) -> &Database {
+        &self.db
+    }
 }
 
 /// `row` with its keyset position in a page sorted by `sort_columns`; `relevance` is
