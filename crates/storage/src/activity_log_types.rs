@@ -12,10 +12,10 @@ use rics_domain::text_search;
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
-use crate::rows::{internal, micros, timestamp};
+use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::activity_log_types;
 use crate::side_rows::replace_trigrams;
-use crate::store::{DieselStore, StoredTable, row_statements};
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// The trigrams of a type's display name, for fuzzy search.
 const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
@@ -110,13 +110,6 @@ impl TypeRow {
         tenant: &TenantId,
         log_type: &ActivityLogType,
     ) -> Result<TypeRow, RepositoryError> {
-        let mut body =
-            serde_json::to_value(log_type).map_err(|e| internal("activity log type to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(TypeRow {
             tenant_id: tenant.as_str().to_owned(),
             id: log_type.id().to_owned(),
@@ -126,7 +119,11 @@ impl TypeRow {
             display_name_trigrams: text_search::trigrams(&log_type.display_name).len() as i64,
             activity_type: (!log_type.activity_type.is_unspecified())
                 .then(|| log_type.activity_type.as_str().to_owned()),
-            body: body.to_string(),
+            body: body_without(
+                serde_json::to_value(log_type),
+                &COLUMN_FIELDS,
+                "activity log type to JSON",
+            )?,
             create_time: micros(log_type.create_time).unwrap_or_default(),
             update_time: micros(log_type.update_time).unwrap_or_default(),
             delete_time: micros(log_type.delete_time),
@@ -188,10 +185,11 @@ impl StoredTable for ActivityLogTypeTable {
         rows.into_iter().map(TypeRow::into_type).collect()
     }
 
-    fn inserted(
+    fn write_side_rows(
         conn: &mut DbConnection,
-        _log_type: &ActivityLogType,
+        _resource: &ActivityLogType,
         row: &TypeRow,
+        _write: Write,
     ) -> Result<(), RepositoryError> {
         replace_trigrams(
             conn,
@@ -201,13 +199,5 @@ impl StoredTable for ActivityLogTypeTable {
             &row.display_name,
         )
         .map_err(repository_error)
-    }
-
-    fn updated(
-        conn: &mut DbConnection,
-        log_type: &ActivityLogType,
-        row: &TypeRow,
-    ) -> Result<(), RepositoryError> {
-        Self::inserted(conn, log_type, row)
     }
 }

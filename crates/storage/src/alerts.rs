@@ -16,10 +16,10 @@ use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::paging::load_page;
-use crate::rows::{internal, micros, timestamp};
+use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::{alert_entities, alert_types, alerts};
 use crate::side_rows::ValueRows;
-use crate::store::{DieselStore, StoredTable, row_statements};
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// Where the alert type filter fields live.
 const ALERT_TYPE_FIELDS: FieldMap = FieldMap {
@@ -269,12 +269,6 @@ pub struct AlertRow {
 
 impl AlertRow {
     fn from_alert(tenant: &TenantId, alert: &Alert) -> Result<AlertRow, RepositoryError> {
-        let mut body = serde_json::to_value(alert).map_err(|e| internal("alert to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(AlertRow {
             tenant_id: tenant.as_str().to_owned(),
             id: alert.id().to_owned(),
@@ -284,7 +278,7 @@ impl AlertRow {
             workspace: alert.workspace.clone(),
             severity: alert.severity.as_str().to_owned(),
             state: alert.state.as_str().to_owned(),
-            body: body.to_string(),
+            body: body_without(serde_json::to_value(alert), &COLUMN_FIELDS, "alert to JSON")?,
             create_time: alert.create_time.map_or(0, Timestamp::unix_micros),
             update_time: alert.update_time.map_or(0, Timestamp::unix_micros),
             acknowledge_time: micros(alert.acknowledge_time),
@@ -388,21 +382,26 @@ impl StoredTable for AlertTable {
         tenant: &str,
         rows: Vec<AlertRow>,
     ) -> Result<Vec<Alert>, RepositoryError> {
-        let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-        let mut entities = ENTITIES.load(conn, tenant, &ids)?;
-        rows.into_iter()
-            .map(|row| {
-                let members = entities.remove(&row.id).unwrap_or_default();
-                row.into_alert(members)
-            })
-            .collect()
+        ENTITIES.attach(
+            conn,
+            tenant,
+            rows,
+            |row| row.id.as_str(),
+            AlertRow::into_alert,
+        )
     }
 
-    fn inserted(
+    /// The entities of an alert are written once, when it is created: they change
+    /// only by erasure.
+    fn write_side_rows(
         conn: &mut DbConnection,
         alert: &Alert,
         row: &AlertRow,
+        write: Write,
     ) -> Result<(), RepositoryError> {
+        if write == Write::Update {
+            return Ok(());
+        }
         ENTITIES
             .insert(conn, &row.tenant_id, &row.id, &alert.entities)
             .map_err(repository_error)

@@ -16,11 +16,11 @@ use rics_domain::values::PartialDate;
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
-use crate::rows::{FoundId, internal, micros, timestamp};
+use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{documents, idempotency_keys};
 use crate::side_rows::replace_trigrams;
 use crate::sql::Sql;
-use crate::store::{DieselStore, StoredTable, row_statements};
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// How many names one `IN` list of the erasure holds.
 const CHUNK: usize = 500;
@@ -150,13 +150,6 @@ impl DocumentRow {
         tenant: &TenantId,
         document: &Document,
     ) -> Result<DocumentRow, RepositoryError> {
-        let mut body =
-            serde_json::to_value(document).map_err(|e| internal("document to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(DocumentRow {
             tenant_id: tenant.as_str().to_owned(),
             id: document.id().to_owned(),
@@ -170,7 +163,11 @@ impl DocumentRow {
                 .map(|code| code.as_str().to_owned())
                 .unwrap_or_default(),
             expiry_date: document.expiry_date.map(|date| date.to_string()),
-            body: body.to_string(),
+            body: body_without(
+                serde_json::to_value(document),
+                &COLUMN_FIELDS,
+                "document to JSON",
+            )?,
             create_time: document.create_time.map_or(0, Timestamp::unix_micros),
             update_time: document.update_time.map_or(0, Timestamp::unix_micros),
             delete_time: micros(document.delete_time),
@@ -388,10 +385,11 @@ impl StoredTable for DocumentTable {
         }
     }
 
-    fn inserted(
+    fn write_side_rows(
         conn: &mut DbConnection,
-        _document: &Document,
+        _resource: &Document,
         row: &DocumentRow,
+        _write: Write,
     ) -> Result<(), RepositoryError> {
         replace_trigrams(
             conn,
@@ -401,13 +399,5 @@ impl StoredTable for DocumentTable {
             &row.display_name,
         )
         .map_err(repository_error)
-    }
-
-    fn updated(
-        conn: &mut DbConnection,
-        document: &Document,
-        row: &DocumentRow,
-    ) -> Result<(), RepositoryError> {
-        Self::inserted(conn, document, row)
     }
 }

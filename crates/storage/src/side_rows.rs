@@ -81,21 +81,36 @@ impl ValueRows {
         owner: &str,
         values: &[String],
     ) -> QueryResult<()> {
-        let mut delete = Sql::from(&format!("DELETE FROM {} WHERE tenant_id = ", self.table));
-        delete
-            .bind(tenant)
-            .push(&format!(" AND {} = ", self.owner))
-            .bind(owner);
-        delete.execute(conn)?;
+        delete_owned(conn, self.table, self.owner, tenant, owner)?;
         self.insert(conn, tenant, owner, values)
+    }
+
+    /// The resources of `rows`, in order: `build` makes each from its row and the
+    /// values, in order, of the owner `id` reads from the row (none when it has none).
+    ///
+    /// # Errors
+    /// Database failures; what `build` returns.
+    pub(crate) fn attach<Row, Resource>(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<Row>,
+        id: impl Fn(&Row) -> &str,
+        build: impl Fn(Row, Vec<String>) -> Result<Resource, RepositoryError>,
+    ) -> Result<Vec<Resource>, RepositoryError> {
+        let owners: Vec<&str> = rows.iter().map(&id).collect();
+        let mut values = self.load(conn, tenant, &owners)?;
+        rows.into_iter()
+            .map(|row| {
+                let owned = values.remove(id(&row)).unwrap_or_default();
+                build(row, owned)
+            })
+            .collect()
     }
 
     /// The values of each of `owners` in order, by owner; an owner without values is
     /// missing.
-    ///
-    /// # Errors
-    /// Database failures.
-    pub(crate) fn load(
+    fn load(
         &self,
         conn: &mut DbConnection,
         tenant: &str,
@@ -134,12 +149,7 @@ pub(crate) fn replace_trigrams(
     owner: &str,
     text: &str,
 ) -> QueryResult<()> {
-    let mut delete = Sql::from(&format!("DELETE FROM {} WHERE tenant_id = ", index.table));
-    delete
-        .bind(tenant)
-        .push(&format!(" AND {} = ", index.owner))
-        .bind(owner);
-    delete.execute(conn)?;
+    delete_owned(conn, index.table, index.owner, tenant, owner)?;
     let trigrams = text_search::trigrams(text)
         .into_iter()
         .map(|trigram| vec![tenant.into(), owner.into(), trigram.into()])
@@ -150,4 +160,20 @@ pub(crate) fn replace_trigrams(
         &["tenant_id", index.owner, index.trigram],
         trigrams,
     )
+}
+
+/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant`.
+fn delete_owned(
+    conn: &mut DbConnection,
+    table: &str,
+    owner_column: &str,
+    tenant: &str,
+    owner: &str,
+) -> QueryResult<usize> {
+    let mut delete = Sql::from(&format!("DELETE FROM {table} WHERE tenant_id = "));
+    delete
+        .bind(tenant)
+        .push(&format!(" AND {owner_column} = "))
+        .bind(owner);
+    delete.execute(conn)
 }

@@ -116,26 +116,16 @@ pub trait StoredTable: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Writes the side rows of a resource just inserted as `row`.
+    /// Writes the side rows of the resource `row` now stores, after `write` inserted
+    /// or updated it.
     ///
     /// # Errors
-    /// The repository error the create fails with.
-    fn inserted(
+    /// The repository error the create or update fails with.
+    fn write_side_rows(
         _conn: &mut DbConnection,
         _resource: &Self::Resource,
         _row: &Self::Row,
-    ) -> Result<(), RepositoryError> {
-        Ok(())
-    }
-
-    /// Rewrites the side rows of a resource just updated to `row`.
-    ///
-    /// # Errors
-    /// The repository error the update fails with.
-    fn updated(
-        _conn: &mut DbConnection,
-        _resource: &Self::Resource,
-        _row: &Self::Row,
+        _write: Write,
     ) -> Result<(), RepositoryError> {
         Ok(())
     }
@@ -148,6 +138,15 @@ pub trait StoredTable: Send + Sync + 'static {
     fn purged(_conn: &mut DbConnection, _tenant: &str, _id: &str) -> Result<(), RepositoryError> {
         Ok(())
     }
+}
+
+/// Which write of the main row [`StoredTable::write_side_rows`] follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// A create inserted it.
+    Insert,
+    /// An update overwrote it.
+    Update,
 }
 
 /// Writes, inside an `impl StoredTable`, the functions Diesel types by table: `insert`,
@@ -285,7 +284,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
                 }
                 T::before_insert(conn, &tenant, &resource)?;
                 T::insert(conn, &row).map_err(repository_error)?;
-                T::inserted(conn, &resource, &row)?;
+                T::write_side_rows(conn, &resource, &row, Write::Insert)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(CreateOutcome::Created)
             })
@@ -379,7 +378,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
                         T::load(conn, &tenant, T::row_id(&row)).map_err(repository_error)?;
                     return Err(revision_missed(stored));
                 }
-                T::updated(conn, &resource, &row)?;
+                T::write_side_rows(conn, &resource, &row, Write::Update)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
             })

@@ -11,10 +11,10 @@ use rics_domain::workspace::model::{Workspace, WorkspaceState};
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
-use crate::rows::{internal, micros, timestamp};
+use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::{notes, workspace_entities, workspaces};
 use crate::side_rows::ValueRows;
-use crate::store::{DieselStore, StoredTable, row_statements};
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// The entities of each workspace, in order.
 const ENTITIES: ValueRows = ValueRows {
@@ -117,13 +117,6 @@ impl WorkspaceRow {
         tenant: &TenantId,
         workspace: &Workspace,
     ) -> Result<WorkspaceRow, RepositoryError> {
-        let mut body =
-            serde_json::to_value(workspace).map_err(|e| internal("workspace to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(WorkspaceRow {
             tenant_id: tenant.as_str().to_owned(),
             id: workspace.id().to_owned(),
@@ -131,7 +124,11 @@ impl WorkspaceRow {
             revision: workspace.revision,
             display_name: workspace.display_name.clone(),
             state: workspace.state.as_str().to_owned(),
-            body: body.to_string(),
+            body: body_without(
+                serde_json::to_value(workspace),
+                &COLUMN_FIELDS,
+                "workspace to JSON",
+            )?,
             create_time: workspace.create_time.map_or(0, Timestamp::unix_micros),
             update_time: workspace.update_time.map_or(0, Timestamp::unix_micros),
             delete_time: micros(workspace.delete_time),
@@ -216,30 +213,20 @@ impl StoredTable for WorkspaceTable {
         tenant: &str,
         rows: Vec<WorkspaceRow>,
     ) -> Result<Vec<Workspace>, RepositoryError> {
-        let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-        let mut entities = ENTITIES.load(conn, tenant, &ids)?;
-        rows.into_iter()
-            .map(|row| {
-                let members = entities.remove(&row.id).unwrap_or_default();
-                row.into_workspace(members)
-            })
-            .collect()
+        ENTITIES.attach(
+            conn,
+            tenant,
+            rows,
+            |row| row.id.as_str(),
+            WorkspaceRow::into_workspace,
+        )
     }
 
-    fn inserted(
+    fn write_side_rows(
         conn: &mut DbConnection,
         workspace: &Workspace,
         row: &WorkspaceRow,
-    ) -> Result<(), RepositoryError> {
-        ENTITIES
-            .insert(conn, &row.tenant_id, &row.id, &workspace.entities)
-            .map_err(repository_error)
-    }
-
-    fn updated(
-        conn: &mut DbConnection,
-        workspace: &Workspace,
-        row: &WorkspaceRow,
+        _write: Write,
     ) -> Result<(), RepositoryError> {
         ENTITIES
             .replace(conn, &row.tenant_id, &row.id, &workspace.entities)
