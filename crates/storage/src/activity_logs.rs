@@ -23,7 +23,7 @@ use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
-use crate::rows::{FoundId, internal, micros, timestamp};
+use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{activity_log_entities, activity_logs, idempotency_keys};
 use crate::sql::{Sql, insert_rows};
 
@@ -110,13 +110,6 @@ struct LogRow {
 
 impl LogRow {
     fn from_log(tenant: &TenantId, log: &ActivityLog) -> Result<LogRow, RepositoryError> {
-        let mut body =
-            serde_json::to_value(log).map_err(|e| internal("activity log to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(LogRow {
             tenant_id: tenant.as_str().to_owned(),
             id: log.id().to_owned(),
@@ -125,7 +118,11 @@ impl LogRow {
             activity_type: log.activity_type.as_str().to_owned(),
             activity_log_type: log.activity_log_type.clone(),
             source: log.source.clone(),
-            body: body.to_string(),
+            body: body_without(
+                serde_json::to_value(log),
+                &COLUMN_FIELDS,
+                "activity log to JSON",
+            )?,
             occur_time: micros(log.occur_time).unwrap_or_default(),
             create_time: micros(log.create_time).unwrap_or_default(),
             delete_time: micros(log.delete_time),

@@ -6,23 +6,20 @@ use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::alert::model::{Alert, AlertState, AlertType, Severity};
 use rics_domain::alert::ports::AlertTypeRepository;
-use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
-use crate::events::insert_events;
+use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
-use crate::idempotency;
 use crate::paging::load_page;
-use crate::rows::{internal, micros, timestamp};
+use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::{alert_entities, alert_types, alerts};
-use crate::sql::{Bind, insert_rows};
+use crate::side_rows::ValueRows;
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// Where the alert type filter fields live.
 const ALERT_TYPE_FIELDS: FieldMap = FieldMap {
@@ -58,6 +55,13 @@ const ALERT_TYPE_FIELDS: FieldMap = FieldMap {
     fuzzy: &[],
 };
 
+/// The entities of each alert, in order.
+const ENTITIES: ValueRows = ValueRows {
+    table: "alert_entities",
+    owner: "alert_id",
+    value: "entity",
+};
+
 /// Where the alert filter fields live.
 const ALERT_FIELDS: FieldMap = FieldMap {
     alias: "a",
@@ -91,9 +95,9 @@ const ALERT_FIELDS: FieldMap = FieldMap {
         (
             "entities",
             Column::Repeated {
-                table: "alert_entities",
-                owner: "alert_id",
-                value: "entity",
+                table: ENTITIES.table,
+                owner: ENTITIES.owner,
+                value: ENTITIES.value,
             },
         ),
         (
@@ -246,7 +250,7 @@ pub(crate) fn insert_alert_types(
 /// One row of `alerts`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = alerts, primary_key(tenant_id, id), treat_none_as_null = true)]
-struct AlertRow {
+pub struct AlertRow {
     tenant_id: String,
     id: String,
     uid: String,
@@ -265,12 +269,6 @@ struct AlertRow {
 
 impl AlertRow {
     fn from_alert(tenant: &TenantId, alert: &Alert) -> Result<AlertRow, RepositoryError> {
-        let mut body = serde_json::to_value(alert).map_err(|e| internal("alert to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(AlertRow {
             tenant_id: tenant.as_str().to_owned(),
             id: alert.id().to_owned(),
@@ -280,7 +278,7 @@ impl AlertRow {
             workspace: alert.workspace.clone(),
             severity: alert.severity.as_str().to_owned(),
             state: alert.state.as_str().to_owned(),
-            body: body.to_string(),
+            body: body_without(serde_json::to_value(alert), &COLUMN_FIELDS, "alert to JSON")?,
             create_time: alert.create_time.map_or(0, Timestamp::unix_micros),
             update_time: alert.update_time.map_or(0, Timestamp::unix_micros),
             acknowledge_time: micros(alert.acknowledge_time),
@@ -311,82 +309,6 @@ impl AlertRow {
         alert.purge_time = self.purge_time.map(timestamp).transpose()?;
         Ok(alert)
     }
-
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "a.id" => CursorValue::Text(self.id.clone()),
-            "a.create_time" => CursorValue::Integer(self.create_time),
-            "a.update_time" => CursorValue::Integer(self.update_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
-    }
-}
-
-/// Writes the entity rows of a new alert (they never change but by erasure).
-fn write_entities(conn: &mut DbConnection, tenant: &str, alert: &Alert) -> QueryResult<()> {
-    let id = alert.id();
-    let rows = alert
-        .entities
-        .iter()
-        .enumerate()
-        .map(|(position, entity)| -> Vec<Bind> {
-            vec![
-                tenant.into(),
-                id.into(),
-                entity.as_str().into(),
-                Bind::BigInt(position as i64),
-            ]
-        })
-        .collect();
-    insert_rows(
-        conn,
-        "alert_entities",
-        &["tenant_id", "alert_id", "entity", "position"],
-        rows,
-    )
-}
-
-/// The alerts of `rows`, in order, with their entities.
-fn with_entities(
-    conn: &mut DbConnection,
-    tenant: &str,
-    rows: Vec<AlertRow>,
-) -> Result<Vec<Alert>, RepositoryError> {
-    let mut members: std::collections::HashMap<String, Vec<String>> =
-        std::collections::HashMap::with_capacity(rows.len());
-    for chunk in rows.chunks(500) {
-        let ids: Vec<&str> = chunk.iter().map(|row| row.id.as_str()).collect();
-        let found = alert_entities::table
-            .filter(alert_entities::tenant_id.eq(tenant))
-            .filter(alert_entities::alert_id.eq_any(ids))
-            .order((alert_entities::alert_id, alert_entities::position))
-            .select((alert_entities::alert_id, alert_entities::entity))
-            .load::<(String, String)>(conn)
-            .map_err(repository_error)?;
-        for (alert, entity) in found {
-            members.entry(alert).or_default().push(entity);
-        }
-    }
-    rows.into_iter()
-        .map(|row| {
-            let entities = members.remove(&row.id).unwrap_or_default();
-            row.into_alert(entities)
-        })
-        .collect()
-}
-
-fn load_row(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<AlertRow>, RepositoryError> {
-    alerts::table
-        .filter(alerts::tenant_id.eq(tenant))
-        .filter(alerts::id.eq(id))
-        .select(AlertRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
 }
 
 /// Takes the erased entity `entity_id` out of every alert; returns how many
@@ -424,16 +346,65 @@ pub(crate) fn remove_erased_entity(
     .map_err(repository_error)
 }
 
-/// The Diesel repository of alert types and alerts.
-#[derive(Debug, Clone)]
-pub struct DieselAlertRepository {
-    db: Database,
-}
+/// The alerts table, for [`DieselStore`]: the entities of an alert are side rows,
+/// written once when it is created (they change only by erasure).
+#[derive(Debug, Clone, Copy)]
+pub struct AlertTable;
 
-impl DieselAlertRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselAlertRepository {
-        DieselAlertRepository { db }
+/// The Diesel repository of alert types and alerts.
+pub type DieselAlertRepository = DieselStore<AlertTable>;
+
+impl StoredTable for AlertTable {
+    type Resource = Alert;
+    type Row = AlertRow;
+
+    const TABLE: &'static str = "alerts";
+    const FIELDS: &'static FieldMap = &ALERT_FIELDS;
+    const READS_SIDE_ROWS: bool = true;
+
+    row_statements!(alerts);
+
+    fn row(tenant: &TenantId, alert: &Alert) -> Result<AlertRow, RepositoryError> {
+        AlertRow::from_alert(tenant, alert)
+    }
+
+    fn sort_value(row: &AlertRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "a.id" => CursorValue::Text(row.id.clone()),
+            "a.create_time" => CursorValue::Integer(row.create_time),
+            "a.update_time" => CursorValue::Integer(row.update_time),
+            _ => return None,
+        })
+    }
+
+    fn resources(
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<AlertRow>,
+    ) -> Result<Vec<Alert>, RepositoryError> {
+        ENTITIES.attach(
+            conn,
+            tenant,
+            rows,
+            |row| row.id.as_str(),
+            AlertRow::into_alert,
+        )
+    }
+
+    /// The entities of an alert are written once, when it is created: they change
+    /// only by erasure.
+    fn write_side_rows(
+        conn: &mut DbConnection,
+        alert: &Alert,
+        row: &AlertRow,
+        write: Write,
+    ) -> Result<(), RepositoryError> {
+        if write == Write::Update {
+            return Ok(());
+        }
+        ENTITIES
+            .insert(conn, &row.tenant_id, &row.id, &alert.entities)
+            .map_err(repository_error)
     }
 }
 
@@ -441,7 +412,7 @@ impl DieselAlertRepository {
 impl AlertTypeRepository for DieselAlertRepository {
     async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<AlertType>, RepositoryError> {
         let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        self.db
+        self.db()
             .run(move |conn| {
                 alert_types::table
                     .filter(alert_types::tenant_id.eq(&tenant))
@@ -463,7 +434,7 @@ impl AlertTypeRepository for DieselAlertRepository {
     ) -> Result<Page<AlertType>, RepositoryError> {
         let compiled = compile_list(query, &ALERT_TYPE_FIELDS, tenant.as_str(), None)?;
         let query = query.clone();
-        self.db
+        self.db()
             .read(move |conn| {
                 let sort_columns = compiled.sort_columns.clone();
                 load_page(
@@ -480,146 +451,6 @@ impl AlertTypeRepository for DieselAlertRepository {
                         Ok((row.into_alert_type()?, position))
                     },
                 )
-            })
-            .await
-    }
-}
-
-#[async_trait]
-impl ResourceStore<Alert> for DieselAlertRepository {
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
-        alert: &Alert,
-        key: Option<&'a IdempotencyKey>,
-        new_events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError> {
-        let row = AlertRow::from_alert(tenant, alert)?;
-        let (tenant, alert, key, new_events) = (
-            tenant.as_str().to_owned(),
-            alert.clone(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(alerts::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                write_entities(conn, &tenant, &alert).map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
-    }
-
-    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Alert>, RepositoryError> {
-        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        self.db
-            .read(move |conn| {
-                let Some(row) = load_row(conn, &tenant, &id)? else {
-                    return Ok(None);
-                };
-                Ok(with_entities(conn, &tenant, vec![row])?.pop())
-            })
-            .await
-    }
-
-    async fn list<'a>(
-        &self,
-        tenant: &TenantId,
-        _parent: Option<&'a str>,
-        query: &ListQuery,
-    ) -> Result<Page<Alert>, RepositoryError> {
-        let compiled = compile_list(query, &ALERT_FIELDS, tenant.as_str(), Some("a.delete_time"))?;
-        let query = query.clone();
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                let page = load_page(
-                    conn,
-                    "alerts a",
-                    "a.*",
-                    compiled,
-                    &query,
-                    |row: AlertRow| {
-                        let position = sort_columns
-                            .iter()
-                            .map(|c| row.sort_value(c))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((row, position))
-                    },
-                )?;
-                Ok(Page {
-                    items: with_entities(conn, &tenant, page.items)?,
-                    next: page.next,
-                    total_size: page.total_size,
-                })
-            })
-            .await
-    }
-
-    async fn update(
-        &self,
-        tenant: &TenantId,
-        alert: &Alert,
-        expected_revision: i64,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let row = AlertRow::from_alert(tenant, alert)?;
-        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
-        self.db
-            .write(move |conn| {
-                let updated = diesel::update(
-                    alerts::table
-                        .filter(alerts::tenant_id.eq(&tenant))
-                        .filter(alerts::id.eq(&row.id))
-                        .filter(alerts::revision.eq(expected_revision)),
-                )
-                .set(&row)
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
-            })
-            .await
-    }
-
-    async fn find_purge_due(
-        &self,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        self.db
-            .read(move |conn| crate::purge::find_due(conn, "alerts", now, limit))
-            .await
-    }
-
-    async fn purge(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-        now: Timestamp,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let (tenant, id, new_events) = (
-            tenant.as_str().to_owned(),
-            id.to_owned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                // Its entity rows go with it (ON DELETE CASCADE).
-                crate::purge::remove_due(conn, "alerts", &tenant, &id, now, &new_events)
             })
             .await
     }

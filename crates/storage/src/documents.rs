@@ -1,34 +1,38 @@
 //! The identity document repository over Diesel, and the part of an entity's erasure
 //! that concerns its documents.
 
-use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 use rics_aip::page_token::CursorValue;
 use rics_domain::document::model::{Document, DocumentType};
-use rics_domain::event::NewEvent;
 use rics_domain::icao::IcaoCode;
-use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
 use rics_domain::values::PartialDate;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
-use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
-use crate::idempotency;
-use crate::paging::load_page;
-use crate::rows::{FoundId, internal, micros, timestamp};
-use crate::schema::{document_name_trigrams, documents, idempotency_keys};
-use crate::sql::{Sql, insert_rows};
+use crate::error::repository_error;
+use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
+use crate::rows::{FoundId, body_without, internal, micros, timestamp};
+use crate::schema::{documents, idempotency_keys};
+use crate::side_rows::replace_trigrams;
+use crate::sql::Sql;
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// How many names one `IN` list of the erasure holds.
 const CHUNK: usize = 500;
+
+/// The trigrams of a document's display name, for fuzzy search.
+const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
+    field: "displayName",
+    table: "document_name_trigrams",
+    owner: "document_id",
+    trigram: "trigram",
+    count_column: "d.display_name_trigrams",
+};
 
 /// Where the document filter fields live.
 const DOCUMENT_FIELDS: FieldMap = FieldMap {
@@ -101,13 +105,7 @@ const DOCUMENT_FIELDS: FieldMap = FieldMap {
             },
         ),
     ],
-    fuzzy: &[FuzzyIndex {
-        field: "displayName",
-        table: "document_name_trigrams",
-        owner: "document_id",
-        trigram: "trigram",
-        count_column: "d.display_name_trigrams",
-    }],
+    fuzzy: &[NAME_TRIGRAMS],
 };
 
 /// Fields kept in columns rather than in the body.
@@ -129,7 +127,7 @@ const COLUMN_FIELDS: [&str; 12] = [
 /// One row of `documents`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = documents, primary_key(tenant_id, id), treat_none_as_null = true)]
-struct DocumentRow {
+pub struct DocumentRow {
     tenant_id: String,
     id: String,
     uid: String,
@@ -147,27 +145,11 @@ struct DocumentRow {
     display_name_trigrams: i64,
 }
 
-/// A document row with its relevance, in ranked searches.
-#[derive(Debug, QueryableByName)]
-struct RankedDocumentRow {
-    #[diesel(embed)]
-    document: DocumentRow,
-    #[diesel(sql_type = BigInt)]
-    fuzzy_score: i64,
-}
-
 impl DocumentRow {
     fn from_document(
         tenant: &TenantId,
         document: &Document,
     ) -> Result<DocumentRow, RepositoryError> {
-        let mut body =
-            serde_json::to_value(document).map_err(|e| internal("document to JSON", e))?;
-        if let Some(map) = body.as_object_mut() {
-            for field in COLUMN_FIELDS {
-                map.remove(field);
-            }
-        }
         Ok(DocumentRow {
             tenant_id: tenant.as_str().to_owned(),
             id: document.id().to_owned(),
@@ -181,7 +163,11 @@ impl DocumentRow {
                 .map(|code| code.as_str().to_owned())
                 .unwrap_or_default(),
             expiry_date: document.expiry_date.map(|date| date.to_string()),
-            body: body.to_string(),
+            body: body_without(
+                serde_json::to_value(document),
+                &COLUMN_FIELDS,
+                "document to JSON",
+            )?,
             create_time: document.create_time.map_or(0, Timestamp::unix_micros),
             update_time: document.update_time.map_or(0, Timestamp::unix_micros),
             delete_time: micros(document.delete_time),
@@ -218,62 +204,6 @@ impl DocumentRow {
         document.purge_time = self.purge_time.map(timestamp).transpose()?;
         Ok(document)
     }
-
-    fn sort_value(
-        &self,
-        expression: &str,
-        relevance: Option<i64>,
-    ) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "d.id" => CursorValue::Text(self.id.clone()),
-            "d.display_name" => CursorValue::Text(self.display_name.clone()),
-            "d.create_time" => CursorValue::Integer(self.create_time),
-            "d.update_time" => CursorValue::Integer(self.update_time),
-            RELEVANCE => {
-                CursorValue::Integer(relevance.ok_or_else(|| internal("sort", "no relevance"))?)
-            }
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
-    }
-
-    /// The document and its keyset position in a page sorted by `sort_columns`.
-    fn into_page_item(
-        self,
-        relevance: Option<i64>,
-        sort_columns: &[String],
-    ) -> Result<(Document, Vec<CursorValue>), RepositoryError> {
-        let position = sort_columns
-            .iter()
-            .map(|column| self.sort_value(column, relevance))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((self.into_document()?, position))
-    }
-}
-
-/// Replaces the name trigrams of the document `id` of `tenant` with those of
-/// `display_name`.
-fn write_trigrams(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-    display_name: &str,
-) -> QueryResult<()> {
-    diesel::delete(
-        document_name_trigrams::table
-            .filter(document_name_trigrams::tenant_id.eq(tenant))
-            .filter(document_name_trigrams::document_id.eq(id)),
-    )
-    .execute(conn)?;
-    let trigrams = text_search::trigrams(display_name)
-        .into_iter()
-        .map(|trigram| vec![tenant.into(), id.into(), trigram.into()])
-        .collect();
-    insert_rows(
-        conn,
-        "document_name_trigrams",
-        &["tenant_id", "document_id", "trigram"],
-        trigrams,
-    )
 }
 
 /// A document waiting for its name trigrams.
@@ -307,7 +237,13 @@ pub fn write_pending_name_trigrams(conn: &mut DbConnection) -> QueryResult<usize
             sql.bind(PENDING_BATCH);
             let pending = sql.load::<PendingName>(conn)?;
             for row in &pending {
-                write_trigrams(conn, &row.tenant_id, &row.id, &row.display_name)?;
+                replace_trigrams(
+                    conn,
+                    &NAME_TRIGRAMS,
+                    &row.tenant_id,
+                    &row.id,
+                    &row.display_name,
+                )?;
                 let count = text_search::trigrams(&row.display_name).len() as i64;
                 diesel::update(
                     documents::table
@@ -324,20 +260,6 @@ pub fn write_pending_name_trigrams(conn: &mut DbConnection) -> QueryResult<usize
             return Ok(written);
         }
     }
-}
-
-fn load_row(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<DocumentRow>, RepositoryError> {
-    documents::table
-        .filter(documents::tenant_id.eq(tenant))
-        .filter(documents::id.eq(id))
-        .select(DocumentRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
 }
 
 /// Whether the entity `entity_id` is stored. On PostgreSQL its row stays share-locked
@@ -409,166 +331,73 @@ pub(crate) fn erase_entity_documents(
     Ok(erased)
 }
 
+/// The documents table, for [`DieselStore`]: a document is listed within its entity,
+/// needs the entity stored to be created, and keeps the trigrams of its display name
+/// in side rows.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentTable;
+
 /// The Diesel identity document repository.
-#[derive(Debug, Clone)]
-pub struct DieselDocumentRepository {
-    db: Database,
-}
+pub type DieselDocumentRepository = DieselStore<DocumentTable>;
 
-impl DieselDocumentRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselDocumentRepository {
-        DieselDocumentRepository { db }
+impl StoredTable for DocumentTable {
+    type Resource = Document;
+    type Row = DocumentRow;
+
+    const TABLE: &'static str = "documents";
+    const FIELDS: &'static FieldMap = &DOCUMENT_FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = Some("d.entity");
+
+    row_statements!(documents);
+
+    fn row(tenant: &TenantId, document: &Document) -> Result<DocumentRow, RepositoryError> {
+        DocumentRow::from_document(tenant, document)
     }
-}
 
-#[async_trait]
-impl ResourceStore<Document> for DieselDocumentRepository {
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
+    fn sort_value(row: &DocumentRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "d.id" => CursorValue::Text(row.id.clone()),
+            "d.display_name" => CursorValue::Text(row.display_name.clone()),
+            "d.create_time" => CursorValue::Integer(row.create_time),
+            "d.update_time" => CursorValue::Integer(row.update_time),
+            _ => return None,
+        })
+    }
+
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<DocumentRow>,
+    ) -> Result<Vec<Document>, RepositoryError> {
+        rows.into_iter().map(DocumentRow::into_document).collect()
+    }
+
+    /// A document of an entity that is gone (erased meanwhile) is NOT_FOUND.
+    fn before_insert(
+        conn: &mut DbConnection,
+        tenant: &str,
         document: &Document,
-        key: Option<&'a IdempotencyKey>,
-        new_events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError> {
-        let row = DocumentRow::from_document(tenant, document)?;
-        let entity_id = document.entity_id().to_owned();
-        let (tenant, key, new_events) = (
-            tenant.as_str().to_owned(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                if !entity_stored(conn, &tenant, &entity_id)? {
-                    return Err(RepositoryError::NotFound);
-                }
-                diesel::insert_into(documents::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                write_trigrams(conn, &tenant, &row.id, &row.display_name)
-                    .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
-    }
-
-    async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Document>, RepositoryError> {
-        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        // One statement: no transaction needed.
-        self.db
-            .run(move |conn| {
-                load_row(conn, &tenant, &id)?
-                    .map(DocumentRow::into_document)
-                    .transpose()
-            })
-            .await
-    }
-
-    async fn list<'a>(
-        &self,
-        tenant: &TenantId,
-        entity: Option<&'a str>,
-        query: &ListQuery,
-    ) -> Result<Page<Document>, RepositoryError> {
-        let mut compiled = compile_list(
-            query,
-            &DOCUMENT_FIELDS,
-            tenant.as_str(),
-            Some("d.delete_time"),
-        )?;
-        if let Some(entity) = entity {
-            compiled.filter.push(" AND d.entity = ").bind(entity);
+    ) -> Result<(), RepositoryError> {
+        if entity_stored(conn, tenant, document.entity_id())? {
+            Ok(())
+        } else {
+            Err(RepositoryError::NotFound)
         }
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                let from = "documents d";
-                if query.rank.is_some() {
-                    load_page(
-                        conn,
-                        from,
-                        "d.*",
-                        compiled,
-                        &query,
-                        |r: RankedDocumentRow| {
-                            r.document
-                                .into_page_item(Some(r.fuzzy_score), &sort_columns)
-                        },
-                    )
-                } else {
-                    load_page(conn, from, "d.*", compiled, &query, |row: DocumentRow| {
-                        row.into_page_item(None, &sort_columns)
-                    })
-                }
-            })
-            .await
     }
 
-    async fn update(
-        &self,
-        tenant: &TenantId,
-        document: &Document,
-        expected_revision: i64,
-        new_events: &[NewEvent],
+    fn write_side_rows(
+        conn: &mut DbConnection,
+        _resource: &Document,
+        row: &DocumentRow,
+        _write: Write,
     ) -> Result<(), RepositoryError> {
-        let row = DocumentRow::from_document(tenant, document)?;
-        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
-        self.db
-            .write(move |conn| {
-                let updated = diesel::update(
-                    documents::table
-                        .filter(documents::tenant_id.eq(&tenant))
-                        .filter(documents::id.eq(&row.id))
-                        .filter(documents::revision.eq(expected_revision)),
-                )
-                .set(&row)
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
-                }
-                write_trigrams(conn, &tenant, &row.id, &row.display_name)
-                    .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
-            })
-            .await
-    }
-
-    async fn find_purge_due(
-        &self,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        self.db
-            .read(move |conn| crate::purge::find_due(conn, "documents", now, limit))
-            .await
-    }
-
-    async fn purge(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-        now: Timestamp,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let (tenant, id, new_events) = (
-            tenant.as_str().to_owned(),
-            id.to_owned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                crate::purge::remove_due(conn, "documents", &tenant, &id, now, &new_events)
-            })
-            .await
+        replace_trigrams(
+            conn,
+            &NAME_TRIGRAMS,
+            &row.tenant_id,
+            &row.id,
+            &row.display_name,
+        )
+        .map_err(repository_error)
     }
 }

@@ -22,7 +22,7 @@ use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
-use crate::rows::{FoundId, internal, micros, timestamp};
+use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{
     entities, entity_bodies, entity_external_ids, entity_name_trigrams, entity_relationships,
     entity_tags,
@@ -236,13 +236,11 @@ fn enum_text(text: &'static str, unspecified: bool) -> Option<String> {
 
 /// The JSON kept in `entity_bodies`: the entity without the fields held in columns.
 fn body_of(entity: &Entity) -> Result<String, RepositoryError> {
-    let mut body = serde_json::to_value(entity).map_err(|e| internal("entity to JSON", e))?;
-    if let Some(map) = body.as_object_mut() {
-        for field in STANDARD_FIELDS {
-            map.remove(field);
-        }
-    }
-    Ok(body.to_string())
+    body_without(
+        serde_json::to_value(entity),
+        &STANDARD_FIELDS,
+        "entity to JSON",
+    )
 }
 
 impl EntityRow {

@@ -27,7 +27,9 @@ pub mod risk_models;
 mod rows;
 pub mod schema;
 pub mod secrets;
+mod side_rows;
 pub mod sql;
+pub mod store;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -18,7 +18,7 @@ use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
-use crate::rows::{internal, timestamp};
+use crate::rows::{body_without, internal, timestamp};
 use crate::schema::risk_models;
 
 /// Where the risk model filter fields live.
@@ -59,15 +59,11 @@ impl RiskModelRow {
         let create_time = model
             .create_time
             .ok_or_else(|| internal("risk model without create time", &model.name))?;
-        let mut body = serde_json::to_value(model).map_err(|e| internal("risk model", e))?;
-        if let Some(map) = body.as_object_mut() {
-            map.retain(|key, _| !COLUMN_FIELDS.contains(&key.as_str()));
-        }
         Ok(RiskModelRow {
             tenant_id: tenant.to_owned(),
             version,
             uid: model.uid.clone(),
-            body: body.to_string(),
+            body: body_without(serde_json::to_value(model), &COLUMN_FIELDS, "risk model")?,
             create_time: create_time.unix_micros(),
         })
     }

@@ -33,3 +33,23 @@ pub(crate) fn micros(t: Option<Timestamp>) -> Option<i64> {
 pub(crate) fn timestamp(micros: i64) -> Result<Timestamp, RepositoryError> {
     Timestamp::from_unix_micros(micros).ok_or_else(|| internal("stored time out of range", micros))
 }
+
+/// The JSON body stored for a resource: `json` (the resource serialized) without
+/// `fields`, the ones its row keeps in columns or side rows, so that each value is
+/// stored once. `what` names the resource in the error.
+///
+/// # Errors
+/// INTERNAL when the resource did not serialize.
+pub(crate) fn body_without(
+    json: serde_json::Result<serde_json::Value>,
+    fields: &[&str],
+    what: &str,
+) -> Result<String, RepositoryError> {
+    let mut body = json.map_err(|e| internal(what, e))?;
+    if let Some(map) = body.as_object_mut() {
+        for field in fields {
+            map.remove(*field);
+        }
+    }
+    Ok(body.to_string())
+}

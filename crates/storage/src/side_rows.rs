@@ -1,0 +1,179 @@
+//! Side rows that several resources keep beside their main row, written and read the
+//! same way whatever the table: a repeated field's values in order, and the trigrams
+//! of a fuzzy-searchable field.
+
+use std::collections::HashMap;
+
+use diesel::sql_types::Text;
+use diesel::{QueryResult, QueryableByName, RunQueryDsl};
+use rics_domain::repository::RepositoryError;
+use rics_domain::text_search;
+
+use crate::connection::DbConnection;
+use crate::error::repository_error;
+use crate::filter::FuzzyIndex;
+use crate::sql::{Bind, Sql, insert_rows};
+
+/// How many owners one `IN` list of [`ValueRows::load`] holds.
+const CHUNK: usize = 500;
+
+/// A table of a repeated text field's values in order: `(tenant_id, owner, value,
+/// position)` rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ValueRows {
+    /// The table.
+    pub(crate) table: &'static str,
+    /// Its column holding the owner's id.
+    pub(crate) owner: &'static str,
+    /// Its column holding a value.
+    pub(crate) value: &'static str,
+}
+
+/// One value of one owner, as [`ValueRows::load`] reads it.
+#[derive(Debug, QueryableByName)]
+struct OwnedValue {
+    #[diesel(sql_type = Text)]
+    owner: String,
+    #[diesel(sql_type = Text)]
+    value: String,
+}
+
+impl ValueRows {
+    /// Writes `values`, in order, as the values of `owner` (which has none yet).
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) fn insert(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        owner: &str,
+        values: &[String],
+    ) -> QueryResult<()> {
+        let rows = values
+            .iter()
+            .enumerate()
+            .map(|(position, value)| -> Vec<Bind> {
+                vec![
+                    tenant.into(),
+                    owner.into(),
+                    value.as_str().into(),
+                    Bind::BigInt(position as i64),
+                ]
+            })
+            .collect();
+        insert_rows(
+            conn,
+            self.table,
+            &["tenant_id", self.owner, self.value, "position"],
+            rows,
+        )
+    }
+
+    /// Replaces the values of `owner` with `values`, in order.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) fn replace(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        owner: &str,
+        values: &[String],
+    ) -> QueryResult<()> {
+        delete_owned(conn, self.table, self.owner, tenant, owner)?;
+        self.insert(conn, tenant, owner, values)
+    }
+
+    /// The resources of `rows`, in order: `build` makes each from its row and the
+    /// values, in order, of the owner `id` reads from the row (none when it has none).
+    ///
+    /// # Errors
+    /// Database failures; what `build` returns.
+    pub(crate) fn attach<Row, Resource>(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<Row>,
+        id: impl Fn(&Row) -> &str,
+        build: impl Fn(Row, Vec<String>) -> Result<Resource, RepositoryError>,
+    ) -> Result<Vec<Resource>, RepositoryError> {
+        let owners: Vec<&str> = rows.iter().map(&id).collect();
+        let mut values = self.load(conn, tenant, &owners)?;
+        rows.into_iter()
+            .map(|row| {
+                let owned = values.remove(id(&row)).unwrap_or_default();
+                build(row, owned)
+            })
+            .collect()
+    }
+
+    /// The values of each of `owners` in order, by owner; an owner without values is
+    /// missing.
+    fn load(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        owners: &[&str],
+    ) -> Result<HashMap<String, Vec<String>>, RepositoryError> {
+        let mut values: HashMap<String, Vec<String>> = HashMap::with_capacity(owners.len());
+        for chunk in owners.chunks(CHUNK) {
+            let mut select = Sql::from(&format!(
+                "SELECT {owner} AS owner, {value} AS value FROM {table} WHERE tenant_id = ",
+                owner = self.owner,
+                value = self.value,
+                table = self.table,
+            ));
+            select
+                .bind(tenant)
+                .push(&format!(" AND {} IN ", self.owner))
+                .bind_list(chunk.iter().copied())
+                .push(&format!(" ORDER BY {}, position", self.owner));
+            let found = select.load::<OwnedValue>(conn).map_err(repository_error)?;
+            for row in found {
+                values.entry(row.owner).or_default().push(row.value);
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// Replaces the trigrams of `owner`'s field that `index` indexes with those of `text`.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn replace_trigrams(
+    conn: &mut DbConnection,
+    index: &FuzzyIndex,
+    tenant: &str,
+    owner: &str,
+    text: &str,
+) -> QueryResult<()> {
+    delete_owned(conn, index.table, index.owner, tenant, owner)?;
+    let trigrams = text_search::trigrams(text)
+        .into_iter()
+        .map(|trigram| vec![tenant.into(), owner.into(), trigram.into()])
+        .collect();
+    insert_rows(
+        conn,
+        index.table,
+        &["tenant_id", index.owner, index.trigram],
+        trigrams,
+    )
+}
+
+/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant`.
+fn delete_owned(
+    conn: &mut DbConnection,
+    table: &str,
+    owner_column: &str,
+    tenant: &str,
+    owner: &str,
+) -> QueryResult<usize> {
+    let mut delete = Sql::from(&format!("DELETE FROM {table} WHERE tenant_id = "));
+    delete
+        .bind(tenant)
+        .push(&format!(" AND {owner_column} = "))
+        .bind(owner);
+    delete.execute(conn)
+}

@@ -1,0 +1,417 @@
+//! The standard methods of a stored resource ([`ResourceStore`]) written once:
+//! [`DieselStore`] runs them over the table a [`StoredTable`] declares, so that each
+//! repository says only what is special about its resource (its row, its side rows, a
+//! parent that must exist, rows removed with it) and every resource gets the same
+//! transactions, idempotency replay, revision check and purge.
+
+use std::marker::PhantomData;
+
+use async_trait::async_trait;
+use diesel::deserialize;
+use diesel::row::NamedRow;
+use diesel::sql_types::BigInt;
+use diesel::{QueryResult, QueryableByName};
+use rics_aip::page_token::CursorValue;
+use rics_domain::event::NewEvent;
+use rics_domain::list::{ListQuery, Page};
+use rics_domain::principal::TenantId;
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::time::Timestamp;
+
+use crate::connection::{Db, DbConnection};
+use crate::database::Database;
+use crate::error::{repository_error, revision_missed};
+use crate::events::insert_events;
+use crate::filter::{FieldMap, RELEVANCE, compile_list};
+use crate::idempotency;
+use crate::paging::load_page;
+use crate::rows::{internal, timestamp};
+
+/// What [`DieselStore`] needs to know of one soft-deletable resource table (with
+/// `tenant_id`, `id`, `revision`, `create_time`, `delete_time` and `purge_time`
+/// columns): its row and how the resource maps to it, and hooks for what the resource
+/// does beyond its row. Hooks run in the transaction of the method that calls them.
+pub trait StoredTable: Send + Sync + 'static {
+    /// The resource stored.
+    type Resource: Clone + Send + Sync + 'static;
+    /// One row of the table, read by column name (lists select `alias.*`).
+    type Row: QueryableByName<Db> + Send + 'static;
+
+    /// The table's name in SQL.
+    const TABLE: &'static str;
+    /// Where the list filter fields live; its alias names the table in list queries.
+    const FIELDS: &'static FieldMap;
+    /// The column a list within a parent compares with the parent's resource name;
+    /// `None` when the resource has no parent and lists ignore it.
+    const PARENT_COLUMN: Option<&'static str> = None;
+    /// Whether reading a resource reads side rows besides its row: a get then runs in
+    /// a read transaction, so that both come from one snapshot (a single statement
+    /// needs none).
+    const READS_SIDE_ROWS: bool = false;
+
+    /// The row storing `resource` for `tenant`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Internal`] when the resource does not serialize.
+    fn row(tenant: &TenantId, resource: &Self::Resource) -> Result<Self::Row, RepositoryError>;
+
+    /// The id of the resource `row` stores.
+    fn row_id(row: &Self::Row) -> &str;
+
+    /// The creation time of `row`, in stored microseconds: the time an idempotency
+    /// key of its create is stored with.
+    fn create_time(row: &Self::Row) -> i64;
+
+    /// The value of `row` for the sort expression `column` (a column of
+    /// [`StoredTable::FIELDS`]), for page cursors; `None` for a column it cannot sort
+    /// by.
+    fn sort_value(row: &Self::Row, column: &str) -> Option<CursorValue>;
+
+    /// The resources of `rows`, in order, with what their side rows hold.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn resources(
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<Self::Row>,
+    ) -> Result<Vec<Self::Resource>, RepositoryError>;
+
+    /// Inserts `row`; returns how many rows it wrote. Usually written by
+    /// [`row_statements!`].
+    ///
+    /// # Errors
+    /// Database failures (a unique violation when the id is taken).
+    fn insert(conn: &mut DbConnection, row: &Self::Row) -> QueryResult<usize>;
+
+    /// The row of `id` in `tenant`, if any. Usually written by [`row_statements!`].
+    ///
+    /// # Errors
+    /// Database failures.
+    fn load(conn: &mut DbConnection, tenant: &str, id: &str) -> QueryResult<Option<Self::Row>>;
+
+    /// Overwrites the stored row with `row` if its revision is still
+    /// `expected_revision`; returns how many rows it changed (0 or 1). Usually written
+    /// by [`row_statements!`].
+    ///
+    /// # Errors
+    /// Database failures.
+    fn update(
+        conn: &mut DbConnection,
+        row: &Self::Row,
+        expected_revision: i64,
+    ) -> QueryResult<usize>;
+
+    /// Checks what a new resource needs before it is inserted (after its idempotency
+    /// key is claimed), such as a parent that must exist.
+    ///
+    /// # Errors
+    /// The repository error the create fails with.
+    fn before_insert(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        _resource: &Self::Resource,
+    ) -> Result<(), RepositoryError> {
+        Ok(())
+    }
+
+    /// Writes the side rows of the resource `row` now stores, after `write` inserted
+    /// or updated it.
+    ///
+    /// # Errors
+    /// The repository error the create or update fails with.
+    fn write_side_rows(
+        _conn: &mut DbConnection,
+        _resource: &Self::Resource,
+        _row: &Self::Row,
+        _write: Write,
+    ) -> Result<(), RepositoryError> {
+        Ok(())
+    }
+
+    /// Removes what goes with a purged resource and is not removed by a foreign key
+    /// (`ON DELETE CASCADE` takes the rest).
+    ///
+    /// # Errors
+    /// The repository error the purge fails with.
+    fn purged(_conn: &mut DbConnection, _tenant: &str, _id: &str) -> Result<(), RepositoryError> {
+        Ok(())
+    }
+}
+
+/// Which write of the main row [`StoredTable::write_side_rows`] follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// A create inserted it.
+    Insert,
+    /// An update overwrote it.
+    Update,
+}
+
+/// Writes, inside an `impl StoredTable`, the functions Diesel types by table: `insert`,
+/// `load` and `update` of rows of the Diesel table `$table`, and `row_id` and
+/// `create_time`. The row type must be `Selectable`, `Insertable` and `AsChangeset`
+/// for the table and have `tenant_id`, `id` and `create_time` fields; the caller
+/// imports `diesel::prelude::*`.
+macro_rules! row_statements {
+    ($table:ident) => {
+        fn row_id(row: &Self::Row) -> &str {
+            &row.id
+        }
+
+        fn create_time(row: &Self::Row) -> i64 {
+            row.create_time
+        }
+
+        fn insert(
+            conn: &mut $crate::connection::DbConnection,
+            row: &Self::Row,
+        ) -> diesel::QueryResult<usize> {
+            diesel::insert_into($table::table).values(row).execute(conn)
+        }
+
+        fn load(
+            conn: &mut $crate::connection::DbConnection,
+            tenant: &str,
+            id: &str,
+        ) -> diesel::QueryResult<Option<Self::Row>> {
+            $table::table
+                .filter($table::tenant_id.eq(tenant))
+                .filter($table::id.eq(id))
+                .select(<Self::Row>::as_select())
+                .first(conn)
+                .optional()
+        }
+
+        fn update(
+            conn: &mut $crate::connection::DbConnection,
+            row: &Self::Row,
+            expected_revision: i64,
+        ) -> diesel::QueryResult<usize> {
+            diesel::update(
+                $table::table
+                    .filter($table::tenant_id.eq(&row.tenant_id))
+                    .filter($table::id.eq(&row.id))
+                    .filter($table::revision.eq(expected_revision)),
+            )
+            .set(row)
+            .execute(conn)
+        }
+    };
+}
+pub(crate) use row_statements;
+
+/// A row with its relevance, in ranked (fuzzy) searches.
+#[derive(Debug)]
+struct Ranked<R> {
+    row: R,
+    fuzzy_score: i64,
+}
+
+/// Read by hand: Diesel's derive does not embed a generic row.
+impl<R: QueryableByName<Db>> QueryableByName<Db> for Ranked<R> {
+    fn build<'a>(row: &impl NamedRow<'a, Db>) -> deserialize::Result<Self> {
+        Ok(Ranked {
+            row: R::build(row)?,
+            fuzzy_score: NamedRow::get::<BigInt, i64>(row, RELEVANCE)?,
+        })
+    }
+}
+
+/// The Diesel store of the resource `T` declares: implements [`ResourceStore`] for it.
+#[derive(Debug, Clone)]
+pub struct DieselStore<T> {
+    db: Database,
+    table: PhantomData<T>,
+}
+
+impl<T> DieselStore<T> {
+    /// A store over `db`.
+    pub fn new(db: Database) -> DieselStore<T> {
+        DieselStore {
+            db,
+            table: PhantomData,
+        }
+    }
+
+    /// The database, for a repository's methods beyond the standard ones.
+    pub(crate) fn db(&self) -> &Database {
+        &self.db
+    }
+}
+
+/// `row` with its keyset position in a page sorted by `sort_columns`; `relevance` is
+/// its score in a ranked search.
+fn with_position<T: StoredTable>(
+    row: T::Row,
+    relevance: Option<i64>,
+    sort_columns: &[String],
+) -> Result<(T::Row, Vec<CursorValue>), RepositoryError> {
+    let position = sort_columns
+        .iter()
+        .map(|column| match (column.as_str(), relevance) {
+            (RELEVANCE, Some(score)) => Ok(CursorValue::Integer(score)),
+            (RELEVANCE, None) => Err(internal("sort", "no relevance")),
+            _ => T::sort_value(&row, column)
+                .ok_or_else(|| internal("no cursor value for sort expression", column)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((row, position))
+}
+
+#[async_trait]
+impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
+    async fn create<'a>(
+        &self,
+        tenant: &TenantId,
+        resource: &T::Resource,
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let row = T::row(tenant, resource)?;
+        let (tenant, resource, key, new_events) = (
+            tenant.as_str().to_owned(),
+            resource.clone(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let now = timestamp(T::create_time(&row))?;
+                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
+                    return Ok(replay);
+                }
+                T::before_insert(conn, &tenant, &resource)?;
+                T::insert(conn, &row).map_err(repository_error)?;
+                T::write_side_rows(conn, &resource, &row, Write::Insert)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(CreateOutcome::Created)
+            })
+            .await
+    }
+
+    async fn get(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+    ) -> Result<Option<T::Resource>, RepositoryError> {
+        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
+        let work = move |conn: &mut DbConnection| {
+            let Some(row) = T::load(conn, &tenant, &id).map_err(repository_error)? else {
+                return Ok(None);
+            };
+            Ok(T::resources(conn, &tenant, vec![row])?.pop())
+        };
+        if T::READS_SIDE_ROWS {
+            self.db.read(work).await
+        } else {
+            self.db.run(work).await
+        }
+    }
+
+    async fn list<'a>(
+        &self,
+        tenant: &TenantId,
+        parent: Option<&'a str>,
+        query: &ListQuery,
+    ) -> Result<Page<T::Resource>, RepositoryError> {
+        let alias = T::FIELDS.alias;
+        let deleted = format!("{alias}.delete_time");
+        let mut compiled = compile_list(query, T::FIELDS, tenant.as_str(), Some(&deleted))?;
+        if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
+            compiled
+                .filter
+                .push(&format!(" AND {column} = "))
+                .bind(parent);
+        }
+        let query = query.clone();
+        let tenant = tenant.as_str().to_owned();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                let from = format!("{} {alias}", T::TABLE);
+                let columns = format!("{alias}.*");
+                let page = if query.rank.is_some() {
+                    load_page(
+                        conn,
+                        &from,
+                        &columns,
+                        compiled,
+                        &query,
+                        |r: Ranked<T::Row>| {
+                            with_position::<T>(r.row, Some(r.fuzzy_score), &sort_columns)
+                        },
+                    )
+                } else {
+                    load_page(conn, &from, &columns, compiled, &query, |row: T::Row| {
+                        with_position::<T>(row, None, &sort_columns)
+                    })
+                }?;
+                Ok(Page {
+                    items: T::resources(conn, &tenant, page.items)?,
+                    next: page.next,
+                    total_size: page.total_size,
+                })
+            })
+            .await
+    }
+
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        resource: &T::Resource,
+        expected_revision: i64,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = T::row(tenant, resource)?;
+        let (tenant, resource, new_events) = (
+            tenant.as_str().to_owned(),
+            resource.clone(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                let updated = T::update(conn, &row, expected_revision).map_err(repository_error)?;
+                if updated == 0 {
+                    let stored =
+                        T::load(conn, &tenant, T::row_id(&row)).map_err(repository_error)?;
+                    return Err(revision_missed(stored));
+                }
+                T::write_side_rows(conn, &resource, &row, Write::Update)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn find_purge_due(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        self.db
+            .read(move |conn| crate::purge::find_due(conn, T::TABLE, now, limit))
+            .await
+    }
+
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        now: Timestamp,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let (tenant, id, new_events) = (
+            tenant.as_str().to_owned(),
+            id.to_owned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                crate::purge::remove_due(conn, T::TABLE, &tenant, &id, now, &new_events)?;
+                T::purged(conn, &tenant, &id)
+            })
+            .await
+    }
+}
