@@ -356,6 +356,21 @@ pub trait StoreVersions: Send + Sync {
         error
     }
 
+    /// The tenant-level `{kind}.purged` event of the resource `due` names, written by
+    /// `system`: for resources whose events outlive them in the tenant's history only.
+    fn purged_event(&self, system: &Principal, due: &PurgeDue) -> NewEvent
+    where
+        Self::Resource: Named,
+    {
+        NewEvent::new(
+            self.ids().resource_id(),
+            &format!("{}.purged", Self::EVENT_KIND),
+            &Self::Resource::name_of(&due.id),
+            system,
+            due.now,
+        )
+    }
+
     /// Stores the new `resource` with its `{kind}.created` events, once per `key`
     /// (AIP-155): a retry of the same request answers the resource the first one
     /// created, as it is now.

@@ -16,7 +16,6 @@ use super::ports::{ActivityLogRepository, ActivityLogTypeRepository};
 use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
-use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{is_well_formed_id, validate_spec_id};
 use crate::lifecycle::{self, Referred, ServiceContext};
@@ -411,19 +410,10 @@ impl Purge for ActivityLogService {
 
     /// Removes the log with a tenant-level `activity_log.purged` event.
     async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let event = NewEvent::new(
-            self.context.ids.resource_id(),
-            "activity_log.purged",
-            &ActivityLog::name_of(id),
-            system,
-            now,
-        );
-        self.logs.purge(tenant, id, now, &[event]).await
+        let event = self.purged_event(system, due);
+        self.logs
+            .purge(&due.tenant, &due.id, due.now, &[event])
+            .await
     }
 }
 

@@ -507,20 +507,14 @@ impl Purge for EntityService {
     /// Erases the entity as `:hardDelete` does (the erasure plan), with a tenant-level
     /// `entity.purged` event.
     async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
-        let &PurgeDue {
-            ref tenant,
-            ref id,
-            now,
-        } = due;
-        let event = NewEvent::new(
-            self.context.ids.resource_id(),
-            "entity.purged",
-            &Entity::name_of(id),
-            system,
-            now,
-        );
+        let event = self.purged_event(system, due);
         self.repository
-            .hard_delete(tenant, id, EraseGuard::PurgeDue(now), &[event])
+            .hard_delete(
+                &due.tenant,
+                &due.id,
+                EraseGuard::PurgeDue(due.now),
+                &[event],
+            )
             .await
             .map(|_| ())
     }
