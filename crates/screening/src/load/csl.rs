@@ -44,16 +44,9 @@ pub fn load_us_csl(
     let mut report = LoadReport::default();
     let mut records = Vec::new();
     for row in reader.records() {
-        report.rows += 1;
-        let row = match row {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map_or(0, csv::Position::line);
-                report.malformed_row(line, e.to_string());
-                continue;
-            }
+        let Some((line, row)) = report.csv_row(row) else {
+            continue;
         };
-        let line = row.position().map_or(0, csv::Position::line);
         let get = |name: &str| {
             column
                 .get(name)

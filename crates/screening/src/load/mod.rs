@@ -69,6 +69,22 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// Counts a CSV row and gives it with its line; a malformed row is recorded and
+    /// gives `None`, so that the loader passes over it.
+    pub(crate) fn csv_row(
+        &mut self,
+        row: csv::Result<csv::StringRecord>,
+    ) -> Option<(u64, csv::StringRecord)> {
+        self.rows += 1;
+        match row {
+            Ok(row) => Some((row.position().map_or(0, csv::Position::line), row)),
+            Err(e) => {
+                self.malformed_row(e.position().map_or(0, csv::Position::line), e.to_string());
+                None
+            }
+        }
+    }
+
     pub(crate) fn malformed_row(&mut self, line: u64, reason: impl Into<String>) {
         self.malformed += 1;
         self.note(line, reason);

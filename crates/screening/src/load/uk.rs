@@ -36,16 +36,9 @@ pub fn load_uk_csv(
     let mut report = LoadReport::default();
     let mut records = Vec::new();
     for row in reader.records() {
-        report.rows += 1;
-        let row = match row {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map_or(0, csv::Position::line);
-                report.malformed_row(line, e.to_string());
-                continue;
-            }
+        let Some((line, row)) = report.csv_row(row) else {
+            continue;
         };
-        let line = row.position().map_or(0, csv::Position::line);
         let id = row.get(0).unwrap_or_default().trim();
         let name = row.get(2).unwrap_or_default().trim();
         if id.is_empty() || name.is_empty() {
