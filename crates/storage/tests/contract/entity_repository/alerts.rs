@@ -3,18 +3,20 @@
 //! filter, paging and soft delete, changes under a revision with their events in the
 //! same transaction, purge, and an entity's erasure.
 
+use std::sync::Arc;
+
 use diesel::RunQueryDsl;
 use rics_domain::alert::fields::{LIST, TYPE_LIST};
 use rics_domain::alert::model::{
     Alert, AlertState, AlertType, DEFAULT_ALERT_TYPES, PEP_AND_SANCTIONS_MATCH_FOUND, Severity,
     UNUSUAL_EVENT,
 };
-use rics_domain::alert::ports::AlertTypeRepository;
+use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::list::{ListRequest, Paging};
 use rics_domain::operation::{Operation, OperationMetadata};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_domain::tenant::{Tenant, TenantState, TenantType};
 use rics_storage::connection::{DatabaseUrl, connect};
@@ -62,14 +64,12 @@ fn next(alert: &Alert, seconds: i64, change: impl FnOnce(&mut Alert)) -> Alert {
 
 /// The ids of the alerts one list call with `request` returns, and its total.
 async fn ids(
-    repo: &DieselAlertRepository,
+    repo: &dyn AlertRepository,
     paging: &Paging,
     request: &ListRequest,
 ) -> (Vec<String>, i64) {
     let (query, _) = paging.prepare(&LIST, &t1(), None, request).unwrap();
-    let page = ResourceStore::<Alert>::list(repo, &t1(), None, &query)
-        .await
-        .unwrap();
+    let page = repo.list(&t1(), None, &query).await.unwrap();
     (
         page.items.iter().map(|a| a.id().to_owned()).collect(),
         page.total_size,
@@ -78,7 +78,7 @@ async fn ids(
 
 async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     let raised = alert("a1", UNUSUAL_EVENT, &["zed", "amy"], 1);
     repo.create(
         &t1(),
@@ -91,14 +91,8 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     )
     .await
     .unwrap();
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
-        Ok(Some(raised.clone()))
-    );
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t2(), "a1").await,
-        Ok(None)
-    );
+    assert_eq!(repo.get(&t1(), "a1").await, Ok(Some(raised.clone())));
+    assert_eq!(repo.get(&t2(), "a1").await, Ok(None));
     assert_eq!(
         repo.create(&t1(), &raised, None, &[]).await,
         Err(RepositoryError::AlreadyExists)
@@ -124,10 +118,7 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
     )
     .await
     .unwrap();
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
-        Ok(Some(acknowledged))
-    );
+    assert_eq!(repo.get(&t1(), "a1").await, Ok(Some(acknowledged)));
     assert_eq!(f.event_ids(&t1()).await, vec!["ev-1", "ev-2", "ev-3"]);
     // An alert about no entity, in no workspace.
     let bare = Alert {
@@ -136,17 +127,14 @@ async fn alerts_round_trip_with_their_entities_in_order(backend: Backend) {
         ..alert("a2", UNUSUAL_EVENT, &[], 2)
     };
     repo.create(&t1(), &bare, None, &[]).await.unwrap();
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "a2").await,
-        Ok(Some(bare))
-    );
+    assert_eq!(repo.get(&t1(), "a2").await, Ok(Some(bare)));
 }
 
 contract!(alerts_round_trip_with_their_entities_in_order);
 
 async fn a_failed_alert_write_leaves_no_event(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     let raised = alert("a1", UNUSUAL_EVENT, &["amy"], 1);
     repo.create(&t1(), &raised, None, &[]).await.unwrap();
     // Each failure comes after its events were queued in the same transaction.
@@ -170,17 +158,14 @@ async fn a_failed_alert_write_leaves_no_event(backend: Backend) {
         .await;
     assert_eq!(stale, Err(RepositoryError::Conflict));
     assert!(f.event_ids(&t1()).await.is_empty());
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "a1").await,
-        Ok(Some(raised))
-    );
+    assert_eq!(repo.get(&t1(), "a1").await, Ok(Some(raised)));
 }
 
 contract!(a_failed_alert_write_leaves_no_event);
 
 async fn a_create_with_a_used_request_id_replays(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     let key = IdempotencyKey {
         request_id: "0b0c9a52-1a34-4b7c-9d55-55d3d7b6b2c1".into(),
         method: "alerts.create",
@@ -207,10 +192,7 @@ async fn a_create_with_a_used_request_id_replays(backend: Backend) {
             resource_name: "alerts/a1".into(),
         })
     );
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "a2").await,
-        Ok(None)
-    );
+    assert_eq!(repo.get(&t1(), "a2").await, Ok(None));
     assert!(f.event_ids(&t1()).await.is_empty());
 }
 
@@ -218,7 +200,7 @@ contract!(a_create_with_a_used_request_id_replays);
 
 async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     let mut a2 = alert("a2", PEP_AND_SANCTIONS_MATCH_FOUND, &["amy"], 2);
     a2.severity = Severity::High;
     a2.workspace = "workspaces/case".into();
@@ -301,7 +283,7 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
         ),
     ];
     for (request, expected) in cases {
-        let (found, total) = ids(&repo, &paging, &request).await;
+        let (found, total) = ids(repo.as_ref(), &paging, &request).await;
         assert_eq!(found, expected, "{request:?}");
         assert_eq!(total as usize, expected.len(), "{request:?}");
     }
@@ -314,9 +296,7 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
     let mut seen = Vec::new();
     loop {
         let (query, context) = paging.prepare(&LIST, &t1(), None, &request).unwrap();
-        let page = ResourceStore::<Alert>::list(&repo, &t1(), None, &query)
-            .await
-            .unwrap();
+        let page = repo.list(&t1(), None, &query).await.unwrap();
         assert_eq!(page.total_size, 5);
         let response = paging.finish(context, page);
         seen.extend(response.items.iter().map(|a| a.id().to_owned()));
@@ -330,14 +310,14 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
         skip: Some(3),
         ..ListRequest::default()
     };
-    assert_eq!(ids(&repo, &paging, &skipped).await.0, vec!["a1"]);
+    assert_eq!(ids(repo.as_ref(), &paging, &skipped).await.0, vec!["a1"]);
 }
 
 contract!(lists_filter_on_every_field_page_and_hide_deleted);
 
 async fn a_purge_removes_only_alerts_past_their_purge_time(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     let mut gone = alert("gone", UNUSUAL_EVENT, &["amy"], 1);
     gone.delete_time = Some(at(10));
     gone.purge_time = Some(at(50));
@@ -362,18 +342,10 @@ async fn a_purge_removes_only_alerts_past_their_purge_time(backend: Backend) {
     )
     .await
     .unwrap();
-    assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "gone").await,
-        Ok(None)
-    );
-    assert!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "kept")
-            .await
-            .unwrap()
-            .is_some()
-    );
+    assert_eq!(repo.get(&t1(), "gone").await, Ok(None));
+    assert!(repo.get(&t1(), "kept").await.unwrap().is_some());
     let (everything, _) = ids(
-        &repo,
+        repo.as_ref(),
         &paging(),
         &ListRequest {
             filter: Some("entities:\"entities/amy\"".into()),
@@ -390,7 +362,7 @@ contract!(a_purge_removes_only_alerts_past_their_purge_time);
 
 async fn erasing_an_entity_takes_it_out_of_every_alert(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alerts.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     f.create(&t1(), &entity("bob", "Bob", 0)).await;
     f.create(&t2(), &entity("amy", "Amy", 0)).await;
@@ -409,25 +381,19 @@ async fn erasing_an_entity_takes_it_out_of_every_alert(backend: Backend) {
         .unwrap();
     assert_eq!(counts.get("alertMemberships"), Some(&2));
     // The alerts stay, without the erased entity and with a new etag.
-    let after = ResourceStore::<Alert>::get(&repo, &t1(), "both")
-        .await
-        .unwrap()
-        .unwrap();
+    let after = repo.get(&t1(), "both").await.unwrap().unwrap();
     assert_eq!(after.entities, vec!["entities/bob".to_owned()]);
     assert_eq!(after.revision, 2);
     assert_ne!(after.etag, both.etag);
-    let emptied = ResourceStore::<Alert>::get(&repo, &t1(), "only")
-        .await
-        .unwrap()
-        .unwrap();
+    let emptied = repo.get(&t1(), "only").await.unwrap().unwrap();
     assert!(emptied.entities.is_empty());
     assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t1(), "other").await,
+        repo.get(&t1(), "other").await,
         Ok(Some(other)),
         "an alert without the entity is untouched"
     );
     assert_eq!(
-        ResourceStore::<Alert>::get(&repo, &t2(), "both").await,
+        repo.get(&t2(), "both").await,
         Ok(Some(theirs)),
         "another tenant's alert about its own amy is untouched"
     );
@@ -469,7 +435,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
 async fn alert_types_come_with_every_provisioned_tenant(backend: Backend) {
     let f = Fixture::new(backend);
     let tenants = DieselTenantRepository::new(f.db.clone());
-    let repo = DieselAlertRepository::new(f.db.clone());
+    let repo = f.alert_types.clone();
     assert!(
         tenants
             .bootstrap(&plan(tenant("p1", TenantType::Partner, 1)))
@@ -507,16 +473,13 @@ async fn alert_types_come_with_every_provisioned_tenant(backend: Backend) {
                 },
             )
             .unwrap();
-        let mut listed = AlertTypeRepository::list(&repo, &owner, &query)
-            .await
-            .unwrap()
-            .items;
+        let mut listed = repo.list(&owner, &query).await.unwrap().items;
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         let mut expected = AlertType::defaults(&owner, at(seconds));
         expected.sort_by(|a, b| a.name.cmp(&b.name));
         assert_eq!(listed, expected, "{id}");
         assert_eq!(
-            AlertTypeRepository::get(&repo, &owner, PEP_AND_SANCTIONS_MATCH_FOUND)
+            repo.get(&owner, PEP_AND_SANCTIONS_MATCH_FOUND)
                 .await
                 .unwrap()
                 .map(|t| (t.uid, t.default_severity)),
@@ -526,10 +489,7 @@ async fn alert_types_come_with_every_provisioned_tenant(backend: Backend) {
             ))
         );
     }
-    assert_eq!(
-        AlertTypeRepository::get(&repo, &t1(), UNUSUAL_EVENT).await,
-        Ok(None)
-    );
+    assert_eq!(repo.get(&t1(), UNUSUAL_EVENT).await, Ok(None));
     // Filters, orders and pages.
     let owner = TenantId::new("s1");
     let list = |filter: &str, order_by: &str, page_size: Option<i32>| ListRequest {
@@ -566,9 +526,7 @@ async fn alert_types_come_with_every_provisioned_tenant(backend: Backend) {
         let (query, _) = paging()
             .prepare(&TYPE_LIST, &owner, None, &request)
             .unwrap();
-        let page = AlertTypeRepository::list(&repo, &owner, &query)
-            .await
-            .unwrap();
+        let page = repo.list(&owner, &query).await.unwrap();
         assert_eq!(names(&page.items), expected, "{request:?}");
     }
 }
@@ -594,13 +552,14 @@ async fn the_migration_gives_existing_tenants_the_default_alert_types(backend: B
         .unwrap();
     }
     run_pending(&mut conn).unwrap();
-    let repo = DieselAlertRepository::new(test_db.open().unwrap());
+    let repo: Arc<dyn AlertTypeRepository> =
+        Arc::new(DieselAlertRepository::new(test_db.open().unwrap()));
     for (id, seconds) in [("p1", 1), ("s1", 7)] {
         let owner = TenantId::new(id);
         let mut stored = Vec::new();
         for default in DEFAULT_ALERT_TYPES {
             stored.push(
-                AlertTypeRepository::get(&repo, &owner, default.id)
+                repo.get(&owner, default.id)
                     .await
                     .unwrap()
                     .unwrap_or_else(|| panic!("{id} lacks {}", default.id)),
@@ -614,9 +573,7 @@ async fn the_migration_gives_existing_tenants_the_default_alert_types(backend: B
         let (query, _) = paging()
             .prepare(&TYPE_LIST, &owner, None, &ListRequest::default())
             .unwrap();
-        let page = AlertTypeRepository::list(&repo, &owner, &query)
-            .await
-            .unwrap();
+        let page = repo.list(&owner, &query).await.unwrap();
         assert_eq!(page.total_size, 7);
     }
 }

@@ -4,13 +4,14 @@
 
 use rics_domain::document::fields::LIST;
 use rics_domain::document::model::{Document, DocumentType};
+use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::model::Gender;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::icao::IcaoCode;
 use rics_domain::list::{ListRequest, Paging};
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_domain::values::PartialDate;
-use rics_storage::{Backend, DieselDocumentRepository};
+use rics_storage::Backend;
 
 use super::support::{Fixture, entity, event, rfc3339};
 use crate::support::{at, paging, t1, t2};
@@ -55,7 +56,7 @@ fn next(document: &Document, seconds: i64, change: impl FnOnce(&mut Document)) -
 /// The ids of the documents one list call with `request` returns (of `entity` only,
 /// when given), and its total.
 async fn ids(
-    repo: &DieselDocumentRepository,
+    repo: &dyn DocumentRepository,
     paging: &Paging,
     entity: Option<&str>,
     request: &ListRequest,
@@ -70,7 +71,7 @@ async fn ids(
 
 async fn documents_round_trip_for_a_stored_entity(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     let passport = document("d1", "amy", "D", "2030-05-31", 1);
     repo.create(
@@ -127,7 +128,7 @@ contract!(documents_round_trip_for_a_stored_entity);
 
 async fn a_failed_document_write_leaves_no_event(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     let passport = document("d1", "amy", "UTO", "", 1);
     repo.create(&t1(), &passport, None, &[]).await.unwrap();
@@ -166,7 +167,7 @@ contract!(a_failed_document_write_leaves_no_event);
 
 async fn a_create_with_a_used_request_id_replays(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     let key = IdempotencyKey {
         request_id: "0b0c9a52-1a34-4b7c-9d55-55d3d7b6b2c1".into(),
@@ -201,7 +202,7 @@ contract!(a_create_with_a_used_request_id_replays);
 
 async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     for id in ["amy", "bob"] {
         f.create(&t1(), &entity(id, id, 0)).await;
     }
@@ -277,24 +278,35 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
         (list("deleteTime:*", "", true), vec!["d5"]),
     ];
     for (request, expected) in cases {
-        let (found, total) = ids(&repo, &paging, None, &request).await;
+        let (found, total) = ids(repo.as_ref(), &paging, None, &request).await;
         assert_eq!(found, expected, "{request:?}");
         assert_eq!(total as usize, expected.len(), "{request:?}");
     }
     // One entity's documents, with the same filters.
     let bobs = Some("entities/bob");
     assert_eq!(
-        ids(&repo, &paging, bobs, &list("", "", false)).await,
+        ids(repo.as_ref(), &paging, bobs, &list("", "", false)).await,
         (vec!["d3".to_owned(), "d4".to_owned()], 2)
     );
     assert_eq!(
-        ids(&repo, &paging, bobs, &list("expiryDate:*", "", true))
-            .await
-            .0,
+        ids(
+            repo.as_ref(),
+            &paging,
+            bobs,
+            &list("expiryDate:*", "", true)
+        )
+        .await
+        .0,
         vec!["d4", "d5"]
     );
     assert_eq!(
-        ids(&repo, &paging, Some("entities/nobody"), &list("", "", true)).await,
+        ids(
+            repo.as_ref(),
+            &paging,
+            Some("entities/nobody"),
+            &list("", "", true)
+        )
+        .await,
         (Vec::new(), 0)
     );
     // Page by page, with the token bound to the filter.
@@ -320,7 +332,10 @@ async fn lists_filter_on_every_field_page_and_hide_deleted(backend: Backend) {
         skip: Some(3),
         ..ListRequest::default()
     };
-    assert_eq!(ids(&repo, &paging, None, &skipped).await.0, vec!["d4"]);
+    assert_eq!(
+        ids(repo.as_ref(), &paging, None, &skipped).await.0,
+        vec!["d4"]
+    );
 }
 
 contract!(lists_filter_on_every_field_page_and_hide_deleted);
@@ -330,7 +345,7 @@ contract!(lists_filter_on_every_field_page_and_hide_deleted);
 /// update that renames replaces the trigrams.
 async fn display_names_filter_fuzzily_and_order(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     for id in ["amy", "bob"] {
         f.create(&t1(), &entity(id, id, 0)).await;
     }
@@ -375,14 +390,14 @@ async fn display_names_filter_fuzzily_and_order(backend: Backend) {
         (list("", "displayName desc"), vec!["d2", "d3", "d1"]),
     ] {
         assert_eq!(
-            ids(&repo, &paging, None, &request).await.0,
+            ids(repo.as_ref(), &paging, None, &request).await.0,
             expected,
             "{request:?}"
         );
     }
     assert_eq!(
         ids(
-            &repo,
+            repo.as_ref(),
             &paging,
             Some("entities/amy"),
             &list("displayName:\"amys pasport\"", "")
@@ -394,16 +409,26 @@ async fn display_names_filter_fuzzily_and_order(backend: Backend) {
     let renamed = next(&d1, 10, |d| d.display_name = "Residence card".into());
     repo.update(&t1(), &renamed, 1, &[]).await.unwrap();
     assert_eq!(
-        ids(&repo, &paging, None, &list("displayName:\"amys\"", ""))
-            .await
-            .0,
+        ids(
+            repo.as_ref(),
+            &paging,
+            None,
+            &list("displayName:\"amys\"", "")
+        )
+        .await
+        .0,
         Vec::<String>::new(),
         "the old name's trigrams are gone"
     );
     assert_eq!(
-        ids(&repo, &paging, None, &list("displayName:\"residence\"", ""))
-            .await
-            .0,
+        ids(
+            repo.as_ref(),
+            &paging,
+            None,
+            &list("displayName:\"residence\"", "")
+        )
+        .await
+        .0,
         vec!["d1"]
     );
 }
@@ -412,7 +437,7 @@ contract!(display_names_filter_fuzzily_and_order);
 
 async fn a_purge_removes_only_documents_past_their_purge_time(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     let mut gone = document("gone", "amy", "D", "", 1);
     gone.delete_time = Some(at(10));
@@ -447,7 +472,7 @@ contract!(a_purge_removes_only_documents_past_their_purge_time);
 
 async fn erasing_an_entity_erases_its_documents_their_events_and_keys(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselDocumentRepository::new(f.db.clone());
+    let repo = f.documents.clone();
     for id in ["amy", "bob"] {
         f.create(&t1(), &entity(id, id, 0)).await;
     }

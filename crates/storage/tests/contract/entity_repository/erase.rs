@@ -2,9 +2,9 @@
 
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::{EraseGuard, ErasureCounts};
-use rics_domain::repository::{IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::{IdempotencyKey, RepositoryError};
 use rics_domain::text_search;
-use rics_storage::{Backend, DieselDocumentRepository};
+use rics_storage::Backend;
 
 use super::documents::document;
 use super::support::{Fixture, OwnedRows, entity, event, hold_write, relationship};
@@ -95,7 +95,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
         .await
         .unwrap();
     // A document of `a`, created with a request id.
-    let documents = DieselDocumentRepository::new(f.db.clone());
+    let documents = f.documents.clone();
     let document_key = IdempotencyKey {
         resource_name: "documents/doc-a".into(),
         method: "documents.create",

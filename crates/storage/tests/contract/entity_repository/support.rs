@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
+use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
+use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::fields;
 use rics_domain::entity::model::{
     Entity, EntityType, RiskDetails, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
@@ -18,13 +20,17 @@ use rics_domain::list::{ListRequest, ListResponse, Paging};
 use rics_domain::principal::TenantId;
 use rics_domain::resource;
 use rics_domain::text_search;
+use rics_domain::workspace::ports::WorkspaceRepository;
 use rics_storage::connection::{DatabaseUrl, DbConnection, connect};
 use rics_storage::schema::{
     entities, entity_external_ids, entity_name_trigrams, entity_relationships, entity_tags, events,
     idempotency_keys,
 };
 use rics_storage::testing::TestDatabase;
-use rics_storage::{Backend, Database, DieselEntityRepository};
+use rics_storage::{
+    Backend, Database, DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository,
+    DieselWorkspaceRepository,
+};
 use serde_json::json;
 
 use crate::support::{at, internal, paging, t1, t2};
@@ -40,6 +46,15 @@ pub struct Fixture {
     pub db: Database,
     /// The repository under test, as the application holds it.
     pub repo: Arc<dyn EntityRepository>,
+    /// The stores of the resources on the standard template, as ports: the tests of
+    /// workspaces, alerts and documents talk to these only.
+    pub workspaces: Arc<dyn WorkspaceRepository>,
+    /// See `workspaces`.
+    pub alerts: Arc<dyn AlertRepository>,
+    /// See `workspaces`.
+    pub alert_types: Arc<dyn AlertTypeRepository>,
+    /// See `workspaces`.
+    pub documents: Arc<dyn DocumentRepository>,
     test_db: TestDatabase,
 }
 
@@ -48,8 +63,13 @@ impl Fixture {
     pub fn new(backend: Backend) -> Fixture {
         let test_db = TestDatabase::new(backend);
         let db = test_db.open().unwrap();
+        let alerts = Arc::new(DieselAlertRepository::new(db.clone()));
         Fixture {
             repo: Arc::new(DieselEntityRepository::new(db.clone())),
+            workspaces: Arc::new(DieselWorkspaceRepository::new(db.clone())),
+            alerts: alerts.clone(),
+            alert_types: alerts,
+            documents: Arc::new(DieselDocumentRepository::new(db.clone())),
             db,
             test_db,
         }

@@ -4,10 +4,9 @@
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::list::ListRequest;
 use rics_domain::repository::RepositoryError;
-use rics_domain::repository::ResourceStore;
 use rics_domain::workspace::model::{Workspace, WorkspaceState};
 use rics_domain::workspace::service::writable;
-use rics_storage::{Backend, DieselWorkspaceRepository};
+use rics_storage::Backend;
 
 use super::support::{Fixture, entity, event};
 use crate::support::{at, paging, t1, t2};
@@ -30,7 +29,7 @@ fn workspace(id: &str, display_name: &str, entities: &[&str], seconds: i64) -> W
 
 async fn workspaces_round_trip_with_their_entities_in_order(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselWorkspaceRepository::new(f.db.clone());
+    let repo = f.workspaces.clone();
     let case = workspace("case", "Case", &["zed", "amy", "bob"], 1);
     repo.create(
         &t1(),
@@ -77,7 +76,7 @@ contract!(workspaces_round_trip_with_their_entities_in_order);
 
 async fn lists_filter_on_state_entities_and_name(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselWorkspaceRepository::new(f.db.clone());
+    let repo = f.workspaces.clone();
     let mut closed = workspace("w2", "Beta", &["amy"], 2);
     closed.state = WorkspaceState::Closed;
     let mut gone = workspace("w4", "Delta", &["amy"], 4);
@@ -126,7 +125,7 @@ contract!(lists_filter_on_state_entities_and_name);
 
 async fn a_purge_removes_the_workspace_and_its_notes_only_when_due(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselWorkspaceRepository::new(f.db.clone());
+    let repo = f.workspaces.clone();
     let mut gone = workspace("gone", "Gone", &["amy"], 1);
     gone.delete_time = Some(at(10));
     gone.purge_time = Some(at(50));
@@ -165,7 +164,7 @@ contract!(a_purge_removes_the_workspace_and_its_notes_only_when_due);
 
 async fn erasing_an_entity_removes_its_notes_and_memberships(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselWorkspaceRepository::new(f.db.clone());
+    let repo = f.workspaces.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     f.create(&t1(), &entity("bob", "Bob", 0)).await;
     f.create(&t2(), &entity("amy", "Amy", 0)).await;
