@@ -4,11 +4,10 @@
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::event::NewEvent;
-use rics_domain::event::ports::EventRepository;
 use rics_domain::event::service::EVENT_LIST;
 use rics_domain::list::ListRequest;
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
-use rics_storage::{Backend, DieselEventRepository};
+use rics_storage::Backend;
 
 use super::support::{Fixture, StoredEvent, entity, event, relationship, rfc3339};
 use crate::support::{at, paging, t1, t2};
@@ -205,7 +204,7 @@ async fn a_failed_write_leaves_no_event(backend: Backend) {
 /// page in time order, filtered, never another entity's or tenant's.
 async fn events_are_read_back_by_tenant_and_entity(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselEventRepository::new(f.db.clone());
+    let repo = f.events.clone();
     let paging = paging();
     f.repo
         .create(

@@ -4,15 +4,14 @@
 //! jobs with their runs.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::job::model::{JobRecord, JobState, NewTask, RunStart, TaskFinish};
 use rics_domain::job::ports::JobRepository;
-use rics_domain::operation::{Operation, OperationError, OperationMetadata, OperationRepository};
+use rics_domain::operation::{Operation, OperationError, OperationMetadata};
 use rics_domain::repository::RepositoryError;
-use rics_storage::{Backend, DieselJobRepository, DieselOperationRepository};
+use rics_storage::Backend;
 use serde_json::json;
 
 use super::support::{Fixture, entity, event};
@@ -38,7 +37,7 @@ fn job(id: &str, entity_id: &str) -> JobRecord {
 
 /// Starts a run of `job` at `at(seconds)`; returns the running job.
 async fn start(
-    repo: &DieselJobRepository,
+    repo: &dyn JobRepository,
     tenant: &rics_domain::principal::TenantId,
     job: &JobRecord,
     run: &str,
@@ -121,8 +120,8 @@ fn complete(job: &JobRecord, run: &str) -> TaskFinish {
 
 async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselJobRepository::new(f.db.clone());
-    let operations = DieselOperationRepository::new(f.db.clone());
+    let repo = f.jobs.clone();
+    let operations = f.operations.clone();
     let created = job("job-1", "amy");
     repo.create(
         &t1(),
@@ -138,9 +137,9 @@ async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
     );
     assert_eq!(repo.get(&t1(), "otherJobs", "job-1").await, Ok(None));
     assert_eq!(repo.get(&t2(), FAMILY, "job-1").await, Ok(None));
-    let running = start(&repo, &t1(), &created, "run-1", 2).await;
+    let running = start(repo.as_ref(), &t1(), &created, "run-1", 2).await;
     // A stale revision cannot start another run.
-    let stale = start_again(&repo, &created).await;
+    let stale = start_again(repo.as_ref(), &created).await;
     assert_eq!(stale, Err(RepositoryError::Conflict));
     assert_eq!(
         repo.get(&t1(), FAMILY, "job-1")
@@ -220,7 +219,7 @@ async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
 }
 
 async fn start_again(
-    repo: &DieselJobRepository,
+    repo: &dyn JobRepository,
     stale: &JobRecord,
 ) -> Result<rics_domain::repository::CreateOutcome, RepositoryError> {
     let mut running = stale.clone();
@@ -253,10 +252,10 @@ contract!(a_run_starts_is_claimed_and_completes_once);
 
 async fn an_expired_lease_hands_the_run_to_another_worker(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselJobRepository::new(f.db.clone());
+    let repo = f.jobs.clone();
     let created = job("job-1", "amy");
     repo.create(&t1(), &created, None, &[]).await.unwrap();
-    let running = start(&repo, &t1(), &created, "run-1", 1).await;
+    let running = start(repo.as_ref(), &t1(), &created, "run-1", 1).await;
     let first = repo
         .claim("dead", at(2), Duration::from_secs(10), 1)
         .await
@@ -304,10 +303,10 @@ contract!(an_expired_lease_hands_the_run_to_another_worker);
 
 async fn a_retry_waits_for_its_backoff(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselJobRepository::new(f.db.clone());
+    let repo = f.jobs.clone();
     let created = job("job-1", "amy");
     repo.create(&t1(), &created, None, &[]).await.unwrap();
-    let running = start(&repo, &t1(), &created, "run-1", 1).await;
+    let running = start(repo.as_ref(), &t1(), &created, "run-1", 1).await;
     let task = repo
         .claim("c1", at(2), Duration::from_secs(60), 1)
         .await
@@ -345,7 +344,9 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
         events: vec![],
     };
     assert_eq!(repo.finish(&again, &finish, at(31)).await, Ok(true));
-    let operation = DieselOperationRepository::new(f.db.clone())
+    let operation = f
+        .operations
+        .clone()
         .get(&t1(), &again.operation_name)
         .await
         .unwrap()
@@ -365,12 +366,12 @@ contract!(a_retry_waits_for_its_backoff);
 
 async fn concurrent_claimers_never_share_a_run(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = Arc::new(DieselJobRepository::new(f.db.clone()));
+    let repo = f.jobs.clone();
     for i in 0..30 {
         let created = job(&format!("job-{i}"), "amy");
         let tenant = if i % 2 == 0 { t1() } else { t2() };
         repo.create(&tenant, &created, None, &[]).await.unwrap();
-        start(&repo, &tenant, &created, &format!("run-{i}"), 1).await;
+        start(repo.as_ref(), &tenant, &created, &format!("run-{i}"), 1).await;
     }
     let mut claimers = Vec::new();
     for w in 0..4 {
@@ -403,13 +404,13 @@ contract!(concurrent_claimers_never_share_a_run);
 
 async fn erasing_an_entity_removes_its_jobs_and_runs(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselJobRepository::new(f.db.clone());
+    let repo = f.jobs.clone();
     f.create(&t1(), &entity("amy", "Amy", 0)).await;
     f.create(&t1(), &entity("bob", "Bob", 0)).await;
     for (id, owner) in [("job-a", "amy"), ("job-b", "bob")] {
         let created = job(id, owner);
         repo.create(&t1(), &created, None, &[]).await.unwrap();
-        start(&repo, &t1(), &created, &format!("run-{id}"), 1).await;
+        start(repo.as_ref(), &t1(), &created, &format!("run-{id}"), 1).await;
     }
     let counts = f
         .repo
@@ -418,7 +419,7 @@ async fn erasing_an_entity_removes_its_jobs_and_runs(backend: Backend) {
         .unwrap();
     assert_eq!(counts.get("jobs"), Some(&1));
     assert_eq!(repo.get(&t1(), FAMILY, "job-a").await, Ok(None));
-    let operations = DieselOperationRepository::new(f.db.clone());
+    let operations = f.operations.clone();
     assert_eq!(
         operations
             .get(

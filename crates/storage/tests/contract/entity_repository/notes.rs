@@ -4,10 +4,9 @@
 use rics_domain::list::{ListQuery, ListRequest, Paging};
 use rics_domain::note::fields::LIST;
 use rics_domain::note::model::Note;
-use rics_domain::note::ports::NoteRepository;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
-use rics_storage::{Backend, DieselNoteRepository};
+use rics_storage::Backend;
 
 use super::support::{Fixture, event};
 use crate::support::{at, paging, t1, t2};
@@ -30,7 +29,8 @@ fn note(parent: &str, id: &str, author: &str, seconds: i64) -> Note {
 
 /// Stores a note, panicking on failure (for other modules' tests).
 pub async fn write_note(f: &Fixture, tenant: &TenantId, parent: &str, id: &str, author: &str) {
-    DieselNoteRepository::new(f.db.clone())
+    f.notes
+        .clone()
         .create(tenant, &note(parent, id, author, 1), None, &[])
         .await
         .unwrap();
@@ -40,7 +40,9 @@ pub async fn write_note(f: &Fixture, tenant: &TenantId, parent: &str, id: &str, 
 pub async fn count_notes(f: &Fixture, parent: &str) -> usize {
     let mut total = 0;
     for tenant in [t1(), t2()] {
-        let page = DieselNoteRepository::new(f.db.clone())
+        let page = f
+            .notes
+            .clone()
             .list(&tenant, parent, &query(&paging(), &ListRequest::default()))
             .await
             .unwrap();
@@ -55,7 +57,7 @@ fn query(paging: &Paging, request: &ListRequest) -> ListQuery {
 
 async fn notes_are_kept_per_parent_and_tenant(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselNoteRepository::new(f.db.clone());
+    let repo = f.notes.clone();
     let first = note("entities/amy", "n1", "alice", 1);
     repo.create(
         &t1(),
@@ -134,7 +136,7 @@ contract!(notes_are_kept_per_parent_and_tenant);
 
 async fn a_failed_note_write_leaves_no_event(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselNoteRepository::new(f.db.clone());
+    let repo = f.notes.clone();
     let first = note("entities/amy", "n1", "alice", 1);
     repo.create(&t1(), &first, None, &[]).await.unwrap();
     // The duplicate fails after its event was queued in the same transaction.
@@ -154,7 +156,7 @@ contract!(a_failed_note_write_leaves_no_event);
 
 async fn a_parents_notes_page_in_creation_order(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselNoteRepository::new(f.db.clone());
+    let repo = f.notes.clone();
     for i in 0..7 {
         let author = if i % 2 == 0 { "alice" } else { "bob" };
         repo.create(

@@ -6,9 +6,8 @@ use rics_domain::list::ListRequest;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
 use rics_domain::risk::RiskModel;
 use rics_domain::risk::default_model::default_model;
-use rics_domain::risk::ports::RiskModelRepository;
 use rics_domain::risk::service::LIST;
-use rics_storage::{Backend, DieselRiskModelRepository};
+use rics_storage::Backend;
 
 use super::support::Fixture;
 use crate::support::{at, paging, t1, t2};
@@ -26,7 +25,7 @@ fn version(version: i64, seconds: i64) -> RiskModel {
 
 async fn versions_are_kept_whole_and_apart(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselRiskModelRepository::new(f.db.clone());
+    let repo = f.risk_models.clone();
     assert_eq!(repo.latest(&t1()).await.unwrap(), None);
     for n in 1..=3 {
         repo.create(&t1(), &version(n, n), None, &[]).await.unwrap();
@@ -48,7 +47,7 @@ contract!(versions_are_kept_whole_and_apart);
 
 async fn versions_list_newest_first_in_pages(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselRiskModelRepository::new(f.db.clone());
+    let repo = f.risk_models.clone();
     for n in 1..=5 {
         repo.create(&t1(), &version(n, n), None, &[]).await.unwrap();
     }
@@ -87,7 +86,7 @@ contract!(versions_list_newest_first_in_pages);
 
 async fn a_repeated_request_stores_one_version(backend: Backend) {
     let f = Fixture::new(backend);
-    let repo = DieselRiskModelRepository::new(f.db.clone());
+    let repo = f.risk_models.clone();
     let key = IdempotencyKey {
         request_id: "0f1e2d3c-4b5a-4968-8776-655443322110".into(),
         method: "riskModels.create",

@@ -16,9 +16,14 @@ use rics_domain::entity::model::{
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::NewEvent;
+use rics_domain::event::ports::EventRepository;
+use rics_domain::job::ports::JobRepository;
 use rics_domain::list::{ListRequest, ListResponse, Paging};
+use rics_domain::note::ports::NoteRepository;
+use rics_domain::operation::OperationRepository;
 use rics_domain::principal::TenantId;
 use rics_domain::resource;
+use rics_domain::risk::ports::RiskModelRepository;
 use rics_domain::text_search;
 use rics_domain::workspace::ports::WorkspaceRepository;
 use rics_storage::connection::{DatabaseUrl, DbConnection, connect};
@@ -29,7 +34,8 @@ use rics_storage::schema::{
 use rics_storage::testing::TestDatabase;
 use rics_storage::{
     Backend, Database, DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository,
-    DieselWorkspaceRepository,
+    DieselEventRepository, DieselJobRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselRiskModelRepository, DieselWorkspaceRepository,
 };
 use serde_json::json;
 
@@ -55,6 +61,16 @@ pub struct Fixture {
     pub alert_types: Arc<dyn AlertTypeRepository>,
     /// See `workspaces`.
     pub documents: Arc<dyn DocumentRepository>,
+    /// The other stores the suite tests, as ports.
+    pub notes: Arc<dyn NoteRepository>,
+    /// See `notes`.
+    pub risk_models: Arc<dyn RiskModelRepository>,
+    /// See `notes`.
+    pub jobs: Arc<dyn JobRepository>,
+    /// See `notes`.
+    pub operations: Arc<dyn OperationRepository>,
+    /// See `notes`.
+    pub events: Arc<dyn EventRepository>,
     test_db: TestDatabase,
 }
 
@@ -70,6 +86,11 @@ impl Fixture {
             alerts: alerts.clone(),
             alert_types: alerts,
             documents: Arc::new(DieselDocumentRepository::new(db.clone())),
+            notes: Arc::new(DieselNoteRepository::new(db.clone())),
+            risk_models: Arc::new(DieselRiskModelRepository::new(db.clone())),
+            jobs: Arc::new(DieselJobRepository::new(db.clone())),
+            operations: Arc::new(DieselOperationRepository::new(db.clone())),
+            events: Arc::new(DieselEventRepository::new(db.clone())),
             db,
             test_db,
         }
