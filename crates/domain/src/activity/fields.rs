@@ -4,12 +4,10 @@
 
 use std::sync::LazyLock;
 
-use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
-use serde_json::Value;
 
 use super::model::ActivityType;
-use crate::error::Result;
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// What activity log type list filters may refer to. A bare word searches
@@ -103,37 +101,11 @@ pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("etag", Scalar, OutputOnly)
 });
 
-/// An activity log type request body made ready to read (see
-/// [`crate::fields::input`]).
-///
-/// # Errors
-/// INVALID_ARGUMENT naming `activityLogType` when the body is not a JSON object.
-pub fn type_input(body: Value) -> Result<Value> {
-    crate::fields::input(&TYPE_TABLE, body, "activityLogType")
-}
-
-/// An activity log request body made ready to read.
-///
-/// # Errors
-/// INVALID_ARGUMENT naming `activityLog` when the body is not a JSON object.
-pub fn log_input(body: Value) -> Result<Value> {
-    crate::fields::input(&LOG_TABLE, body, "activityLog")
-}
-
-/// Applies a patch to the current activity log type JSON under `mask`.
-///
-/// # Errors
-/// INVALID_ARGUMENT naming the field: unknown field, wrong shape, emptied required
-/// field.
-pub fn apply_mask(mask: &UpdateMask, current: &Value, patch: &Value) -> Result<Value> {
-    crate::fields::apply_mask(&TYPE_TABLE, mask, current, patch, "activityLogType")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::activity::model::{ActivityLog, ActivityLogType};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn assert_declared(table: &FieldTable, value: &Value) {
         for key in value.as_object().unwrap().keys() {
@@ -181,9 +153,11 @@ mod tests {
 
     #[test]
     fn output_only_input_is_dropped() {
-        let body = log_input(json!({"type": "CUSTOM", "createTime": "x", "etag": "y"})).unwrap();
+        let log = json!({"type": "CUSTOM", "createTime": "x", "etag": "y"});
+        let body = crate::fields::input(&LOG_TABLE, log, "activityLog").unwrap();
         assert_eq!(body, json!({"type": "CUSTOM"}));
-        let body = type_input(json!({"displayName": "A", "uid": "u"})).unwrap();
+        let log_type = json!({"displayName": "A", "uid": "u"});
+        let body = crate::fields::input(&TYPE_TABLE, log_type, "activityLogType").unwrap();
         assert_eq!(body, json!({"displayName": "A"}));
     }
 

@@ -3,13 +3,11 @@
 
 use std::sync::LazyLock;
 
-use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
-use serde_json::Value;
 
 use super::model::{EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus};
 use super::relationship::RelationshipType;
-use crate::error::Result;
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// What entity list filters may refer to. A bare word searches `displayName` fuzzily.
@@ -139,28 +137,11 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("etag", Scalar, OutputOnly)
 });
 
-/// An entity request body made ready to read (see [`crate::fields::input`]).
-///
-/// # Errors
-/// INVALID_ARGUMENT naming `field` when the body is not a JSON object.
-pub fn input(body: Value, field: &str) -> Result<Value> {
-    crate::fields::input(&TABLE, body, field)
-}
-
-/// Applies a patch to the current entity JSON under `mask`.
-///
-/// # Errors
-/// INVALID_ARGUMENT naming the field: unknown field, wrong shape, changed immutable
-/// field, emptied required field.
-pub fn apply_mask(mask: &UpdateMask, current: &Value, patch: &Value) -> Result<Value> {
-    crate::fields::apply_mask(&TABLE, mask, current, patch, "entity")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::entity::model::Entity;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn every_serialised_field_is_declared() {
@@ -189,7 +170,8 @@ mod tests {
 
     #[test]
     fn output_only_input_is_dropped() {
-        let body = input(
+        let body = crate::fields::input(
+            &TABLE,
             json!({"displayName": "A", "createTime": "garbage", "etag": "x", "uid": null}),
             "entity",
         )
