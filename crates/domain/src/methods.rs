@@ -166,10 +166,12 @@ where
         let mut updated: Self::Resource =
             parse_body(fields::input(table, merged, Self::BODY)?, Self::BODY)?;
         self.admit_update(principal, &current, &mut updated).await?;
-        let mut updated = carry_output_only(table, &current_json, &updated)?;
-        if to_json(&updated)? == current_json {
+        let updated_json = carry_output_only(table, &current_json, &updated)?;
+        if updated_json == current_json {
             return Ok(current);
         }
+        let mut updated: Self::Resource =
+            serde_json::from_value(updated_json).map_err(|e| Error::internal(e.to_string()))?;
         self.on_change(&mut updated);
         let event_type = format!("{}.updated", Self::EVENT_KIND);
         self.save(
@@ -183,16 +185,16 @@ where
     }
 }
 
-/// `updated` with the values of `current` (as JSON) in every field `table` declares
+/// `updated` as JSON with the values of `current` in every field `table` declares
 /// output only: only the service sets those.
 ///
 /// # Errors
-/// INTERNAL when the result does not read back (a bug: both are the same resource).
-fn carry_output_only<R: serde::Serialize + DeserializeOwned>(
+/// INTERNAL when `updated` does not serialize (a bug: resources are plain data).
+fn carry_output_only<R: serde::Serialize>(
     table: &FieldTable,
     current: &Value,
     updated: &R,
-) -> Result<R> {
+) -> Result<Value> {
     let mut json = to_json(updated)?;
     if let (Value::Object(members), Value::Object(current)) = (&mut json, current) {
         for field in table.fields() {
@@ -205,5 +207,5 @@ fn carry_output_only<R: serde::Serialize + DeserializeOwned>(
             };
         }
     }
-    serde_json::from_value(json).map_err(|e| Error::internal(e.to_string()))
+    Ok(json)
 }
