@@ -17,6 +17,7 @@ use rics_domain::alert::{AlertService, DefaultAlertTypes};
 use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
+use rics_domain::entity::output::OutputWriter;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
 use rics_domain::housekeeping::{Housekeeping, Purge};
@@ -27,8 +28,11 @@ use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
+use rics_domain::job::records::ServiceRecords;
 use rics_domain::job::risk_rating::RiskRatingJobs;
-use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
+use rics_domain::job::{
+    JobKind, JobPorts, JobRepository, JobRunner, JobService, RunRecords, RunnerSettings,
+};
 use rics_domain::lifecycle::ServiceContext;
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
@@ -322,24 +326,24 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
+    let job_ports = JobPorts {
+        jobs: job_repository.clone(),
+        operations: Arc::new(DieselOperationRepository::new(db.clone())),
+        entities: entity_repository.clone(),
+        queued: Arc::new(WakeWorkers(job_wake.clone())),
+        context: context.clone(),
+    };
+    let records: Arc<dyn RunRecords> = Arc::new(ServiceRecords::new(
+        activity_logs.clone(),
+        alerts.clone(),
+        OutputWriter::new(entity_repository.clone(), clock.clone(), ids.clone()),
+    ));
     let screener = Arc::new(ListScreener::new(config.screening_lists.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
         screener.clone(),
         entity_repository.clone(),
-        activity_logs.clone(),
-        alerts.clone(),
+        records.clone(),
         clock.clone(),
-        ids.clone(),
-    ));
-    let pep_sanction_jobs = Arc::new(JobService::new(
-        screening.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
     ));
     let risk = Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
         models: Arc::new(RiskModelService::new(
@@ -350,40 +354,21 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         )),
         entities: entity_repository.clone(),
         logs: activity_logs.clone(),
-        alerts: alerts.clone(),
+        records: records.clone(),
         clock: clock.clone(),
         ids: ids.clone(),
     }));
     let rating: Arc<dyn JobKind> = Arc::new(RiskRatingJobs::new(risk.clone()));
-    let risk_rating_jobs = Arc::new(JobService::new(
-        rating.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
-    ));
     let verification: Arc<dyn JobKind> = Arc::new(IdVerificationJobs::new(IdVerificationPorts {
         documents: document_repository,
         entities: entity_repository.clone(),
         names: Arc::new(EngineNameMatcher),
-        logs: activity_logs.clone(),
-        alerts: alerts.clone(),
+        records,
         clock: clock.clone(),
-        ids: ids.clone(),
     }));
-    let id_verification_jobs = Arc::new(JobService::new(
-        verification.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
-    ));
+    let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
+    let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
+    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
     let job_runner = Arc::new(JobRunner::new(
         format!("pid-{}-{}", std::process::id(), ids.uid()),
         job_repository,
