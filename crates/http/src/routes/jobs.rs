@@ -137,7 +137,7 @@ macro_rules! job_routes {
 macro_rules! job_schema {
     (
         $(#[$doc:meta])*
-        $job:ident, page $page:ident as $items:literal {
+        $job:ident, page $page:ident as $items:ident {
             name: $name_doc:literal,
             entity: [$(#[$entity_attr:meta])*],
             input: $input:ty,
@@ -162,7 +162,7 @@ macro_rules! job_schema {
             #[serde(flatten)]
             input: $input,
             /// Where the job is in its life. Output only.
-            #[schema(schema_with = JobState::specified_schema, read_only, required = false)]
+            #[schema(read_only, required = false)]
             state: JobState,
             /// The latest successful run's result. Output only.
             #[schema(read_only, required = false)]
@@ -183,23 +183,21 @@ macro_rules! job_schema {
 
         /// A page of jobs. (A documentation schema, as the job's.)
         #[derive(Debug, Serialize, ToSchema)]
-        #[serde(rename_all = "camelCase")]
-        #[allow(dead_code)]
+        #[allow(dead_code, non_snake_case)]
         pub struct $page {
             /// The jobs, newest first unless `orderBy` says otherwise.
-            #[serde(rename = $items)]
-            items: Vec<$job>,
+            $items: Vec<$job>,
             /// Token of the next page; absent on the last page.
-            next_page_token: Option<String>,
+            nextPageToken: Option<String>,
             /// How many jobs match.
-            total_size: i32,
+            totalSize: i32,
         }
     };
 }
 
 job_schema! {
     /// A PEP and sanctions screening job, as the API shows it.
-    PepSanctionIndividualEntityJob, page ListPepSanctionIndividualEntityJobsResponse as "pepSanctionIndividualEntityJobs" {
+    PepSanctionIndividualEntityJob, page ListPepSanctionIndividualEntityJobsResponse as pepSanctionIndividualEntityJobs {
         name: "`entities/{entity}/pepSanctionIndividualEntityJobs/{job}`. Output only.",
         entity: [
             /// The screened entity. Output only (the path gives it).
@@ -212,7 +210,7 @@ job_schema! {
 
 job_schema! {
     /// A risk rating job, as the API shows it.
-    IndividualEntityRiskRatingJob, page ListIndividualEntityRiskRatingJobsResponse as "individualEntityRiskRatingJobs" {
+    IndividualEntityRiskRatingJob, page ListIndividualEntityRiskRatingJobsResponse as individualEntityRiskRatingJobs {
         name: "`entities/{entity}/individualEntityRiskRatingJobs/{job}`. Output only.",
         entity: [
             /// The rated individual. Output only (the path gives it).
@@ -225,7 +223,7 @@ job_schema! {
 
 job_schema! {
     /// An ID document verification job, as the API shows it.
-    IndividualEntityIDVerificationJob, page ListIndividualEntityIDVerificationJobsResponse as "individualEntityIDVerificationJobs" {
+    IndividualEntityIDVerificationJob, page ListIndividualEntityIDVerificationJobsResponse as individualEntityIDVerificationJobs {
         name: "`individualEntityIDVerificationJobs/{job}`. Output only.",
         entity: [
             /// The individual whose document is verified, `entities/{entity}`. Required
@@ -283,13 +281,12 @@ job_routes! {
         entity [];
     /// Lists the ID document verification jobs of every entity.
     list "/v1alpha/individualEntityIDVerificationJobs", [];
-    /// Creates an ID document verification job about the individual `entity` of the
-    /// body.
+    /// Creates an ID document verification job about the individual `entity` of the body.
     create "/v1alpha/individualEntityIDVerificationJobs";
     /// Gets an ID document verification job.
     get "/v1alpha/individualEntityIDVerificationJobs/{job}";
-    /// Runs an ID document verification job: returns the run's operation, to poll
-    /// until `done`.
+    /// Runs an ID document verification job: returns the run's operation, to poll until
+    /// `done`.
     run "/v1alpha/individualEntityIDVerificationJobs/{job}:run";
     /// An ID document verification run's operation.
     operation "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}";
