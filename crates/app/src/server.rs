@@ -43,7 +43,7 @@ use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
-use rics_http::{ApiState, Discovery, Readiness};
+use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
@@ -157,42 +157,16 @@ async fn prepare(
 
 /// Every service of the application, built from the configuration.
 pub struct Services {
+    /// The use cases the API serves.
+    pub use_cases: UseCases,
     /// The database.
     pub db: Database,
-    /// Entity use cases.
-    pub entities: Arc<EntityService>,
-    /// Tenant use cases.
-    pub tenants: Arc<TenantService>,
-    /// Reading the event log.
-    pub events: Arc<EventService>,
-    /// Workspace use cases.
-    pub workspaces: Arc<WorkspaceService>,
-    /// Note use cases.
-    pub notes: Arc<NoteService>,
-    /// PEP and sanctions screening jobs.
-    pub pep_sanction_jobs: Arc<JobService>,
-    /// Risk rating jobs.
-    pub risk_rating_jobs: Arc<JobService>,
-    /// ID document verification jobs.
-    pub id_verification_jobs: Arc<JobService>,
-    /// Risk models and the rating of entities.
-    pub risk: Arc<RiskEvaluator>,
     /// The sanctions and PEP lists.
     pub screener: Arc<ListScreener>,
     /// Runs queued jobs.
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
     pub job_wake: Arc<tokio::sync::Notify>,
-    /// Activity log type use cases.
-    pub activity_log_types: Arc<ActivityLogTypeService>,
-    /// Activity log use cases.
-    pub activity_logs: Arc<ActivityLogService>,
-    /// Alert and alert type use cases.
-    pub alerts: Arc<AlertService>,
-    /// Identity document use cases.
-    pub documents: Arc<DocumentService>,
-    /// The authorization server.
-    pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
     pub registrar: Arc<Registrar>,
     /// Clients, users and grants.
@@ -399,26 +373,30 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         system_principal(),
     ));
-    Ok(Services {
-        housekeeping,
-        pep_sanction_jobs,
-        risk_rating_jobs,
-        id_verification_jobs,
-        risk,
-        screener,
-        job_runner,
-        job_wake,
-        db,
+    let use_cases = UseCases {
         entities,
         tenants,
         events,
         workspaces,
         notes,
+        pep_sanction_jobs,
+        risk_rating_jobs,
+        id_verification_jobs,
+        risk,
+        screener: screener.clone(),
         activity_log_types,
         activity_logs,
         alerts,
         documents,
         authorization,
+    };
+    Ok(Services {
+        use_cases,
+        housekeeping,
+        screener,
+        job_runner,
+        job_wake,
+        db,
         registrar,
         identity,
         auth,
@@ -460,6 +438,7 @@ fn system_principal() -> Principal {
 pub async fn start(config: &Config) -> anyhow::Result<Running> {
     let services = services(config).await?;
     let bootstrap = services
+        .use_cases
         .tenants
         .bootstrap(
             &services.registrar,
@@ -474,21 +453,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     let per_minute = NonZeroU32::new(config.rate_limit_per_minute)
         .context("rate_limit_per_minute must be at least 1")?;
     let state = Data::new(ApiState {
-        entities: services.entities.clone(),
-        tenants: services.tenants.clone(),
-        events: services.events.clone(),
-        workspaces: services.workspaces.clone(),
-        notes: services.notes.clone(),
-        pep_sanction_jobs: services.pep_sanction_jobs.clone(),
-        risk_rating_jobs: services.risk_rating_jobs.clone(),
-        id_verification_jobs: services.id_verification_jobs.clone(),
-        risk: services.risk.clone(),
-        screener: services.screener.clone(),
-        activity_log_types: services.activity_log_types.clone(),
-        activity_logs: services.activity_logs.clone(),
-        alerts: services.alerts.clone(),
-        documents: services.documents.clone(),
-        authorization: services.authorization.clone(),
+        use_cases: services.use_cases.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
             auth: services.auth.clone(),
