@@ -75,6 +75,7 @@ pub struct PepSanctionResult {
 
 /// PEP and sanctions screening of individuals (and of organisations, against
 /// organisation entries).
+#[derive(derive_new::new)]
 pub struct PepSanctionJobs {
     screener: Arc<dyn Screener>,
     entities: Arc<dyn EntityRepository>,
@@ -83,22 +84,6 @@ pub struct PepSanctionJobs {
 }
 
 impl PepSanctionJobs {
-    /// The family over the screening engine, the entity store, where runs record
-    /// their results, and the time.
-    pub fn new(
-        screener: Arc<dyn Screener>,
-        entities: Arc<dyn EntityRepository>,
-        records: Arc<dyn RunRecords>,
-        clock: Arc<dyn Clock>,
-    ) -> PepSanctionJobs {
-        PepSanctionJobs {
-            screener,
-            entities,
-            records,
-            clock,
-        }
-    }
-
     /// Refuses datasets that are not loaded or are listed twice.
     async fn check_datasets(&self, datasets: &[String]) -> Result<()> {
         let loaded: BTreeSet<String> = self

@@ -81,25 +81,11 @@ pub trait RunRecords: Send + Sync {
 }
 
 /// [`RunRecords`] over the activity log and alert services and the entity store.
+#[derive(derive_new::new)]
 pub struct ServiceRecords {
     logs: Arc<ActivityLogService>,
     alerts: Arc<AlertService>,
     output: OutputWriter,
-}
-
-impl ServiceRecords {
-    /// Records through `logs` and `alerts`, and writes entities with `output`.
-    pub fn new(
-        logs: Arc<ActivityLogService>,
-        alerts: Arc<AlertService>,
-        output: OutputWriter,
-    ) -> ServiceRecords {
-        ServiceRecords {
-            logs,
-            alerts,
-            output,
-        }
-    }
 }
 
 #[async_trait]
