@@ -72,7 +72,22 @@ macro_rules! resource_struct {
         $crate::resource_struct!(
             @build [$(#[$meta])*] $resource $name_doc [$($fields)*] [] $($time)*
         );
+
+        impl $resource {
+            /// The JSON names of the standard fields the model's declaration adds, all
+            /// output only: its field table declares them from here.
+            pub const STANDARD_FIELDS: &'static [&'static str] = &[
+                "name",
+                "uid",
+                "createTime",
+                $($crate::resource_struct!(@json $time),)*
+                "etag",
+            ];
+        }
     };
+    (@json update_time) => { "updateTime" };
+    (@json delete_time) => { "deleteTime" };
+    (@json purge_time) => { "purgeTime" };
     (@build $meta:tt $resource:ident $name_doc:literal $fields:tt [$($times:tt)*]
         update_time $($rest:ident)*) => {
         $crate::resource_struct!(@build $meta $resource $name_doc $fields [$($times)*

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::ActivityType;
+use super::model::{ActivityLog, ActivityLogType, ActivityType};
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// What activity log type list filters may refer to. A bare word searches
@@ -63,30 +63,23 @@ pub static LOG_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 
 /// Every field of the activity log type JSON with its update behaviour.
 pub static TYPE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Mutable, OutputOnly, Required};
+    use Behavior::{Mutable, Required};
     use FieldKind::{FreeForm, MultiLineText, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(ActivityLogType::STANDARD_FIELDS)
         .field("displayName", Scalar, Required)
         .field("description", MultiLineText, Mutable)
         .field("activityType", Scalar, Mutable)
         .field("payloadSchema", FreeForm, Mutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// Every field of the activity log JSON. Logs are never updated, so this only tells
 /// which fields are ignored on input.
 pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Immutable, OutputOnly};
+    use Behavior::Immutable;
     use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(ActivityLog::STANDARD_FIELDS)
         .field("type", Scalar, Immutable)
         .field("activityLogType", Scalar, Immutable)
         .field("source", Scalar, Immutable)
@@ -95,10 +88,6 @@ pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("workspace", Scalar, Immutable)
         .field("description", MultiLineText, Immutable)
         .field("occurTime", Scalar, Immutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 #[cfg(test)]

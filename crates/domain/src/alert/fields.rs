@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::{AlertState, Severity};
+use super::model::{Alert, AlertState, Severity};
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// What alert type list filters may refer to.
@@ -36,8 +36,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly, Required};
     use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Alert::STANDARD_FIELDS)
         .field("alertType", Scalar, Required)
         .field("entities", Repeated, Immutable)
         .field("workspace", Scalar, Immutable)
@@ -49,11 +48,6 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("details", FreeForm, Immutable)
         .field("acknowledgeTime", Scalar, OutputOnly)
         .field("acknowledger", Scalar, OutputOnly)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What alert list filters may refer to.

@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::{EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus};
+use super::model::{
+    Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
+};
 use super::relationship::RelationshipType;
 use crate::list::{ListSpec, SortBy, SortKey};
 
@@ -114,8 +116,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("phoneNumbers", Repeated, Mutable)
         .field("addresses", Repeated, Mutable);
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Entity::STANDARD_FIELDS)
         .field("entityType", Scalar, Immutable)
         .field("displayName", Scalar, Required)
         .field("individual", Message(individual), Mutable)
@@ -130,11 +131,6 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("screeningStatus", Scalar, OutputOnly)
         .field("verificationStatus", Scalar, OutputOnly)
         .field("legalHold", Scalar, Mutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 #[cfg(test)]

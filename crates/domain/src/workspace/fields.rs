@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::WorkspaceState;
+use super::model::{Workspace, WorkspaceState};
 use crate::list::{ListSpec, SortBy, SortKey};
 
 /// Every field of the workspace JSON with its update behaviour.
@@ -14,17 +14,11 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Mutable, OutputOnly, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Workspace::STANDARD_FIELDS)
         .field("displayName", Scalar, Required)
         .field("description", MultiLineText, Mutable)
         .field("entities", Repeated, Mutable)
         .field("state", Scalar, OutputOnly)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What workspace list filters may refer to.
