@@ -7,7 +7,7 @@ use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
 use super::model::{Document, DocumentType};
-use crate::list::{ListSpec, SortBy, SortKey};
+use crate::list::ListSpec;
 
 /// Every field of the document JSON with its update behaviour. `entity` is set on
 /// create and never changes; the service requires it.
@@ -52,17 +52,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How documents are listed, in the collection and under one entity: 50 per page by
 /// default, at most 1000 (larger sizes coerced), oldest first, as entities are.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "documents.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("documents.list", &FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::id::{is_well_formed_id, parse_request_id};
 use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
-use crate::list::{ListRequest, ListResponse, ListSpec, Page, SortBy, SortKey};
+use crate::list::{ListRequest, ListResponse, ListSpec, NEWEST_FIRST, Page};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::Principal;
 use crate::repository::IdempotencyKey;
@@ -51,17 +51,11 @@ static JOB_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How jobs are listed: 10 per page by default, at most 100 (larger sizes coerced),
 /// newest first. The family and the entity are bound into page tokens as the parent.
-pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "jobs.list",
-    default_page_size: 10,
-    max_page_size: 100,
-    filter: &JOB_FILTER,
-    sortable: &["createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: true,
-    }],
-    soft_delete: false,
+pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("jobs.list", &JOB_FILTER)
+        .pages(10, 100)
+        .sortable(&["createTime", "updateTime"])
+        .ordered(NEWEST_FIRST)
 });
 
 /// The ports every family's service shares.

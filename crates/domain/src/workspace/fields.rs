@@ -7,7 +7,7 @@ use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
 use super::model::{Workspace, WorkspaceState};
-use crate::list::{ListSpec, SortBy, SortKey};
+use crate::list::ListSpec;
 
 /// Every field of the workspace JSON with its update behaviour.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
@@ -33,17 +33,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 });
 
 /// How workspaces are listed: 50 per page by default, at most 1000, oldest first.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "workspaces.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("workspaces.list", &FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 #[cfg(test)]
