@@ -107,21 +107,33 @@ impl ListedTable for RiskModelTable {
     }
 }
 
+/// Which version of a tenant's risk model a read takes.
+#[derive(Debug, Clone, Copy)]
+enum Version {
+    /// The version with this number.
+    Numbered(i64),
+    /// The newest version.
+    Newest,
+}
+
 impl ReadTable for RiskModelTable {
-    type Key = i64;
+    type Key = Version;
     const READS_SIDE_ROWS: bool = false;
 
     fn load(
         conn: &mut DbConnection,
         tenant: &str,
-        version: &i64,
+        version: &Version,
     ) -> QueryResult<Option<RiskModelRow>> {
-        risk_models::table
+        let mut rows = risk_models::table
             .filter(risk_models::tenant_id.eq(tenant))
-            .filter(risk_models::version.eq(version))
+            .order(risk_models::version.desc())
             .select(RiskModelRow::as_select())
-            .first(conn)
-            .optional()
+            .into_boxed();
+        if let Version::Numbered(number) = *version {
+            rows = rows.filter(risk_models::version.eq(number));
+        }
+        rows.first(conn).optional()
     }
 }
 
@@ -145,24 +157,11 @@ impl RiskModelRepository for DieselRiskModelRepository {
         tenant: &TenantId,
         version: i64,
     ) -> Result<Option<RiskModel>, RepositoryError> {
-        read_one::<RiskModelTable>(&self.db, tenant.as_str(), &version).await
+        read_one::<RiskModelTable>(&self.db, tenant.as_str(), &Version::Numbered(version)).await
     }
 
     async fn latest(&self, tenant: &TenantId) -> Result<Option<RiskModel>, RepositoryError> {
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .run(move |conn| {
-                risk_models::table
-                    .filter(risk_models::tenant_id.eq(&tenant))
-                    .order(risk_models::version.desc())
-                    .select(RiskModelRow::as_select())
-                    .first(conn)
-                    .optional()
-                    .map_err(repository_error)?
-                    .map(RiskModelRow::into_model)
-                    .transpose()
-            })
-            .await
+        read_one::<RiskModelTable>(&self.db, tenant.as_str(), &Version::Newest).await
     }
 
     async fn list(

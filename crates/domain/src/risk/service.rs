@@ -29,18 +29,18 @@ const CREATE_METHOD: &str = "riskModels.create";
 /// Every field of the risk model JSON with its behaviour on create (versions have no
 /// update).
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Immutable, OutputOnly, Required};
+    use Behavior::{Immutable, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
-    FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
-        .field("displayName", Scalar, Immutable)
-        .field("description", MultiLineText, Immutable)
-        .field("countryRisk", Scalar, Required)
-        .field("factors", Repeated, Required)
-        .field("thresholds", Repeated, Required)
-        .field("createTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
+    resource::resource_fields(
+        |own| {
+            own.field("displayName", Scalar, Immutable)
+                .field("description", MultiLineText, Immutable)
+                .field("countryRisk", Scalar, Required)
+                .field("factors", Repeated, Required)
+                .field("thresholds", Repeated, Required)
+        },
+        &[],
+    )
 });
 
 /// What risk model list filters may refer to.

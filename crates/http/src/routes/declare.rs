@@ -217,19 +217,9 @@ macro_rules! resource_routes {
             |$caller:ident, $state:ident $(, $var:ident)*| $call:expr;
         $($rest:tt)*
     ) => {
-        $(#[$doc])*
-        #[utoipa::path(get, path = $path, tag = $tag, params($($params)*),
-            responses((status = 200, body = $answer), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
-        pub async fn $handler(
-            caller: $crate::extract::Caller,
-            req: actix_web::HttpRequest,
-            path: actix_web::web::Path<($(resource_routes!(@text $var),)*)>,
-            state: actix_web::web::Data<$crate::state::ApiState>,
-        ) -> $crate::routes::Response {
-            let ($($var,)*) = path.into_inner();
-            let ($caller, $state) = (&caller.0, &state);
-            $crate::routes::standard::read(&req, resource_routes!(@names $([$($name),+])?), $call).await
-        }
+        resource_routes!(@read [$(#[$doc])*] $handler $path $tag [$($params)*] $answer,
+            |req, $caller, $state $(, $var)*|
+            $crate::routes::standard::read(&req, resource_routes!(@names $([$($name),+])?), $call).await);
 
         resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path $(as $operation_id)? => $handler, $scope;] $($rest)*);
     };
@@ -240,22 +230,28 @@ macro_rules! resource_routes {
             |$caller:ident, $state:ident, $request:ident $(, $var:ident)*| $call:expr;
         $($rest:tt)*
     ) => {
-        $(#[$doc])*
+        resource_routes!(@read [$(#[$doc])*] $handler $path $tag [$($params)*] $page,
+            |req, $caller, $state $(, $var)*|
+            $crate::routes::standard::list::<_, $page>(&req, $spec.soft_delete, async |$request| $call.await).await);
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path $(as $operation_id)? => $handler, $scope, lists $spec;] $($rest)*);
+    };
+
+    (@read [$($doc:tt)*] $handler:ident $path:literal $tag:literal [$($params:tt)*] $answer:ty,
+        |$req:ident, $caller:ident, $state:ident $(, $var:ident)*| $body:expr) => {
+        $($doc)*
         #[utoipa::path(get, path = $path, tag = $tag, params($($params)*),
-            responses((status = 200, body = $page), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
+            responses((status = 200, body = $answer), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
         pub async fn $handler(
             caller: $crate::extract::Caller,
-            req: actix_web::HttpRequest,
+            $req: actix_web::HttpRequest,
             path: actix_web::web::Path<($(resource_routes!(@text $var),)*)>,
             state: actix_web::web::Data<$crate::state::ApiState>,
         ) -> $crate::routes::Response {
             let ($($var,)*) = path.into_inner();
             let ($caller, $state) = (&caller.0, &state);
-            $crate::routes::standard::list::<_, $page>(&req, $spec.soft_delete, async |$request| $call.await)
-                .await
+            $body
         }
-
-        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path $(as $operation_id)? => $handler, $scope, lists $spec;] $($rest)*);
     };
 
     (@text $var:ident) => { String };
