@@ -224,13 +224,17 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(FirstClient::new(registrar.clone())),
         Arc::new(DefaultAlertTypes),
     ];
+    let context = ServiceContext {
+        clock: clock.clone(),
+        ids: ids.clone(),
+        paging: paging.clone(),
+        retention: config.soft_delete_retention,
+    };
     let tenants = Arc::new(TenantService::new(
         Arc::new(DieselTenantRepository::new(db.clone())),
         Arc::new(DieselOperationRepository::new(db.clone())),
         steps,
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
+        context.clone(),
     ));
     let authorization = Arc::new(AuthorizationService::new(
         identity.clone(),
@@ -239,18 +243,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         ids.clone(),
     ));
-    let context = ServiceContext {
-        clock: clock.clone(),
-        ids: ids.clone(),
-        paging: paging.clone(),
-        retention: config.soft_delete_retention,
-    };
     let entity_repository: Arc<dyn EntityRepository> =
         Arc::new(DieselEntityRepository::new(db.clone()));
     let events = Arc::new(EventService::new(
         Arc::new(DieselEventRepository::new(db.clone())),
         entity_repository.clone(),
-        paging.clone(),
+        context.clone(),
     ));
     let workspace_repository: Arc<dyn WorkspaceRepository> =
         Arc::new(DieselWorkspaceRepository::new(db.clone()));
@@ -322,9 +320,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let risk = Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
         models: Arc::new(RiskModelService::new(
             Arc::new(DieselRiskModelRepository::new(db.clone())),
-            clock.clone(),
-            ids.clone(),
-            paging.clone(),
+            context.clone(),
         )),
         entities: entity_repository.clone(),
         logs: activity_logs.clone(),

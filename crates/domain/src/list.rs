@@ -206,6 +206,17 @@ pub struct Page<T> {
     pub total_size: i64,
 }
 
+impl<T> Page<T> {
+    /// The same page with each item turned into what `convert` makes of it.
+    pub fn map<U>(self, convert: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(convert).collect(),
+            next: self.next,
+            total_size: self.total_size,
+        }
+    }
+}
+
 /// A page for the client.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResponse<T> {
@@ -368,11 +379,30 @@ impl Paging {
         parent: Option<&str>,
         request: &ListRequest,
     ) -> Result<ListResponse<R>> {
+        self.list_with(spec, tenant, parent, request, async |query| {
+            store.list(tenant, parent, query).await.map_err(Error::from)
+        })
+        .await
+    }
+
+    /// One page that `fetch` reads for the query `request` asks for (AIP-132,
+    /// AIP-158, AIP-160), for a collection not stored as a [`ResourceStore`] (an
+    /// entity's events, a partner's children, risk model versions). `parent` is bound
+    /// into the page token with the tenant.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for bad list parameters (see [`Paging::prepare`]), before
+    /// `fetch` runs; what `fetch` fails with.
+    pub async fn list_with<R>(
+        &self,
+        spec: &ListSpec,
+        tenant: &TenantId,
+        parent: Option<&str>,
+        request: &ListRequest,
+        fetch: impl AsyncFnOnce(&ListQuery) -> Result<Page<R>>,
+    ) -> Result<ListResponse<R>> {
         let (query, context) = self.prepare(spec, tenant, parent, request)?;
-        let page = store
-            .list(tenant, parent, &query)
-            .await
-            .map_err(Error::from)?;
+        let page = fetch(&query).await?;
         Ok(self.finish(context, page))
     }
 
