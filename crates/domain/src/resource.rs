@@ -1,7 +1,6 @@
 //! Helpers every resource uses: etags, request fingerprints, and reading a JSON body
 //! into a resource with precise field errors.
 
-use rics_aip::field_mask::FieldTable;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -151,25 +150,6 @@ macro_rules! resource_struct {
     };
 }
 
-/// The field table of a resource whose model has the standard fields of
-/// [`resource_struct!`](crate::resource_struct), all output only: `name` and `uid`,
-/// then the resource's own fields as `own` declares them, then `createTime`, the
-/// `times` it has (`updateTime`, `deleteTime`, `purgeTime`) and `etag`.
-pub fn resource_fields(
-    own: impl FnOnce(FieldTable) -> FieldTable,
-    times: &[&'static str],
-) -> FieldTable {
-    use rics_aip::field_mask::{Behavior::OutputOnly, FieldKind::Scalar};
-    let standard = FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly);
-    let table = own(standard).field("createTime", Scalar, OutputOnly);
-    times
-        .iter()
-        .fold(table, |table, time| table.field(time, Scalar, OutputOnly))
-        .field("etag", Scalar, OutputOnly)
-}
-
 /// The strong etag (AIP-154) of version `revision` of the resource with `uid`:
 /// a quoted hex digest, changing on every change, including delete and undelete.
 pub fn etag(uid: &str, revision: i64) -> String {
@@ -284,33 +264,6 @@ mod tests {
         assert!(a.starts_with('"') && a.ends_with('"'));
         assert_ne!(a, etag("uid", 2));
         assert_ne!(a, etag("other", 1));
-    }
-
-    #[test]
-    fn resource_fields_surround_the_own_fields_with_the_standard_ones() {
-        use rics_aip::field_mask::{Behavior, FieldKind};
-        let table = resource_fields(
-            |own| own.field("displayName", FieldKind::Scalar, Behavior::Required),
-            &["updateTime"],
-        );
-        let names: Vec<&str> = table.fields().iter().map(|f| f.name).collect();
-        assert_eq!(
-            names,
-            [
-                "name",
-                "uid",
-                "displayName",
-                "createTime",
-                "updateTime",
-                "etag"
-            ]
-        );
-        let output_only = table
-            .fields()
-            .iter()
-            .filter(|f| f.behavior == Behavior::OutputOnly)
-            .count();
-        assert_eq!(output_only, 5);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::ports::EventRepository;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::lifecycle::{self, ServiceContext};
-use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
+use crate::list::{ListRequest, ListResponse, ListSpec};
 use crate::principal::Principal;
 
 /// What an entity's event list may filter on.
@@ -21,20 +21,11 @@ static EVENT_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How an entity's events are listed: 10 per page by default, at most 100 (larger
 /// sizes coerced), oldest first (the order things happened).
-pub static EVENT_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "entities.events.list",
-    default_page_size: 10,
-    max_page_size: 100,
-    filter: &EVENT_FILTER,
-    sortable: &["createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: false,
-});
+pub static EVENT_LIST: LazyLock<ListSpec> =
+    LazyLock::new(|| ListSpec::new("entities.events.list", &EVENT_FILTER).pages(10, 100));
 
 /// Event use cases.
+#[derive(derive_new::new)]
 pub struct EventService {
     events: Arc<dyn EventRepository>,
     entities: Arc<dyn EntityRepository>,
@@ -43,19 +34,6 @@ pub struct EventService {
 }
 
 impl EventService {
-    /// The service over its ports and its context.
-    pub fn new(
-        events: Arc<dyn EventRepository>,
-        entities: Arc<dyn EntityRepository>,
-        context: ServiceContext,
-    ) -> EventService {
-        EventService {
-            events,
-            entities,
-            context,
-        }
-    }
-
     /// The tenant-level event `events/{id}`.
     ///
     /// # Errors

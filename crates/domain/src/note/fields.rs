@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use crate::list::{ListSpec, SortBy, SortKey};
+use crate::list::ListSpec;
 
 /// Every field of the note JSON with its update behaviour. The name is checked
 /// against the path before the body is read, and is otherwise output only.
@@ -35,15 +35,5 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How notes are listed: 50 per page by default, at most 1000 (larger sizes
 /// coerced), oldest first.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "notes.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: false,
-});
+pub static LIST: LazyLock<ListSpec> =
+    LazyLock::new(|| ListSpec::new("notes.list", &FILTER).sortable(&["createTime", "updateTime"]));

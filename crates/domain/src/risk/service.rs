@@ -15,7 +15,7 @@ use crate::event::NewEvent;
 use crate::id::parse_request_id;
 use crate::job::model::worker_principal;
 use crate::lifecycle::{self, ServiceContext};
-use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
+use crate::list::{ListRequest, ListResponse, ListSpec, NEWEST_FIRST};
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{self, parse_body};
@@ -31,16 +31,13 @@ const CREATE_METHOD: &str = "riskModels.create";
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
-    resource::resource_fields(
-        |own| {
-            own.field("displayName", Scalar, Immutable)
-                .field("description", MultiLineText, Immutable)
-                .field("countryRisk", Scalar, Required)
-                .field("factors", Repeated, Required)
-                .field("thresholds", Repeated, Required)
-        },
-        &[],
-    )
+    FieldTable::new()
+        .output_only(&["name", "uid", "createTime", "etag"])
+        .field("displayName", Scalar, Immutable)
+        .field("description", MultiLineText, Immutable)
+        .field("countryRisk", Scalar, Required)
+        .field("factors", Repeated, Required)
+        .field("thresholds", Repeated, Required)
 });
 
 /// What risk model list filters may refer to.
@@ -49,17 +46,10 @@ static FILTER: LazyLock<FilterSchema> =
 
 /// How versions are listed: 10 per page by default, at most 100 (larger sizes
 /// coerced), newest first.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "riskModels.list",
-    default_page_size: 10,
-    max_page_size: 100,
-    filter: &FILTER,
-    sortable: &["createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: true,
-    }],
-    soft_delete: false,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("riskModels.list", &FILTER)
+        .pages(10, 100)
+        .ordered(NEWEST_FIRST)
 });
 
 /// The risk model use cases.

@@ -16,7 +16,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::identity::admin::{ClientSpec, Registrar};
 use crate::lifecycle::{self, ServiceContext};
-use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
+use crate::list::{ListRequest, ListResponse, ListSpec};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::{Principal, Scope, TenantId};
 use crate::resource::parse_body;
@@ -152,17 +152,8 @@ static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 });
 
 /// How a partner's children are listed.
-pub static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "tenants.children.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &CHILD_FILTER,
-    sortable: &["displayName", "createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: false,
+pub static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("tenants.children.list", &CHILD_FILTER).sortable(&["displayName", "createTime"])
 });
 
 /// The longest tenant display name, in characters.
