@@ -1,5 +1,5 @@
 //! Unit tests of the job families' runs, each over mocks of its ports and of the
-//! [`RunRecords`] port its results go through.
+//! `RunRecords` port its results go through.
 
 use std::sync::Arc;
 
@@ -13,17 +13,29 @@ use super::kind::{JobFamily, JobKind, Run};
 use super::model::{ClaimedTask, JobRecord, JobState};
 use super::pep_sanction::{PepSanctionInput, PepSanctionJobs};
 use super::records::{EntityOutput, MockRunRecords, OutputCause};
+use super::risk_rating::{RiskRatingInput, RiskRatingJobs, RiskRatingResult};
+use crate::activity::ActivityLogService;
+use crate::activity::log_service::ActivityLogPorts;
 use crate::activity::model::ActivityLog;
+use crate::activity::ports::{MockActivityLogRepository, MockActivityLogTypeRepository};
 use crate::alert::model::Alert;
 use crate::document::model::{Document, DocumentType};
 use crate::document::ports::MockDocumentRepository;
 use crate::document::verification::Outcome;
-use crate::entity::model::{Entity, EntityType, ScreeningStatus, VerificationStatus};
+use crate::entity::model::{Entity, EntityType, RiskLevel, ScreeningStatus, VerificationStatus};
 use crate::entity::repository::MockEntityRepository;
 use crate::error::{Code, Error};
+use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
+use crate::list::{Page, Paging};
 use crate::principal::{Principal, TenantId};
+use crate::risk::default_model::default_model;
+use crate::risk::model::RiskModel;
+use crate::risk::ports::MockRiskModelRepository;
+use crate::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use crate::screen::{ListVersionInfo, MockNameMatcher, MockScreener, ScreenMatch, ScreenOutcome};
 use crate::time::{MockClock, Timestamp};
+use crate::workspace::ports::MockWorkspaceRepository;
 
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-24T10:00:00Z").unwrap()
@@ -471,4 +483,157 @@ fn a_run_may_ask_for_another_document_type_of_the_same_entity_only() {
     );
     let error = JobKind::read_run_request(&jobs, json!({"colour": 1})).unwrap_err();
     assert_eq!(field_of(&error), Some("run.colour"));
+}
+
+fn context() -> ServiceContext {
+    let clock = clock();
+    let mut ids = MockIdGenerator::new();
+    ids.expect_resource_id().returning(|| "gen-id".into());
+    ids.expect_uid().returning(|| "uid".into());
+    ServiceContext {
+        paging: Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap()),
+        clock,
+        ids: Arc::new(ids),
+        retention: std::time::Duration::ZERO,
+    }
+}
+
+/// Risk rating over a tenant whose newest model is the default, an individual with
+/// no relationships, and `records`.
+fn rating(records: MockRunRecords) -> RiskRatingJobs {
+    let context = context();
+    let mut models = MockRiskModelRepository::new();
+    models.expect_latest().returning(|_| {
+        Ok(Some(RiskModel {
+            name: "riskModels/1".into(),
+            ..default_model().unwrap()
+        }))
+    });
+    let mut entities = MockEntityRepository::new();
+    entities.expect_get().returning(|_, _| Ok(Some(amy())));
+    entities.expect_list_relationships().returning(|_, _, _| {
+        Ok(Page {
+            items: Vec::new(),
+            next: None,
+            total_size: 0,
+        })
+    });
+    entities.expect_get_many().returning(|_, _| Ok(Vec::new()));
+    let entities = Arc::new(entities);
+    let logs = ActivityLogService::new(
+        ActivityLogPorts {
+            logs: Arc::new(MockActivityLogRepository::new()),
+            types: Arc::new(MockActivityLogTypeRepository::new()),
+            entities: entities.clone(),
+            workspaces: Arc::new(MockWorkspaceRepository::new()),
+        },
+        context.clone(),
+    );
+    RiskRatingJobs::new(Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
+        models: Arc::new(RiskModelService::new(Arc::new(models), context.clone())),
+        entities,
+        logs: Arc::new(logs),
+        records: Arc::new(records),
+        clock: context.clock.clone(),
+        ids: context.ids.clone(),
+    })))
+}
+
+async fn run_rating(jobs: &RiskRatingJobs) -> crate::error::Result<RiskRatingResult> {
+    let (job, task) = (job(RiskRatingJobs::COLLECTION, json!({})), task());
+    let run = Run {
+        job: &job,
+        input: RiskRatingInput::default(),
+        run_input: None,
+        task: &task,
+    };
+    JobFamily::execute(jobs, run).await
+}
+
+#[tokio::test]
+async fn a_rating_records_its_log_and_the_entity_risk_details() {
+    let mut records = MockRunRecords::new();
+    records
+        .expect_log()
+        .withf(|_, id, log| {
+            let payload = log.payload.clone().unwrap_or_default();
+            id == "risk-rating-task-1"
+                && payload.get("job")
+                    == Some(&json!(
+                        "entities/amy-lee/individualEntityRiskRatingJobs/job-1"
+                    ))
+                && payload.contains_key("rating")
+                && payload.contains_key("input")
+        })
+        .times(1)
+        .returning(|_, id, log| {
+            Ok(ActivityLog {
+                name: format!("activityLogs/{id}"),
+                ..log
+            })
+        });
+    records
+        .expect_entity_output()
+        .withf(|_, _, output, cause| match output {
+            EntityOutput::RiskDetails(details) => {
+                details.activity_log == "activityLogs/risk-rating-task-1"
+                    && details.rating_job == "entities/amy-lee/individualEntityRiskRatingJobs/job-1"
+                    && details.model_version == "riskModels/1"
+                    && cause.field == "job"
+            }
+            _ => false,
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    records.expect_alert().never();
+    let result = run_rating(&rating(records)).await.unwrap();
+    assert_eq!(result.rating.model_version, "riskModels/1");
+    assert_ne!(result.rating.risk_level, RiskLevel::High);
+    assert_eq!(result.activity_log, "activityLogs/risk-rating-task-1");
+    assert_eq!(result.alert, None);
+}
+
+#[tokio::test]
+async fn a_repeated_attempt_rates_as_recorded_and_a_rise_to_high_raises_edd() {
+    let mut records = MockRunRecords::new();
+    records.expect_log().returning(|_, id, log| {
+        let first = json!({
+            "input": {},
+            "rating": {"riskScore": 80, "riskLevel": "HIGH", "contributions": [],
+                       "modelVersion": "riskModels/1"},
+            "previousRiskLevel": "MEDIUM",
+        });
+        Ok(ActivityLog {
+            name: format!("activityLogs/{id}"),
+            payload: first.as_object().cloned(),
+            ..log
+        })
+    });
+    records
+        .expect_alert()
+        .withf(|_, id, source, alert| {
+            id == "edd-risk-rating-task-1"
+                && source == "entities/amy-lee/individualEntityRiskRatingJobs/job-1"
+                && alert.details.get("previousRiskLevel") == Some(&json!("MEDIUM"))
+        })
+        .times(1)
+        .returning(|_, id, _, _| {
+            Ok(Alert {
+                name: format!("alerts/{id}"),
+                ..Alert::default()
+            })
+        });
+    records
+        .expect_entity_output()
+        .withf(|_, _, output, _| {
+            matches!(output, EntityOutput::RiskDetails(d) if d.risk_level == RiskLevel::High)
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let result = run_rating(&rating(records)).await.unwrap();
+    assert_eq!(result.rating.risk_score, 80);
+    assert_eq!(
+        result.alert.as_deref(),
+        Some("alerts/edd-risk-rating-task-1")
+    );
 }
