@@ -403,7 +403,7 @@ impl StoredTable for AlertTable {
             return Ok(());
         }
         ENTITIES
-            .insert(conn, &row.tenant_id, &row.id, &alert.entities)
+            .write(conn, (&row.tenant_id, &row.id), &alert.entities, write)
             .map_err(repository_error)
     }
 }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use diesel::deserialize;
 use diesel::row::NamedRow;
 use diesel::sql_types::BigInt;
-use diesel::{QueryResult, QueryableByName};
+use diesel::{QueryResult, QueryableByName, RunQueryDsl};
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
@@ -26,6 +26,10 @@ use crate::filter::{FieldMap, RELEVANCE, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
+use crate::sql::Sql;
+
+/// How many ids one `IN` list of [`DieselStore::read_many`] holds.
+const CHUNK: usize = 500;
 
 /// What [`DieselStore`] needs to know of one soft-deletable resource table (with
 /// `tenant_id`, `id`, `revision`, `create_time`, `delete_time` and `purge_time`
@@ -48,6 +52,10 @@ pub trait StoredTable: Send + Sync + 'static {
     /// a read transaction, so that both come from one snapshot (a single statement
     /// needs none).
     const READS_SIDE_ROWS: bool = false;
+    /// Whether the table has `delete_time` and `purge_time` columns: lists then leave
+    /// out deleted rows unless asked for them. A table without them (a resource that
+    /// is never deleted) lists every row, and none of its rows is ever due for purge.
+    const SOFT_DELETE: bool = true;
 
     /// The row storing `resource` for `tenant`.
     ///
@@ -103,6 +111,24 @@ pub trait StoredTable: Send + Sync + 'static {
         expected_revision: i64,
     ) -> QueryResult<usize>;
 
+    /// The resource `id` of `tenant`, if any: its row and what [`StoredTable::resources`]
+    /// adds. A table whose side rows one statement can read with the row overrides it
+    /// (and leaves [`StoredTable::READS_SIDE_ROWS`] false).
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> Result<Option<Self::Resource>, RepositoryError> {
+        let Some(row) = Self::load(conn, tenant, id).map_err(repository_error)? else {
+            return Ok(None);
+        };
+        Ok(Self::resources(conn, tenant, vec![row])?.pop())
+    }
+
     /// Checks what a new resource needs before it is inserted (after its idempotency
     /// key is claimed), such as a parent that must exist.
     ///
@@ -138,6 +164,42 @@ pub trait StoredTable: Send + Sync + 'static {
     fn purged(_conn: &mut DbConnection, _tenant: &str, _id: &str) -> Result<(), RepositoryError> {
         Ok(())
     }
+
+    /// Removes the resource `id` if it is still soft-deleted with a purge time before
+    /// `now`, with what goes with it ([`StoredTable::purged`]), then writes `events`. A
+    /// resource whose removal reaches beyond its own rows overrides it.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone or no longer due; the repository
+    /// error the purge fails with.
+    fn remove_due(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+        now: Timestamp,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        crate::purge::remove_due(conn, Self::TABLE, tenant, id, now, events)?;
+        Self::purged(conn, tenant, id)
+    }
+}
+
+/// Overwrites the stored row with `row` if its revision is still `expected_revision`.
+///
+/// # Errors
+/// [`RepositoryError::NotFound`] when the row is gone; [`RepositoryError::Conflict`]
+/// when its revision changed; database failures.
+pub(crate) fn overwrite<T: StoredTable>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    row: &T::Row,
+    expected_revision: i64,
+) -> Result<(), RepositoryError> {
+    if T::update(conn, row, expected_revision).map_err(repository_error)? == 0 {
+        let stored = T::load(conn, tenant, T::row_id(row)).map_err(repository_error)?;
+        return Err(revision_missed(stored));
+    }
+    Ok(())
 }
 
 /// Which write of the main row [`StoredTable::write_side_rows`] follows.
@@ -241,6 +303,90 @@ impl<T> DieselStore<T> {
     }
 }
 
+impl<T: StoredTable> DieselStore<T> {
+    /// The resources among `ids` that exist, deleted or not, in any order.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    pub(crate) async fn read_many(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<T::Resource>, RepositoryError> {
+        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
+        let fields = T::FIELDS;
+        self.db
+            .read(move |conn| {
+                let mut rows = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(CHUNK) {
+                    let mut select = Sql::from(&format!(
+                        "SELECT {alias}.* FROM {table} {alias} WHERE {tenant_column} = ",
+                        alias = fields.alias,
+                        table = T::TABLE,
+                        tenant_column = fields.tenant_column,
+                    ));
+                    select
+                        .bind(tenant.as_str())
+                        .push(&format!(" AND {} IN ", fields.id_column))
+                        .bind_list(chunk.iter().map(String::as_str));
+                    rows.extend(select.load::<T::Row>(conn).map_err(repository_error)?);
+                }
+                T::resources(conn, &tenant, rows)
+            })
+            .await
+    }
+
+    /// One page of the resources matching `query` among those `narrow` keeps: it
+    /// appends its conditions (` AND ...`) to the list's filter. The standard list
+    /// narrows to a parent; a repository's own lists narrow as they need.
+    ///
+    /// # Errors
+    /// [`RepositoryError::InvalidArgument`] for a query the table cannot run; database
+    /// failures.
+    pub(crate) async fn list_where(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+        narrow: impl FnOnce(&mut Sql) + Send,
+    ) -> Result<Page<T::Resource>, RepositoryError> {
+        let alias = T::FIELDS.alias;
+        let deleted = T::SOFT_DELETE.then(|| format!("{alias}.delete_time"));
+        let mut compiled = compile_list(query, T::FIELDS, tenant.as_str(), deleted.as_deref())?;
+        narrow(&mut compiled.filter);
+        let query = query.clone();
+        let tenant = tenant.as_str().to_owned();
+        self.db
+            .read(move |conn| {
+                let sort_columns = compiled.sort_columns.clone();
+                let from = format!("{} {alias}", T::TABLE);
+                let columns = format!("{alias}.*");
+                let page = if query.rank.is_some() {
+                    load_page(
+                        conn,
+                        &from,
+                        &columns,
+                        compiled,
+                        &query,
+                        |r: Ranked<T::Row>| {
+                            with_position::<T>(r.row, Some(r.fuzzy_score), &sort_columns)
+                        },
+                    )
+                } else {
+                    load_page(conn, &from, &columns, compiled, &query, |row: T::Row| {
+                        with_position::<T>(row, None, &sort_columns)
+                    })
+                }?;
+                Ok(Page {
+                    items: T::resources(conn, &tenant, page.items)?,
+                    next: page.next,
+                    total_size: page.total_size,
+                })
+            })
+            .await
+    }
+}
+
 /// `row` with its keyset position in a page sorted by `sort_columns`; `relevance` is
 /// its score in a ranked search.
 fn with_position<T: StoredTable>(
@@ -297,12 +443,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         id: &str,
     ) -> Result<Option<T::Resource>, RepositoryError> {
         let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        let work = move |conn: &mut DbConnection| {
-            let Some(row) = T::load(conn, &tenant, &id).map_err(repository_error)? else {
-                return Ok(None);
-            };
-            Ok(T::resources(conn, &tenant, vec![row])?.pop())
-        };
+        let work = move |conn: &mut DbConnection| T::load_resource(conn, &tenant, &id);
         if T::READS_SIDE_ROWS {
             self.db.read(work).await
         } else {
@@ -316,45 +457,12 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         parent: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<T::Resource>, RepositoryError> {
-        let alias = T::FIELDS.alias;
-        let deleted = format!("{alias}.delete_time");
-        let mut compiled = compile_list(query, T::FIELDS, tenant.as_str(), Some(&deleted))?;
-        if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
-            compiled
-                .filter
-                .push(&format!(" AND {column} = "))
-                .bind(parent);
-        }
-        let query = query.clone();
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                let from = format!("{} {alias}", T::TABLE);
-                let columns = format!("{alias}.*");
-                let page = if query.rank.is_some() {
-                    load_page(
-                        conn,
-                        &from,
-                        &columns,
-                        compiled,
-                        &query,
-                        |r: Ranked<T::Row>| {
-                            with_position::<T>(r.row, Some(r.fuzzy_score), &sort_columns)
-                        },
-                    )
-                } else {
-                    load_page(conn, &from, &columns, compiled, &query, |row: T::Row| {
-                        with_position::<T>(row, None, &sort_columns)
-                    })
-                }?;
-                Ok(Page {
-                    items: T::resources(conn, &tenant, page.items)?,
-                    next: page.next,
-                    total_size: page.total_size,
-                })
-            })
-            .await
+        self.list_where(tenant, query, |filter| {
+            if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
+                filter.push(&format!(" AND {column} = ")).bind(parent);
+            }
+        })
+        .await
     }
 
     async fn update(
@@ -372,12 +480,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         );
         self.db
             .write(move |conn| {
-                let updated = T::update(conn, &row, expected_revision).map_err(repository_error)?;
-                if updated == 0 {
-                    let stored =
-                        T::load(conn, &tenant, T::row_id(&row)).map_err(repository_error)?;
-                    return Err(revision_missed(stored));
-                }
+                overwrite::<T>(conn, &tenant, &row, expected_revision)?;
                 T::write_side_rows(conn, &resource, &row, Write::Update)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
@@ -390,6 +493,9 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        if !T::SOFT_DELETE {
+            return Ok(Vec::new());
+        }
         self.db
             .read(move |conn| crate::purge::find_due(conn, T::TABLE, now, limit))
             .await
@@ -402,16 +508,16 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
+        if !T::SOFT_DELETE {
+            return Err(RepositoryError::NotFound);
+        }
         let (tenant, id, new_events) = (
             tenant.as_str().to_owned(),
             id.to_owned(),
             new_events.to_vec(),
         );
         self.db
-            .write(move |conn| {
-                crate::purge::remove_due(conn, T::TABLE, &tenant, &id, now, &new_events)?;
-                T::purged(conn, &tenant, &id)
-            })
+            .write(move |conn| T::remove_due(conn, &tenant, &id, now, &new_events))
             .await
     }
 }

@@ -226,10 +226,10 @@ impl StoredTable for WorkspaceTable {
         conn: &mut DbConnection,
         workspace: &Workspace,
         row: &WorkspaceRow,
-        _write: Write,
+        write: Write,
     ) -> Result<(), RepositoryError> {
         ENTITIES
-            .replace(conn, &row.tenant_id, &row.id, &workspace.entities)
+            .write(conn, (&row.tenant_id, &row.id), &workspace.entities, write)
             .map_err(repository_error)
     }
 
