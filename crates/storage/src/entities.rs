@@ -21,7 +21,7 @@ use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset, compile_lis
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{entities, entity_bodies, entity_relationships};
-use crate::side_rows::{replace_owned, replace_trigrams};
+use crate::side_rows::{replace_trigrams, write_owned};
 use crate::sql::Sql;
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
@@ -312,27 +312,32 @@ impl RelationshipRow {
 }
 
 /// Writes the searchable side rows of an entity (tags, external ids, name trigrams),
-/// replacing any it had.
-fn write_search_rows(conn: &mut DbConnection, tenant: &str, entity: &Entity) -> QueryResult<()> {
+/// after `write` of its row.
+fn write_search_rows(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity: &Entity,
+    write: Write,
+) -> QueryResult<()> {
     let owner = (tenant, entity.id());
     let tags = entity.tags.iter().map(|tag| vec![tag.as_str().into()]);
-    replace_owned(
+    write_owned(
         conn,
         ("entity_tags", "entity_id"),
         owner,
-        &["tag"],
-        tags.collect(),
+        (&["tag"], tags.collect()),
+        write,
     )?;
     let external = entity
         .external_ids
         .iter()
         .map(|(key, value)| vec![key.as_str().into(), value.as_str().into()]);
-    replace_owned(
+    write_owned(
         conn,
         ("entity_external_ids", "entity_id"),
         owner,
-        &["id_key", "id_value"],
-        external.collect(),
+        (&["id_key", "id_value"], external.collect()),
+        write,
     )?;
     replace_trigrams(conn, &NAME_TRIGRAMS, tenant, owner.1, &entity.display_name)
 }
@@ -462,7 +467,7 @@ impl StoredTable for EntityTable {
         write: Write,
     ) -> Result<(), RepositoryError> {
         write_body(conn, entity, row, write)?;
-        write_search_rows(conn, &row.tenant_id, entity).map_err(repository_error)
+        write_search_rows(conn, &row.tenant_id, entity, write).map_err(repository_error)
     }
 
     /// A purged entity is erased with everything that refers to it, as

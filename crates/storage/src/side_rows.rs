@@ -52,20 +52,17 @@ impl ValueRows {
         values: &[String],
         write: Write,
     ) -> QueryResult<()> {
-        if write == Write::Update {
-            delete_owned(conn, self.table, self.owner, tenant, owner)?;
-        }
         let rows = values
             .iter()
             .enumerate()
             .map(|(position, value)| vec![value.as_str().into(), Bind::BigInt(position as i64)])
             .collect();
-        insert_owned(
+        write_owned(
             conn,
             (self.table, self.owner),
             (tenant, owner),
-            &[self.value, "position"],
-            rows,
+            (&[self.value, "position"], rows),
+            write,
         )
     }
 
@@ -137,40 +134,32 @@ pub(crate) fn replace_trigrams(
         .into_iter()
         .map(|trigram| vec![trigram.into()])
         .collect();
-    replace_owned(
+    write_owned(
         conn,
         (index.table, index.owner),
         (tenant, owner),
-        &[index.trigram],
-        trigrams,
+        (&[index.trigram], trigrams),
+        Write::Update,
     )
 }
 
-/// Replaces the rows of `owner` in `table` with `rows`: `table` is the table and its
-/// column holding the owner's id, `owner` the tenant and the owner's id, and each row
-/// holds the values of `columns`.
+/// Writes `rows` as the rows of `owner` in `table`, after `write` of its main row: an
+/// update replaces the rows it had, an insert has none to replace. `table` is the
+/// table and its column holding the owner's id, `owner` the tenant and the owner's
+/// id, and `rows` the columns written besides those two and each row's values of them.
 ///
 /// # Errors
 /// Database failures.
-pub(crate) fn replace_owned(
-    conn: &mut DbConnection,
-    table: (&str, &str),
-    owner: (&str, &str),
-    columns: &[&str],
-    rows: Vec<Vec<Bind>>,
-) -> QueryResult<()> {
-    delete_owned(conn, table.0, table.1, owner.0, owner.1)?;
-    insert_owned(conn, table, owner, columns, rows)
-}
-
-/// Inserts `rows` of `owner` into `table`, as [`replace_owned`] takes them.
-fn insert_owned(
+pub(crate) fn write_owned(
     conn: &mut DbConnection,
     (table, owner_column): (&str, &str),
     (tenant, owner): (&str, &str),
-    columns: &[&str],
-    rows: Vec<Vec<Bind>>,
+    (columns, rows): (&[&str], Vec<Vec<Bind>>),
+    write: Write,
 ) -> QueryResult<()> {
+    if write == Write::Update {
+        delete_owned(conn, table, owner_column, tenant, owner)?;
+    }
     let rows = rows
         .into_iter()
         .map(|values| {

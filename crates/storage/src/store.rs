@@ -213,24 +213,33 @@ pub enum Write {
 
 /// Writes, inside an `impl StoredTable`, the functions Diesel types by table: `insert`,
 /// `load` and `update` of rows of the Diesel table `$table`, and `row_id` and
-/// `create_time`. The row type must be `Selectable`, `Insertable` and `AsChangeset`
-/// for the table and have `tenant_id`, `id` and `create_time` fields; the caller
-/// imports `diesel::prelude::*`.
+/// `create_time`. The row type must be `Selectable` and `Insertable` for the table and
+/// have `tenant_id`, `id` and `create_time` fields; the caller imports
+/// `diesel::prelude::*`. `update` writes the whole row, which must then be
+/// `AsChangeset`; with `updates(column, ...)` it writes only those columns (of a
+/// resource whose other columns never change).
 macro_rules! row_statements {
     ($table:ident) => {
-        fn row_id(row: &Self::Row) -> &str {
-            &row.id
+        $crate::store::row_statements!(@ $table, row, row);
+    };
+    ($table:ident, updates($($column:ident),+)) => {
+        $crate::store::row_statements!(@ $table, row, ($($table::$column.eq(&row.$column)),+,));
+    };
+    // `$row` names the row in `$changes`, what `update` sets.
+    (@ $table:ident, $row:ident, $changes:expr) => {
+        fn row_id($row: &Self::Row) -> &str {
+            &$row.id
         }
 
-        fn create_time(row: &Self::Row) -> i64 {
-            row.create_time
+        fn create_time($row: &Self::Row) -> i64 {
+            $row.create_time
         }
 
         fn insert(
             conn: &mut $crate::connection::DbConnection,
-            row: &Self::Row,
+            $row: &Self::Row,
         ) -> diesel::QueryResult<usize> {
-            diesel::insert_into($table::table).values(row).execute(conn)
+            diesel::insert_into($table::table).values($row).execute(conn)
         }
 
         fn load(
@@ -248,16 +257,16 @@ macro_rules! row_statements {
 
         fn update(
             conn: &mut $crate::connection::DbConnection,
-            row: &Self::Row,
+            $row: &Self::Row,
             expected_revision: i64,
         ) -> diesel::QueryResult<usize> {
             diesel::update(
                 $table::table
-                    .filter($table::tenant_id.eq(&row.tenant_id))
-                    .filter($table::id.eq(&row.id))
+                    .filter($table::tenant_id.eq(&$row.tenant_id))
+                    .filter($table::id.eq(&$row.id))
                     .filter($table::revision.eq(expected_revision)),
             )
-            .set(row)
+            .set($changes)
             .execute(conn)
         }
     };
