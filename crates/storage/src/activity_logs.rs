@@ -4,26 +4,26 @@
 
 use std::collections::BTreeMap;
 
-use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::activity::model::ActivityLog;
 use rics_domain::activity::ports::ActivityLogRepository;
-use rics_domain::event::NewEvent;
+use rics_domain::entity::repository::ErasureCounts;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
-use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
+use crate::entities::lock_stored;
+use crate::erasure::{add, erase_creation_keys};
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
-use crate::rows::{FoundId, body_without, internal, micros, timestamp};
-use crate::schema::{activity_log_entities, activity_logs, idempotency_keys};
+use crate::rows::{body_without, internal, micros, timestamp};
+use crate::schema::{activity_log_entities, activity_logs};
 use crate::side_rows::write_owned;
 use crate::sql::Sql;
-use crate::store::{DieselStore, StoredTable, Write, row_statements};
+use crate::store::{DieselStore, StoredTable, Write, port_over_store, row_statements};
 
 /// Where the filter fields of an entity's activity logs live.
 pub const ACTIVITY_LOG_FIELDS: FieldMap = FieldMap {
@@ -142,21 +142,11 @@ impl LogRow {
     }
 }
 
-/// What erasing an entity removed of the activity logs naming it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ErasedLogs {
-    /// Logs removed, with the rows of the entities they name.
-    pub(crate) logs: i64,
-    /// Events about those logs, under every entity they named.
-    pub(crate) events: i64,
-    /// Idempotency keys that produced those logs.
-    pub(crate) idempotency_keys: i64,
-}
-
 /// Erases, in the caller's transaction, every activity log naming the entity
 /// `entity_id`: the log may hold personal data about the entity, so it goes with it,
-/// with its events under every entity it named and its idempotency keys. On PostgreSQL
-/// the entity's row is locked first, so that no log naming it is written meanwhile.
+/// with its events under every entity it named and its idempotency keys (added to
+/// `counts`). Returns how many logs. On PostgreSQL the entity's row is locked first, so
+/// that no log naming it is written meanwhile.
 ///
 /// # Errors
 /// Database failures.
@@ -164,24 +154,16 @@ pub(crate) fn erase_naming_entity(
     conn: &mut DbConnection,
     tenant: &str,
     entity_id: &str,
-) -> Result<ErasedLogs, RepositoryError> {
-    if let DbConnection::Postgresql(_) = conn {
-        let mut lock = Sql::from(
-            "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
-        );
-        lock.bind(tenant)
-            .push(" AND e.id = ")
-            .bind(entity_id)
-            .push(" FOR UPDATE");
-        lock.load::<FoundId>(conn).map_err(repository_error)?;
-    }
+    counts: &mut ErasureCounts,
+) -> Result<i64, RepositoryError> {
+    lock_stored(conn, tenant, &[entity_id], "FOR UPDATE")?;
     let log_ids: Vec<String> = activity_log_entities::table
         .filter(activity_log_entities::tenant_id.eq(tenant))
         .filter(activity_log_entities::entity_id.eq(entity_id))
         .select(activity_log_entities::activity_log_id)
         .load(conn)
         .map_err(repository_error)?;
-    let mut erased = ErasedLogs::default();
+    let mut logs = 0;
     for chunk in log_ids.chunks(CHUNK) {
         let named: Vec<(String, String)> = activity_log_entities::table
             .filter(activity_log_entities::tenant_id.eq(tenant))
@@ -197,17 +179,12 @@ pub(crate) fn erase_naming_entity(
             entities_of.entry(log_id).or_default().push(named_entity);
         }
         for (log_id, entity_ids) in &entities_of {
-            erased.events += erase_events_about(conn, tenant, log_id, entity_ids)?;
+            let events = erase_events_about(conn, tenant, log_id, entity_ids)?;
+            add(counts, "events", events);
         }
         let names: Vec<String> = chunk.iter().map(|id| ActivityLog::name_of(id)).collect();
-        erased.idempotency_keys += diesel::delete(
-            idempotency_keys::table
-                .filter(idempotency_keys::tenant_id.eq(tenant))
-                .filter(idempotency_keys::resource_name.eq_any(&names)),
-        )
-        .execute(conn)
-        .map_err(repository_error)? as i64;
-        erased.logs += diesel::delete(
+        erase_creation_keys(conn, tenant, &names, counts)?;
+        logs += diesel::delete(
             activity_logs::table
                 .filter(activity_logs::tenant_id.eq(tenant))
                 .filter(activity_logs::id.eq_any(chunk)),
@@ -215,7 +192,7 @@ pub(crate) fn erase_naming_entity(
         .execute(conn)
         .map_err(repository_error)? as i64;
     }
-    Ok(erased)
+    Ok(logs)
 }
 
 /// Removes the events about the log `log_id` scoped to `entity_ids`; returns how many.
@@ -258,7 +235,8 @@ fn escape_like(text: &str) -> String {
 /// The activity logs table, for [`DieselStore`]: a log never changes but for its
 /// lifecycle, so an update writes only the revision, delete and purge times; the
 /// entities a log names are side rows, written when it is created, from which an
-/// entity's logs are listed.
+/// entity's logs are listed. They go with a purged log (cascade); its events stay in
+/// the entities' history.
 #[derive(Debug, Clone, Copy)]
 pub struct ActivityLogTable;
 
@@ -321,81 +299,31 @@ impl StoredTable for ActivityLogTable {
     }
 }
 
-#[async_trait]
-impl ActivityLogRepository for DieselStore<ActivityLogTable> {
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
-        log: &ActivityLog,
-        key: Option<&'a IdempotencyKey>,
-        new_events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError> {
-        ResourceStore::create(self, tenant, log, key, new_events).await
-    }
+port_over_store! {
+    impl ActivityLogRepository for ActivityLogTable {
+        standard [create, get, get_many, update_lifecycle, find_purge_due, purge]
 
-    async fn get(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-    ) -> Result<Option<ActivityLog>, RepositoryError> {
-        ResourceStore::get(self, tenant, id).await
-    }
-
-    async fn get_many(
-        &self,
-        tenant: &TenantId,
-        ids: &[String],
-    ) -> Result<Vec<ActivityLog>, RepositoryError> {
-        self.read_many(tenant, ids).await
-    }
-
-    async fn list_for_entity(
-        &self,
-        tenant: &TenantId,
-        entity_id: &str,
-        query: &ListQuery,
-    ) -> Result<Page<ActivityLog>, RepositoryError> {
-        // Uncorrelated, so the database starts from the entity's side rows (its index)
-        // and reads only the logs naming it.
-        self.list_where(tenant, query, |filter| {
-            filter
-                .push(" AND l.id IN (SELECT x.activity_log_id FROM activity_log_entities x WHERE x.tenant_id = ")
-                .bind(tenant.as_str())
-                .push(" AND x.entity_id = ")
-                .bind(entity_id)
-                .push(")");
-        })
-        .await
-    }
-
-    async fn update_lifecycle(
-        &self,
-        tenant: &TenantId,
-        log: &ActivityLog,
-        expected_revision: i64,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        ResourceStore::update(self, tenant, log, expected_revision, new_events).await
-    }
-
-    async fn find_purge_due(
-        &self,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        ResourceStore::find_purge_due(self, now, limit).await
-    }
-
-    /// The rows of the entities a purged log names go with it (cascade); its events
-    /// stay in the entities' history.
-    async fn purge(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-        now: Timestamp,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        ResourceStore::purge(self, tenant, id, now, new_events).await
+        async fn list_for_entity(
+            &self,
+            tenant: &TenantId,
+            entity_id: &str,
+            query: &ListQuery,
+        ) -> Result<Page<ActivityLog>, RepositoryError> {
+            // Uncorrelated, so the database starts from the entity's side rows (its index)
+            // and reads only the logs naming it.
+            self.list_where(tenant, query, |filter| {
+                filter
+                    .push(
+                        " AND l.id IN (SELECT x.activity_log_id FROM activity_log_entities x \
+                         WHERE x.tenant_id = ",
+                    )
+                    .bind(tenant.as_str())
+                    .push(" AND x.entity_id = ")
+                    .bind(entity_id)
+                    .push(")");
+            })
+            .await
+        }
     }
 }
 

@@ -496,27 +496,29 @@ fn relationship_sort_value(
     })
 }
 
-/// On PostgreSQL, locks the rows of two entities (in id order, so concurrent callers
-/// cannot deadlock) until the transaction ends. Without it two concurrent adds of a
-/// symmetric relationship in opposite directions both see no reverse row and both
-/// insert. SQLite needs nothing: its write transactions already run one at a time.
-fn lock_pair(
+/// How many of `ids` are stored entities of `tenant`. On PostgreSQL their rows stay
+/// locked with `lock` (`FOR UPDATE`, `FOR KEY SHARE`, ...) until the transaction ends,
+/// taken in id order so that concurrent callers cannot deadlock.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn lock_stored(
     conn: &mut DbConnection,
     tenant: &str,
-    a: &str,
-    b: &str,
-) -> Result<(), RepositoryError> {
+    ids: &[&str],
+    lock: &str,
+) -> Result<usize, RepositoryError> {
+    let mut sql = Sql::from(
+        "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
+    );
+    sql.bind(tenant)
+        .push(" AND e.id IN ")
+        .bind_list(ids.iter().copied())
+        .push(" ORDER BY e.id");
     if let DbConnection::Postgresql(_) = conn {
-        let mut sql = Sql::from(
-            "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
-        );
-        sql.bind(tenant)
-            .push(" AND e.id IN ")
-            .bind_list([a, b])
-            .push(" ORDER BY e.id FOR NO KEY UPDATE");
-        sql.load::<FoundId>(conn).map_err(repository_error)?;
+        sql.push(" ").push(lock);
     }
-    Ok(())
+    Ok(sql.load::<FoundId>(conn).map_err(repository_error)?.len())
 }
 
 #[async_trait]
@@ -616,7 +618,11 @@ impl EntityRepository for DieselStore<EntityTable> {
         self.db()
             .write(move |conn| {
                 if symmetric {
-                    lock_pair(conn, &tenant, &row.entity_id, &row.related_entity_id)?;
+                    // Without the locks two concurrent adds in opposite directions
+                    // could both see no reverse row and both insert (PostgreSQL; SQLite
+                    // runs write transactions one at a time).
+                    let pair = [row.entity_id.as_str(), row.related_entity_id.as_str()];
+                    lock_stored(conn, &tenant, &pair, "FOR NO KEY UPDATE")?;
                     let reverse = entity_relationships::table
                         .filter(entity_relationships::tenant_id.eq(&tenant))
                         .filter(entity_relationships::entity_id.eq(&row.related_entity_id))

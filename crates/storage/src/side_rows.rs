@@ -66,6 +66,22 @@ impl ValueRows {
         )
     }
 
+    /// Removes `value` from the values of every owner in `tenant`; returns how many
+    /// it removed.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) fn remove_value(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        value: &str,
+    ) -> Result<i64, RepositoryError> {
+        delete_owned(conn, self.table, self.value, tenant, value)
+            .map(|n| n as i64)
+            .map_err(repository_error)
+    }
+
     /// The resources of `rows`, in order: `build` makes each from its row and the
     /// values, in order, of the owner `id` reads from the row (none when it has none).
     ///
@@ -173,7 +189,8 @@ pub(crate) fn write_owned(
     insert_rows(conn, table, &all_columns, rows)
 }
 
-/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant`.
+/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant` (any
+/// column: [`ValueRows::remove_value`] names its value column).
 fn delete_owned(
     conn: &mut DbConnection,
     table: &str,

@@ -273,6 +273,145 @@ macro_rules! row_statements {
 }
 pub(crate) use row_statements;
 
+/// Writes `impl $port for DieselStore<$table>` for a resource whose port is a trait of
+/// its own rather than [`ResourceStore`]: the methods named in `standard [...]` are
+/// the store's ([`ResourceStore`]'s, `list` without a parent, `update_lifecycle` as
+/// `update`, `get_many` as [`DieselStore::read_many`]), and the port's own methods
+/// follow as written.
+macro_rules! port_over_store {
+    (impl $port:ident for $table:ident { standard [$($method:ident),*] $($own:tt)* }) => {
+        $crate::store::port_over_store!(@ $port $table {$($own)*} [] $($method)*);
+    };
+    // Then one method at a time: `$own` holds the port's own methods, `[...]` the
+    // standard ones written so far, and the names after it those still to write.
+    (@ $port:ident $table:ident {$($own:tt)*} [$($done:tt)*]) => {
+        #[::async_trait::async_trait]
+        impl $port for $crate::store::DieselStore<$table> {
+            $($done)*
+            $($own)*
+        }
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] create $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn create<'a>(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                resource: &<$table as $crate::store::StoredTable>::Resource,
+                key: Option<&'a ::rics_domain::repository::IdempotencyKey>,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<
+                ::rics_domain::repository::CreateOutcome,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::create(
+                    self,
+                    tenant,
+                    resource,
+                    key,
+                    events,
+                )
+                .await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] get $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn get(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                id: &str,
+            ) -> Result<
+                Option<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::get(self, tenant, id).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] get_many $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn get_many(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                ids: &[String],
+            ) -> Result<
+                Vec<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                self.read_many(tenant, ids).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] list $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn list(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                query: &::rics_domain::list::ListQuery,
+            ) -> Result<
+                ::rics_domain::list::Page<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::list(self, tenant, None, query).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt $done:tt update $($rest:ident)*) => {
+        $crate::store::port_over_store!(@update update $port $table $own $done $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt $done:tt update_lifecycle $($rest:ident)*) => {
+        $crate::store::port_over_store!(@update update_lifecycle $port $table $own $done $($rest)*);
+    };
+    (@update $name:ident $port:ident $table:ident $own:tt [$($done:tt)*] $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn $name(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                resource: &<$table as $crate::store::StoredTable>::Resource,
+                expected_revision: i64,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<(), ::rics_domain::repository::RepositoryError> {
+                ::rics_domain::repository::ResourceStore::update(
+                    self,
+                    tenant,
+                    resource,
+                    expected_revision,
+                    events,
+                )
+                .await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] find_purge_due $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn find_purge_due(
+                &self,
+                now: ::rics_domain::time::Timestamp,
+                limit: u32,
+            ) -> Result<
+                Vec<(::rics_domain::principal::TenantId, String)>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::find_purge_due(self, now, limit).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] purge $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn purge(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                id: &str,
+                now: ::rics_domain::time::Timestamp,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<(), ::rics_domain::repository::RepositoryError> {
+                ::rics_domain::repository::ResourceStore::purge(self, tenant, id, now, events).await
+            }
+        ] $($rest)*);
+    };
+}
+pub(crate) use port_over_store;
+
 /// A row with its relevance, in ranked (fuzzy) searches.
 #[derive(Debug)]
 struct Ranked<R> {
