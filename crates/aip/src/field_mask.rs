@@ -127,6 +127,15 @@ impl FieldTable {
         self
     }
 
+    /// Declares each of `names` a scalar output-only field (a resource's standard
+    /// fields: `name`, `uid`, its times, `etag`).
+    #[must_use]
+    pub fn output_only(self, names: &[&'static str]) -> Self {
+        names.iter().fold(self, |table, name| {
+            table.field(name, FieldKind::Scalar, Behavior::OutputOnly)
+        })
+    }
+
     /// The declared fields, in declaration order.
     pub fn fields(&self) -> &[Field] {
         &self.fields

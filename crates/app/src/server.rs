@@ -17,6 +17,7 @@ use rics_domain::alert::{AlertService, DefaultAlertTypes};
 use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
+use rics_domain::entity::output::OutputWriter;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
 use rics_domain::housekeeping::{Housekeeping, Purge};
@@ -27,8 +28,11 @@ use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
+use rics_domain::job::records::ServiceRecords;
 use rics_domain::job::risk_rating::RiskRatingJobs;
-use rics_domain::job::{JobKind, JobRepository, JobRunner, JobService, RunnerSettings};
+use rics_domain::job::{
+    JobKind, JobPorts, JobRepository, JobRunner, JobService, RunRecords, RunnerSettings,
+};
 use rics_domain::lifecycle::ServiceContext;
 use rics_domain::list::Paging;
 use rics_domain::note::NoteService;
@@ -39,7 +43,7 @@ use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
-use rics_http::{ApiState, Discovery, Readiness};
+use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
@@ -153,42 +157,16 @@ async fn prepare(
 
 /// Every service of the application, built from the configuration.
 pub struct Services {
+    /// The use cases the API serves.
+    pub use_cases: UseCases,
     /// The database.
     pub db: Database,
-    /// Entity use cases.
-    pub entities: Arc<EntityService>,
-    /// Tenant use cases.
-    pub tenants: Arc<TenantService>,
-    /// Reading the event log.
-    pub events: Arc<EventService>,
-    /// Workspace use cases.
-    pub workspaces: Arc<WorkspaceService>,
-    /// Note use cases.
-    pub notes: Arc<NoteService>,
-    /// PEP and sanctions screening jobs.
-    pub pep_sanction_jobs: Arc<JobService>,
-    /// Risk rating jobs.
-    pub risk_rating_jobs: Arc<JobService>,
-    /// ID document verification jobs.
-    pub id_verification_jobs: Arc<JobService>,
-    /// Risk models and the rating of entities.
-    pub risk: Arc<RiskEvaluator>,
     /// The sanctions and PEP lists.
     pub screener: Arc<ListScreener>,
     /// Runs queued jobs.
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
     pub job_wake: Arc<tokio::sync::Notify>,
-    /// Activity log type use cases.
-    pub activity_log_types: Arc<ActivityLogTypeService>,
-    /// Activity log use cases.
-    pub activity_logs: Arc<ActivityLogService>,
-    /// Alert and alert type use cases.
-    pub alerts: Arc<AlertService>,
-    /// Identity document use cases.
-    pub documents: Arc<DocumentService>,
-    /// The authorization server.
-    pub authorization: Arc<AuthorizationService>,
     /// Builds clients and users.
     pub registrar: Arc<Registrar>,
     /// Clients, users and grants.
@@ -246,13 +224,17 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(FirstClient::new(registrar.clone())),
         Arc::new(DefaultAlertTypes),
     ];
+    let context = ServiceContext {
+        clock: clock.clone(),
+        ids: ids.clone(),
+        paging: paging.clone(),
+        retention: config.soft_delete_retention,
+    };
     let tenants = Arc::new(TenantService::new(
         Arc::new(DieselTenantRepository::new(db.clone())),
         Arc::new(DieselOperationRepository::new(db.clone())),
         steps,
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
+        context.clone(),
     ));
     let authorization = Arc::new(AuthorizationService::new(
         identity.clone(),
@@ -261,18 +243,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         ids.clone(),
     ));
-    let context = ServiceContext {
-        clock: clock.clone(),
-        ids: ids.clone(),
-        paging: paging.clone(),
-        retention: config.soft_delete_retention,
-    };
     let entity_repository: Arc<dyn EntityRepository> =
         Arc::new(DieselEntityRepository::new(db.clone()));
     let events = Arc::new(EventService::new(
         Arc::new(DieselEventRepository::new(db.clone())),
         entity_repository.clone(),
-        paging.clone(),
+        context.clone(),
     ));
     let workspace_repository: Arc<dyn WorkspaceRepository> =
         Arc::new(DieselWorkspaceRepository::new(db.clone()));
@@ -322,68 +298,47 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
     let job_wake = Arc::new(tokio::sync::Notify::new());
+    let job_ports = JobPorts {
+        jobs: job_repository.clone(),
+        operations: Arc::new(DieselOperationRepository::new(db.clone())),
+        entities: entity_repository.clone(),
+        queued: Arc::new(WakeWorkers(job_wake.clone())),
+        context: context.clone(),
+    };
+    let records: Arc<dyn RunRecords> = Arc::new(ServiceRecords::new(
+        activity_logs.clone(),
+        alerts.clone(),
+        OutputWriter::new(entity_repository.clone(), clock.clone(), ids.clone()),
+    ));
     let screener = Arc::new(ListScreener::new(config.screening_lists.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
         screener.clone(),
         entity_repository.clone(),
-        activity_logs.clone(),
-        alerts.clone(),
+        records.clone(),
         clock.clone(),
-        ids.clone(),
-    ));
-    let pep_sanction_jobs = Arc::new(JobService::new(
-        screening.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
     ));
     let risk = Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
         models: Arc::new(RiskModelService::new(
             Arc::new(DieselRiskModelRepository::new(db.clone())),
-            clock.clone(),
-            ids.clone(),
-            paging.clone(),
+            context.clone(),
         )),
         entities: entity_repository.clone(),
         logs: activity_logs.clone(),
-        alerts: alerts.clone(),
+        records: records.clone(),
         clock: clock.clone(),
         ids: ids.clone(),
     }));
     let rating: Arc<dyn JobKind> = Arc::new(RiskRatingJobs::new(risk.clone()));
-    let risk_rating_jobs = Arc::new(JobService::new(
-        rating.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
-    ));
     let verification: Arc<dyn JobKind> = Arc::new(IdVerificationJobs::new(IdVerificationPorts {
         documents: document_repository,
         entities: entity_repository.clone(),
         names: Arc::new(EngineNameMatcher),
-        logs: activity_logs.clone(),
-        alerts: alerts.clone(),
+        records,
         clock: clock.clone(),
-        ids: ids.clone(),
     }));
-    let id_verification_jobs = Arc::new(JobService::new(
-        verification.clone(),
-        job_repository.clone(),
-        Arc::new(DieselOperationRepository::new(db.clone())),
-        entity_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
-        Arc::new(WakeWorkers(job_wake.clone())),
-    ));
+    let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
+    let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
+    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
     let job_runner = Arc::new(JobRunner::new(
         format!("pid-{}-{}", std::process::id(), ids.uid()),
         job_repository,
@@ -414,26 +369,30 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         system_principal(),
     ));
-    Ok(Services {
-        housekeeping,
-        pep_sanction_jobs,
-        risk_rating_jobs,
-        id_verification_jobs,
-        risk,
-        screener,
-        job_runner,
-        job_wake,
-        db,
+    let use_cases = UseCases {
         entities,
         tenants,
         events,
         workspaces,
         notes,
+        pep_sanction_jobs,
+        risk_rating_jobs,
+        id_verification_jobs,
+        risk,
+        screener: screener.clone(),
         activity_log_types,
         activity_logs,
         alerts,
         documents,
         authorization,
+    };
+    Ok(Services {
+        use_cases,
+        housekeeping,
+        screener,
+        job_runner,
+        job_wake,
+        db,
         registrar,
         identity,
         auth,
@@ -475,6 +434,7 @@ fn system_principal() -> Principal {
 pub async fn start(config: &Config) -> anyhow::Result<Running> {
     let services = services(config).await?;
     let bootstrap = services
+        .use_cases
         .tenants
         .bootstrap(
             &services.registrar,
@@ -489,21 +449,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     let per_minute = NonZeroU32::new(config.rate_limit_per_minute)
         .context("rate_limit_per_minute must be at least 1")?;
     let state = Data::new(ApiState {
-        entities: services.entities.clone(),
-        tenants: services.tenants.clone(),
-        events: services.events.clone(),
-        workspaces: services.workspaces.clone(),
-        notes: services.notes.clone(),
-        pep_sanction_jobs: services.pep_sanction_jobs.clone(),
-        risk_rating_jobs: services.risk_rating_jobs.clone(),
-        id_verification_jobs: services.id_verification_jobs.clone(),
-        risk: services.risk.clone(),
-        screener: services.screener.clone(),
-        activity_log_types: services.activity_log_types.clone(),
-        activity_logs: services.activity_logs.clone(),
-        alerts: services.alerts.clone(),
-        documents: services.documents.clone(),
-        authorization: services.authorization.clone(),
+        use_cases: services.use_cases.clone(),
         discovery: Arc::new(EmbeddedIssuer {
             issuer: config.public_url.clone(),
             auth: services.auth.clone(),

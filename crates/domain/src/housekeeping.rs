@@ -97,6 +97,7 @@ pub struct Report {
 }
 
 /// The housekeeping tasks and what they need.
+#[derive(derive_new::new)]
 pub struct Housekeeping {
     purges: Vec<Arc<dyn Purge>>,
     idempotency_keys: Arc<dyn IdempotencyKeyStore>,
@@ -107,25 +108,6 @@ pub struct Housekeeping {
 }
 
 impl Housekeeping {
-    /// Housekeeping over these collections and stores, acting as `system`.
-    pub fn new(
-        purges: Vec<Arc<dyn Purge>>,
-        idempotency_keys: Arc<dyn IdempotencyKeyStore>,
-        identity: Arc<dyn IdentityRepository>,
-        operations: Arc<dyn OperationRepository>,
-        clock: Arc<dyn Clock>,
-        system: Principal,
-    ) -> Self {
-        Self {
-            purges,
-            idempotency_keys,
-            identity,
-            operations,
-            clock,
-            system,
-        }
-    }
-
     /// Runs every task once; a failed task does not stop the others.
     pub async fn run(&self) -> Report {
         let mut report = Report::default();

@@ -37,10 +37,23 @@ pub async fn read<R: Named>(
             format!("'{name}' is not a valid {} name", R::LABEL),
         ));
     }
+    read_named(&name, fetch).await
+}
+
+/// What `fetch` reads from storage for the resource `name`, once its address is
+/// checked: for a Get whose id is not [`read`]'s (a version number, `current`) or
+/// whose resource is not [`Named`].
+///
+/// # Errors
+/// NOT_FOUND naming `name` when there is none; what storage fails with, naming it.
+pub async fn read_named<T>(
+    name: &str,
+    fetch: impl Future<Output = std::result::Result<Option<T>, RepositoryError>>,
+) -> Result<T> {
     fetch
         .await
-        .map_err(|e| e.for_resource(&name))?
-        .ok_or_else(|| Error::not_found(&name))
+        .map_err(|e| e.for_resource(name))?
+        .ok_or_else(|| Error::not_found(name))
 }
 
 /// What every resource service uses beside its stores: the clock changes are dated

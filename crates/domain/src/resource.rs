@@ -1,6 +1,7 @@
 //! Helpers every resource uses: etags, request fingerprints, and reading a JSON body
 //! into a resource with precise field errors.
 
+use rics_aip::field_mask::FieldTable;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -72,7 +73,22 @@ macro_rules! resource_struct {
         $crate::resource_struct!(
             @build [$(#[$meta])*] $resource $name_doc [$($fields)*] [] $($time)*
         );
+
+        impl $resource {
+            /// The JSON names of the standard fields the model's declaration adds, all
+            /// output only: its field table declares them from here.
+            pub const STANDARD_FIELDS: &'static [&'static str] = &[
+                "name",
+                "uid",
+                "createTime",
+                $($crate::resource_struct!(@json $time),)*
+                "etag",
+            ];
+        }
     };
+    (@json update_time) => { "updateTime" };
+    (@json delete_time) => { "deleteTime" };
+    (@json purge_time) => { "purgeTime" };
     (@build $meta:tt $resource:ident $name_doc:literal $fields:tt [$($times:tt)*]
         update_time $($rest:ident)*) => {
         $crate::resource_struct!(@build $meta $resource $name_doc $fields [$($times)*
@@ -133,6 +149,25 @@ macro_rules! resource_struct {
             pub revision: i64,
         }
     };
+}
+
+/// The field table of a resource whose model has the standard fields of
+/// [`resource_struct!`](crate::resource_struct), all output only: `name` and `uid`,
+/// then the resource's own fields as `own` declares them, then `createTime`, the
+/// `times` it has (`updateTime`, `deleteTime`, `purgeTime`) and `etag`.
+pub fn resource_fields(
+    own: impl FnOnce(FieldTable) -> FieldTable,
+    times: &[&'static str],
+) -> FieldTable {
+    use rics_aip::field_mask::{Behavior::OutputOnly, FieldKind::Scalar};
+    let standard = FieldTable::new()
+        .field("name", Scalar, OutputOnly)
+        .field("uid", Scalar, OutputOnly);
+    let table = own(standard).field("createTime", Scalar, OutputOnly);
+    times
+        .iter()
+        .fold(table, |table, time| table.field(time, Scalar, OutputOnly))
+        .field("etag", Scalar, OutputOnly)
 }
 
 /// The strong etag (AIP-154) of version `revision` of the resource with `uid`:
@@ -249,6 +284,33 @@ mod tests {
         assert!(a.starts_with('"') && a.ends_with('"'));
         assert_ne!(a, etag("uid", 2));
         assert_ne!(a, etag("other", 1));
+    }
+
+    #[test]
+    fn resource_fields_surround_the_own_fields_with_the_standard_ones() {
+        use rics_aip::field_mask::{Behavior, FieldKind};
+        let table = resource_fields(
+            |own| own.field("displayName", FieldKind::Scalar, Behavior::Required),
+            &["updateTime"],
+        );
+        let names: Vec<&str> = table.fields().iter().map(|f| f.name).collect();
+        assert_eq!(
+            names,
+            [
+                "name",
+                "uid",
+                "displayName",
+                "createTime",
+                "updateTime",
+                "etag"
+            ]
+        );
+        let output_only = table
+            .fields()
+            .iter()
+            .filter(|f| f.behavior == Behavior::OutputOnly)
+            .count();
+        assert_eq!(output_only, 5);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub struct ScreenRequest {
 
 /// One list entry that matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScreenMatch {
     /// The entry's id in its list.
@@ -43,6 +44,7 @@ pub struct ScreenMatch {
     pub score: f64,
     /// Why it matched: the per-feature contributions (name, date of birth,
     /// nationality) as the engine explains them.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub explanation: Value,
 }
 

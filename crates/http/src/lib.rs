@@ -21,7 +21,7 @@ use rics_domain::error::{Code, Error};
 use tracing_actix_web::{RootSpanBuilder, TracingLogger};
 
 pub use error::ApiError;
-pub use state::{ApiState, Discovery, Readiness};
+pub use state::{ApiState, Discovery, Readiness, UseCases};
 
 /// The answer to a request no route matches. On a path of the route table it is the
 /// method that is wrong: OPTIONS answers 204 and any other method 405

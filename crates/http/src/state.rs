@@ -42,8 +42,9 @@ pub trait Discovery: Send + Sync {
     async fn jwks(&self) -> Value;
 }
 
-/// The services and settings the handlers use.
-pub struct ApiState {
+/// The use cases the handlers call, built by the app.
+#[derive(Clone)]
+pub struct UseCases {
     /// Entity use cases.
     pub entities: Arc<EntityService>,
     /// Tenant use cases.
@@ -74,6 +75,12 @@ pub struct ApiState {
     pub documents: Arc<DocumentService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
+}
+
+/// The use cases and settings the handlers use.
+pub struct ApiState {
+    /// The use cases (also reached through `Deref`: `state.entities`).
+    pub use_cases: UseCases,
     /// Its issuer and keys.
     pub discovery: Arc<dyn Discovery>,
     /// Identifies callers.
@@ -86,4 +93,12 @@ pub struct ApiState {
     pub readiness: Arc<dyn Readiness>,
     /// Largest JSON request body, in bytes.
     pub body_limit: usize,
+}
+
+impl std::ops::Deref for ApiState {
+    type Target = UseCases;
+
+    fn deref(&self) -> &UseCases {
+        &self.use_cases
+    }
 }

@@ -10,15 +10,13 @@ use rics_domain::event::ports::EventRepository;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
-use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::database::Database;
-use crate::error::repository_error;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
-use crate::paging::load_page;
-use crate::rows::internal;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
+use crate::rows::timestamp;
 use crate::schema::events;
+use crate::store::{ListedTable, ReadTable, list_page, read_one};
 
 /// Appends `new_events` for `tenant` in the current transaction.
 ///
@@ -86,8 +84,7 @@ struct EventRow {
 impl EventRow {
     fn into_record(self) -> Result<EventRecord, RepositoryError> {
         Ok(EventRecord {
-            create_time: Timestamp::from_unix_micros(self.create_time)
-                .ok_or_else(|| internal("event time out of range", self.create_time))?,
+            create_time: timestamp(self.create_time)?,
             id: self.id,
             entity_id: self.entity_id,
             event_type: self.event_type,
@@ -95,13 +92,48 @@ impl EventRow {
             creator: self.creator,
         })
     }
+}
 
-    fn sort_value(&self, column: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match column {
-            "ev.id" => CursorValue::Text(self.id.clone()),
-            "ev.create_time" => CursorValue::Integer(self.create_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
+/// The `events` table, as the event log is read: by id, or an entity's.
+struct EventTable;
+
+impl ListedTable for EventTable {
+    type Resource = EventRecord;
+    type Row = EventRow;
+
+    const TABLE: &'static str = "events";
+    const FIELDS: &'static FieldMap = &EVENT_FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = Some("ev.entity_id");
+    const SOFT_DELETES: bool = false;
+
+    fn sort_value(row: &EventRow, column: &str) -> Option<CursorValue> {
+        match column {
+            "ev.id" => Some(CursorValue::Text(row.id.clone())),
+            "ev.create_time" => Some(CursorValue::Integer(row.create_time)),
+            _ => None,
+        }
+    }
+
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<EventRow>,
+    ) -> Result<Vec<EventRecord>, RepositoryError> {
+        rows.into_iter().map(EventRow::into_record).collect()
+    }
+}
+
+impl ReadTable for EventTable {
+    type Key = str;
+    const READS_SIDE_ROWS: bool = false;
+
+    fn load(conn: &mut DbConnection, tenant: &str, id: &str) -> QueryResult<Option<EventRow>> {
+        events::table
+            .filter(events::tenant_id.eq(tenant))
+            .filter(events::id.eq(id))
+            .select(EventRow::as_select())
+            .first(conn)
+            .optional()
     }
 }
 
@@ -125,21 +157,7 @@ impl EventRepository for DieselEventRepository {
         tenant: &TenantId,
         id: &str,
     ) -> Result<Option<EventRecord>, RepositoryError> {
-        let tenant = tenant.as_str().to_owned();
-        let id = id.to_owned();
-        self.db
-            .read(move |conn| {
-                events::table
-                    .filter(events::tenant_id.eq(&tenant))
-                    .filter(events::id.eq(&id))
-                    .select(EventRow::as_select())
-                    .first(conn)
-                    .optional()
-                    .map_err(repository_error)?
-                    .map(EventRow::into_record)
-                    .transpose()
-            })
-            .await
+        read_one::<EventTable>(&self.db, tenant.as_str(), id).await
     }
 
     async fn list_for_entity(
@@ -148,27 +166,6 @@ impl EventRepository for DieselEventRepository {
         entity_id: &str,
         query: &ListQuery,
     ) -> Result<Page<EventRecord>, RepositoryError> {
-        let mut compiled = compile_list(query, &EVENT_FIELDS, tenant.as_str(), None)?;
-        compiled.filter.push(" AND ev.entity_id = ").bind(entity_id);
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(
-                    conn,
-                    "events ev",
-                    "ev.*",
-                    compiled,
-                    &query,
-                    |row: EventRow| {
-                        let position = sort_columns
-                            .iter()
-                            .map(|c| row.sort_value(c))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((row.into_record()?, position))
-                    },
-                )
-            })
-            .await
+        list_page::<EventTable>(&self.db, tenant.as_str(), Some(entity_id), query).await
     }
 }

@@ -248,7 +248,7 @@ impl StoredTable for JobTable {
 
     const TABLE: &'static str = "jobs";
     const FIELDS: &'static FieldMap = &JOB_FIELDS;
-    const SOFT_DELETE: bool = false;
+    const SOFT_DELETES: bool = false;
 
     row_statements!(jobs);
 

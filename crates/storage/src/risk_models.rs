@@ -12,14 +12,13 @@ use rics_domain::resource;
 use rics_domain::risk::RiskModel;
 use rics_domain::risk::ports::RiskModelRepository;
 
+use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
-use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
-use crate::idempotency;
-use crate::paging::load_page;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{body_without, internal, timestamp};
 use crate::schema::risk_models;
+use crate::store::{ListedTable, ReadTable, insert_once, list_page, read_one};
 
 /// Where the risk model filter fields live.
 const RISK_MODEL_FIELDS: FieldMap = FieldMap {
@@ -77,13 +76,64 @@ impl RiskModelRow {
         model.create_time = Some(timestamp(self.create_time)?);
         Ok(model)
     }
+}
 
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "rm.version" => CursorValue::Integer(self.version),
-            "rm.create_time" => CursorValue::Integer(self.create_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
+/// The `risk_models` table, read by version number.
+struct RiskModelTable;
+
+impl ListedTable for RiskModelTable {
+    type Resource = RiskModel;
+    type Row = RiskModelRow;
+
+    const TABLE: &'static str = "risk_models";
+    const FIELDS: &'static FieldMap = &RISK_MODEL_FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = None;
+    const SOFT_DELETES: bool = false;
+
+    fn sort_value(row: &RiskModelRow, column: &str) -> Option<CursorValue> {
+        match column {
+            "rm.version" => Some(CursorValue::Integer(row.version)),
+            "rm.create_time" => Some(CursorValue::Integer(row.create_time)),
+            _ => None,
+        }
+    }
+
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<RiskModelRow>,
+    ) -> Result<Vec<RiskModel>, RepositoryError> {
+        rows.into_iter().map(RiskModelRow::into_model).collect()
+    }
+}
+
+/// Which version of a tenant's risk model a read takes.
+#[derive(Debug, Clone, Copy)]
+enum Version {
+    /// The version with this number.
+    Numbered(i64),
+    /// The newest version.
+    Newest,
+}
+
+impl ReadTable for RiskModelTable {
+    type Key = Version;
+    const READS_SIDE_ROWS: bool = false;
+
+    fn load(
+        conn: &mut DbConnection,
+        tenant: &str,
+        version: &Version,
+    ) -> QueryResult<Option<RiskModelRow>> {
+        let mut rows = risk_models::table
+            .filter(risk_models::tenant_id.eq(tenant))
+            .order(risk_models::version.desc())
+            .select(RiskModelRow::as_select())
+            .into_boxed();
+        if let Version::Numbered(number) = *version {
+            rows = rows.filter(risk_models::version.eq(number));
+        }
+        rows.first(conn).optional()
     }
 }
 
@@ -107,37 +157,11 @@ impl RiskModelRepository for DieselRiskModelRepository {
         tenant: &TenantId,
         version: i64,
     ) -> Result<Option<RiskModel>, RepositoryError> {
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .run(move |conn| {
-                risk_models::table
-                    .filter(risk_models::tenant_id.eq(&tenant))
-                    .filter(risk_models::version.eq(version))
-                    .select(RiskModelRow::as_select())
-                    .first(conn)
-                    .optional()
-                    .map_err(repository_error)?
-                    .map(RiskModelRow::into_model)
-                    .transpose()
-            })
-            .await
+        read_one::<RiskModelTable>(&self.db, tenant.as_str(), &Version::Numbered(version)).await
     }
 
     async fn latest(&self, tenant: &TenantId) -> Result<Option<RiskModel>, RepositoryError> {
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .run(move |conn| {
-                risk_models::table
-                    .filter(risk_models::tenant_id.eq(&tenant))
-                    .order(risk_models::version.desc())
-                    .select(RiskModelRow::as_select())
-                    .first(conn)
-                    .optional()
-                    .map_err(repository_error)?
-                    .map(RiskModelRow::into_model)
-                    .transpose()
-            })
-            .await
+        read_one::<RiskModelTable>(&self.db, tenant.as_str(), &Version::Newest).await
     }
 
     async fn list(
@@ -145,27 +169,7 @@ impl RiskModelRepository for DieselRiskModelRepository {
         tenant: &TenantId,
         query: &ListQuery,
     ) -> Result<Page<RiskModel>, RepositoryError> {
-        let compiled = compile_list(query, &RISK_MODEL_FIELDS, tenant.as_str(), None)?;
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(
-                    conn,
-                    "risk_models rm",
-                    "rm.*",
-                    compiled,
-                    &query,
-                    |row: RiskModelRow| {
-                        let position = sort_columns
-                            .iter()
-                            .map(|c| row.sort_value(c))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((row.into_model()?, position))
-                    },
-                )
-            })
-            .await
+        list_page::<RiskModelTable>(&self.db, tenant.as_str(), None, query).await
     }
 
     async fn create<'a>(
@@ -184,15 +188,13 @@ impl RiskModelRepository for DieselRiskModelRepository {
         self.db
             .write(move |conn| {
                 let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(risk_models::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
+                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                    diesel::insert_into(risk_models::table)
+                        .values(&row)
+                        .execute(conn)
+                        .map(drop)
+                        .map_err(repository_error)
+                })
             })
             .await
     }

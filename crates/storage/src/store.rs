@@ -4,6 +4,7 @@
 //! parent that must exist, rows removed with it) and every resource gets the same
 //! transactions, idempotency replay, revision check and purge.
 
+use std::borrow::Borrow;
 use std::marker::PhantomData;
 
 use async_trait::async_trait;
@@ -35,7 +36,7 @@ const CHUNK: usize = 500;
 /// `tenant_id`, `id`, `revision`, `create_time`, `delete_time` and `purge_time`
 /// columns): its row and how the resource maps to it, and hooks for what the resource
 /// does beyond its row. Hooks run in the transaction of the method that calls them.
-pub trait StoredTable: Send + Sync + 'static {
+pub trait StoredTable: Sized + Send + Sync + 'static {
     /// The resource stored.
     type Resource: Clone + Send + Sync + 'static;
     /// One row of the table, read by column name (lists select `alias.*`).
@@ -55,7 +56,7 @@ pub trait StoredTable: Send + Sync + 'static {
     /// Whether the table has `delete_time` and `purge_time` columns: lists then leave
     /// out deleted rows unless asked for them. A table without them (a resource that
     /// is never deleted) lists every row, and none of its rows is ever due for purge.
-    const SOFT_DELETE: bool = true;
+    const SOFT_DELETES: bool = true;
 
     /// The row storing `resource` for `tenant`.
     ///
@@ -123,10 +124,8 @@ pub trait StoredTable: Send + Sync + 'static {
         tenant: &str,
         id: &str,
     ) -> Result<Option<Self::Resource>, RepositoryError> {
-        let Some(row) = Self::load(conn, tenant, id).map_err(repository_error)? else {
-            return Ok(None);
-        };
-        Ok(Self::resources(conn, tenant, vec![row])?.pop())
+        let row = Self::load(conn, tenant, id).map_err(repository_error)?;
+        with_side_rows::<Self>(conn, tenant, row)
     }
 
     /// Checks what a new resource needs before it is inserted (after its idempotency
@@ -412,6 +411,247 @@ macro_rules! port_over_store {
 }
 pub(crate) use port_over_store;
 
+/// What the standard List reads of a table: its rows, where its filter fields live,
+/// and how rows become resources. Every [`StoredTable`] is one; so are the tables whose
+/// rows are written by methods of their own (immutable versions, the append-only event
+/// log, provisioned tenants), which [`list_page`] lists the same way.
+pub trait ListedTable: Send + Sync + 'static {
+    /// The resource listed.
+    type Resource: Send + 'static;
+    /// One row of the table, read by column name (lists select `alias.*`).
+    type Row: QueryableByName<Db> + Send + 'static;
+
+    /// The table's name in SQL.
+    const TABLE: &'static str;
+    /// Where the list filter fields live; its alias names the table in list queries,
+    /// and its tenant column is what a list is scoped by.
+    const FIELDS: &'static FieldMap;
+    /// The column a list within a parent compares with the parent it is given;
+    /// `None` when lists ignore the parent.
+    const PARENT_COLUMN: Option<&'static str>;
+    /// Whether rows are soft-deleted (a `delete_time` column), so that lists leave out
+    /// the deleted ones unless they are asked for.
+    const SOFT_DELETES: bool;
+
+    /// The value of `row` for the sort expression `column` (a column of
+    /// [`ListedTable::FIELDS`]), for page cursors; `None` for a column it cannot sort
+    /// by.
+    fn sort_value(row: &Self::Row, column: &str) -> Option<CursorValue>;
+
+    /// The resources of `rows`, in order, with what their side rows hold.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn resources(
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<Self::Row>,
+    ) -> Result<Vec<Self::Resource>, RepositoryError>;
+}
+
+/// What the standard Get reads of a table: one row of a tenant by its key.
+pub trait ReadTable: ListedTable {
+    /// What a row is found by within its tenant (`str` for an id, `i64` for a
+    /// version number).
+    type Key: ?Sized + ToOwned + Sync;
+    /// Whether reading a resource reads side rows besides its row: a get then runs in
+    /// a read transaction, so that both come from one snapshot.
+    const READS_SIDE_ROWS: bool;
+
+    /// The row of `key` in `tenant`, if any.
+    ///
+    /// # Errors
+    /// Database failures.
+    fn load(
+        conn: &mut DbConnection,
+        tenant: &str,
+        key: &Self::Key,
+    ) -> QueryResult<Option<Self::Row>>;
+
+    /// The resource of `key` in `tenant`, if any: its row and what
+    /// [`ListedTable::resources`] adds.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        key: &Self::Key,
+    ) -> Result<Option<Self::Resource>, RepositoryError> {
+        let row = Self::load(conn, tenant, key).map_err(repository_error)?;
+        with_side_rows::<Self>(conn, tenant, row)
+    }
+}
+
+/// The resource of `row`, if any, with what its side rows hold.
+fn with_side_rows<T: ListedTable + ?Sized>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    row: Option<T::Row>,
+) -> Result<Option<T::Resource>, RepositoryError> {
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    Ok(T::resources(conn, tenant, vec![row])?.pop())
+}
+
+impl<T: StoredTable> ListedTable for T {
+    type Resource = <T as StoredTable>::Resource;
+    type Row = <T as StoredTable>::Row;
+
+    const TABLE: &'static str = <T as StoredTable>::TABLE;
+    const FIELDS: &'static FieldMap = <T as StoredTable>::FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = <T as StoredTable>::PARENT_COLUMN;
+    const SOFT_DELETES: bool = <T as StoredTable>::SOFT_DELETES;
+
+    fn sort_value(row: &<T as StoredTable>::Row, column: &str) -> Option<CursorValue> {
+        <T as StoredTable>::sort_value(row, column)
+    }
+
+    fn resources(
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<<T as StoredTable>::Row>,
+    ) -> Result<Vec<<T as StoredTable>::Resource>, RepositoryError> {
+        <T as StoredTable>::resources(conn, tenant, rows)
+    }
+}
+
+impl<T: StoredTable> ReadTable for T {
+    type Key = str;
+    const READS_SIDE_ROWS: bool = <T as StoredTable>::READS_SIDE_ROWS;
+
+    fn load(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> QueryResult<Option<<T as StoredTable>::Row>> {
+        <T as StoredTable>::load(conn, tenant, id)
+    }
+
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> Result<Option<<T as StoredTable>::Resource>, RepositoryError> {
+        <T as StoredTable>::load_resource(conn, tenant, id)
+    }
+}
+
+/// The resource of `T` with `key` in `tenant`, deleted or not; `None` when there is
+/// none. One statement, or a read transaction when it reads side rows too.
+///
+/// # Errors
+/// Database failures; [`RepositoryError::Internal`] for stored data that does not read
+/// back.
+pub(crate) async fn read_one<T: ReadTable>(
+    db: &Database,
+    tenant: &str,
+    key: &T::Key,
+) -> Result<Option<T::Resource>, RepositoryError>
+where
+    <T::Key as ToOwned>::Owned: Send + 'static,
+{
+    let (tenant, key) = (tenant.to_owned(), key.to_owned());
+    let work = move |conn: &mut DbConnection| T::load_resource(conn, &tenant, key.borrow());
+    if T::READS_SIDE_ROWS {
+        db.read(work).await
+    } else {
+        db.run(work).await
+    }
+}
+
+/// One page of the resources of `T` in `tenant` (the value of its fields' tenant
+/// column) that `query` asks for: only those whose parent column holds `parent`, when
+/// given and the table has one; ranked by relevance in a fuzzy search.
+///
+/// # Errors
+/// [`RepositoryError::Internal`] for a query the table cannot answer or stored data
+/// that does not read back; database failures.
+pub(crate) async fn list_page<T: ListedTable>(
+    db: &Database,
+    tenant: &str,
+    parent: Option<&str>,
+    query: &ListQuery,
+) -> Result<Page<T::Resource>, RepositoryError> {
+    list_page_where::<T>(db, tenant, query, |filter| {
+        if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
+            filter.push(&format!(" AND {column} = ")).bind(parent);
+        }
+    })
+    .await
+}
+
+/// One page of the resources of `T` in `tenant` that `query` asks for, among those
+/// `narrow` keeps: it appends its conditions (` AND ...`) to the list's filter.
+///
+/// # Errors
+/// As [`list_page`].
+pub(crate) async fn list_page_where<T: ListedTable>(
+    db: &Database,
+    tenant: &str,
+    query: &ListQuery,
+    narrow: impl FnOnce(&mut Sql) + Send,
+) -> Result<Page<T::Resource>, RepositoryError> {
+    let alias = T::FIELDS.alias;
+    let deleted = T::SOFT_DELETES.then(|| format!("{alias}.delete_time"));
+    let mut compiled = compile_list(query, T::FIELDS, tenant, deleted.as_deref())?;
+    narrow(&mut compiled.filter);
+    let query = query.clone();
+    let tenant = tenant.to_owned();
+    db.read(move |conn| {
+        let sort_columns = compiled.sort_columns.clone();
+        let from = format!("{} {alias}", T::TABLE);
+        let columns = format!("{alias}.*");
+        let page = if query.rank.is_some() {
+            load_page(
+                conn,
+                &from,
+                &columns,
+                compiled,
+                &query,
+                |r: Ranked<T::Row>| with_position::<T>(r.row, Some(r.fuzzy_score), &sort_columns),
+            )
+        } else {
+            load_page(conn, &from, &columns, compiled, &query, |row: T::Row| {
+                with_position::<T>(row, None, &sort_columns)
+            })
+        }?;
+        Ok(Page {
+            items: T::resources(conn, &tenant, page.items)?,
+            next: page.next,
+            total_size: page.total_size,
+        })
+    })
+    .await
+}
+
+/// Writes a new resource in the current transaction, once per request id: claims
+/// `key` (stored with `now`), returning the first request's outcome when its request
+/// id was used before; otherwise runs `insert`, which writes the resource's rows, and
+/// appends `new_events`.
+///
+/// # Errors
+/// What `insert` fails with; [`RepositoryError::Conflict`] when a concurrent request
+/// claimed the key first; database failures.
+pub(crate) fn insert_once(
+    conn: &mut DbConnection,
+    tenant: &str,
+    key: Option<&IdempotencyKey>,
+    now: Timestamp,
+    new_events: &[NewEvent],
+    insert: impl FnOnce(&mut DbConnection) -> Result<(), RepositoryError>,
+) -> Result<CreateOutcome, RepositoryError> {
+    if let Some(replay) = idempotency::claim(conn, tenant, key, now)? {
+        return Ok(replay);
+    }
+    insert(conn)?;
+    insert_events(conn, tenant, new_events).map_err(repository_error)?;
+    Ok(CreateOutcome::Created)
+}
+
 /// A row with its relevance, in ranked (fuzzy) searches.
 #[derive(Debug)]
 struct Ranked<R> {
@@ -498,46 +738,13 @@ impl<T: StoredTable> DieselStore<T> {
         query: &ListQuery,
         narrow: impl FnOnce(&mut Sql) + Send,
     ) -> Result<Page<T::Resource>, RepositoryError> {
-        let alias = T::FIELDS.alias;
-        let deleted = T::SOFT_DELETE.then(|| format!("{alias}.delete_time"));
-        let mut compiled = compile_list(query, T::FIELDS, tenant.as_str(), deleted.as_deref())?;
-        narrow(&mut compiled.filter);
-        let query = query.clone();
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                let from = format!("{} {alias}", T::TABLE);
-                let columns = format!("{alias}.*");
-                let page = if query.rank.is_some() {
-                    load_page(
-                        conn,
-                        &from,
-                        &columns,
-                        compiled,
-                        &query,
-                        |r: Ranked<T::Row>| {
-                            with_position::<T>(r.row, Some(r.fuzzy_score), &sort_columns)
-                        },
-                    )
-                } else {
-                    load_page(conn, &from, &columns, compiled, &query, |row: T::Row| {
-                        with_position::<T>(row, None, &sort_columns)
-                    })
-                }?;
-                Ok(Page {
-                    items: T::resources(conn, &tenant, page.items)?,
-                    next: page.next,
-                    total_size: page.total_size,
-                })
-            })
-            .await
+        list_page_where::<T>(&self.db, tenant.as_str(), query, narrow).await
     }
 }
 
 /// `row` with its keyset position in a page sorted by `sort_columns`; `relevance` is
 /// its score in a ranked search.
-fn with_position<T: StoredTable>(
+fn with_position<T: ListedTable>(
     row: T::Row,
     relevance: Option<i64>,
     sort_columns: &[String],
@@ -573,14 +780,11 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         self.db
             .write(move |conn| {
                 let now = timestamp(T::create_time(&row))?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                T::before_insert(conn, &tenant, &resource)?;
-                T::insert(conn, &row).map_err(repository_error)?;
-                T::write_side_rows(conn, &resource, &row, Write::Insert)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
+                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                    T::before_insert(conn, &tenant, &resource)?;
+                    T::insert(conn, &row).map_err(repository_error)?;
+                    T::write_side_rows(conn, &resource, &row, Write::Insert)
+                })
             })
             .await
     }
@@ -590,13 +794,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         tenant: &TenantId,
         id: &str,
     ) -> Result<Option<T::Resource>, RepositoryError> {
-        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        let work = move |conn: &mut DbConnection| T::load_resource(conn, &tenant, &id);
-        if T::READS_SIDE_ROWS {
-            self.db.read(work).await
-        } else {
-            self.db.run(work).await
-        }
+        read_one::<T>(&self.db, tenant.as_str(), id).await
     }
 
     async fn list<'a>(
@@ -605,12 +803,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         parent: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<T::Resource>, RepositoryError> {
-        self.list_where(tenant, query, |filter| {
-            if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
-                filter.push(&format!(" AND {column} = ")).bind(parent);
-            }
-        })
-        .await
+        list_page::<T>(&self.db, tenant.as_str(), parent, query).await
     }
 
     async fn update(
@@ -641,7 +834,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        if !T::SOFT_DELETE {
+        if !T::SOFT_DELETES {
             return Ok(Vec::new());
         }
         self.db
@@ -656,7 +849,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
-        if !T::SOFT_DELETE {
+        if !T::SOFT_DELETES {
             return Err(RepositoryError::NotFound);
         }
         let (tenant, id, new_events) = (

@@ -17,13 +17,13 @@ use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
 use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::identity::{insert_client, insert_user};
 use crate::locks::{Table, lock_table};
 use crate::operations::insert_operation;
-use crate::paging::load_page;
 use crate::rows::{internal, micros, timestamp};
 use crate::schema::tenants;
+use crate::store::{ListedTable, list_page};
 
 /// Where the child-tenant filter fields live. The "tenant" of a child list is its
 /// parent: every query is scoped by the partner's id.
@@ -102,15 +102,36 @@ impl TenantRow {
             display_name: self.display_name,
         })
     }
+}
 
-    /// The value of a sort expression of [`TENANT_FIELDS`] for this row.
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "t.id" => CursorValue::Text(self.id.clone()),
-            "t.display_name" => CursorValue::Text(self.display_name.clone()),
-            "t.create_time" => CursorValue::Integer(self.create_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
+/// The `tenants` table as a partner's children are listed: scoped by their parent
+/// (the tenant column of [`TENANT_FIELDS`]).
+struct ChildTenantTable;
+
+impl ListedTable for ChildTenantTable {
+    type Resource = Tenant;
+    type Row = TenantRow;
+
+    const TABLE: &'static str = "tenants";
+    const FIELDS: &'static FieldMap = &TENANT_FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = None;
+    const SOFT_DELETES: bool = false;
+
+    fn sort_value(row: &TenantRow, column: &str) -> Option<CursorValue> {
+        match column {
+            "t.id" => Some(CursorValue::Text(row.id.clone())),
+            "t.display_name" => Some(CursorValue::Text(row.display_name.clone())),
+            "t.create_time" => Some(CursorValue::Integer(row.create_time)),
+            _ => None,
+        }
+    }
+
+    fn resources(
+        _conn: &mut DbConnection,
+        _parent: &str,
+        rows: Vec<TenantRow>,
+    ) -> Result<Vec<Tenant>, RepositoryError> {
+        rows.into_iter().map(TenantRow::into_tenant).collect()
     }
 }
 
@@ -186,27 +207,7 @@ impl TenantRepository for DieselTenantRepository {
         parent: &TenantId,
         query: &ListQuery,
     ) -> Result<Page<Tenant>, RepositoryError> {
-        let compiled = compile_list(query, &TENANT_FIELDS, parent.as_str(), None)?;
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(
-                    conn,
-                    "tenants t",
-                    "t.*",
-                    compiled,
-                    &query,
-                    |row: TenantRow| {
-                        let position = sort_columns
-                            .iter()
-                            .map(|c| row.sort_value(c))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((row.into_tenant()?, position))
-                    },
-                )
-            })
-            .await
+        list_page::<ChildTenantTable>(&self.db, parent.as_str(), None, query).await
     }
 
     async fn provision(

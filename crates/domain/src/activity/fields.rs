@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::ActivityType;
-use crate::list::{ListSpec, SortBy, SortKey};
+use super::model::{ActivityLog, ActivityLogType, ActivityType};
+use crate::list::{ListSpec, SortKey};
 
 /// What activity log type list filters may refer to. A bare word searches
 /// `displayName` fuzzily, as `displayName:"kyc reveiw"` does.
@@ -23,17 +23,10 @@ pub static TYPE_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How activity log types are listed: 50 per page by default, at most 1000 (larger
 /// sizes coerced), oldest first; a fuzzy search without `orderBy` ranks by similarity.
-pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "activityLogTypes.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &TYPE_FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("activityLogTypes.list", &TYPE_FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 /// What the list of an entity's activity logs may filter on.
@@ -48,45 +41,32 @@ pub static LOG_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How an entity's activity logs are listed: 50 per page by default, at most 1000
 /// (larger sizes coerced), most recent activity first.
-pub static LOG_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "entities.activityLogs.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &LOG_FILTER,
-    sortable: &["occurTime", "createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("occurTime"),
-        descending: true,
-    }],
-    soft_delete: true,
+pub static LOG_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("entities.activityLogs.list", &LOG_FILTER)
+        .sortable(&["occurTime", "createTime"])
+        .ordered(const { &[SortKey::descending("occurTime")] })
+        .soft_deletable()
 });
 
 /// Every field of the activity log type JSON with its update behaviour.
 pub static TYPE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Mutable, OutputOnly, Required};
+    use Behavior::{Mutable, Required};
     use FieldKind::{FreeForm, MultiLineText, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(ActivityLogType::STANDARD_FIELDS)
         .field("displayName", Scalar, Required)
         .field("description", MultiLineText, Mutable)
         .field("activityType", Scalar, Mutable)
         .field("payloadSchema", FreeForm, Mutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// Every field of the activity log JSON. Logs are never updated, so this only tells
 /// which fields are ignored on input.
 pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Immutable, OutputOnly};
+    use Behavior::Immutable;
     use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(ActivityLog::STANDARD_FIELDS)
         .field("type", Scalar, Immutable)
         .field("activityLogType", Scalar, Immutable)
         .field("source", Scalar, Immutable)
@@ -95,10 +75,6 @@ pub static LOG_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("workspace", Scalar, Immutable)
         .field("description", MultiLineText, Immutable)
         .field("occurTime", Scalar, Immutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub const MAX_DISPLAY_NAME: usize = 200;
 pub const MAX_DESCRIPTION: usize = 2000;
 
 /// Everything the activity log type service needs.
+#[derive(derive_new::new)]
 pub struct ActivityLogTypeService {
     repository: Arc<dyn ActivityLogTypeRepository>,
     /// The clock, ids, paging and retention.
@@ -34,17 +35,6 @@ pub struct ActivityLogTypeService {
 }
 
 impl ActivityLogTypeService {
-    /// The service over its ports and its context. The context's retention is how long soft-deleted types are kept
-    /// before they are purged.
-    pub fn new(
-        repository: Arc<dyn ActivityLogTypeRepository>,
-        context: ServiceContext,
-    ) -> ActivityLogTypeService {
-        ActivityLogTypeService {
-            repository,
-            context,
-        }
-    }
     /// The type with `id`, deleted or not.
     ///
     /// # Errors

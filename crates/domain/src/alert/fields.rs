@@ -6,8 +6,8 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::{AlertState, Severity};
-use crate::list::{ListSpec, SortBy, SortKey};
+use super::model::{Alert, AlertState, Severity};
+use crate::list::{ListSpec, NEWEST_FIRST, SortKey};
 
 /// What alert type list filters may refer to.
 pub static TYPE_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
@@ -18,17 +18,10 @@ pub static TYPE_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How alert types are listed: 50 per page by default, at most 1000 (larger sizes
 /// coerced), by display name (a catalogue to pick from).
-pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "alertTypes.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &TYPE_FILTER,
-    sortable: &["displayName", "createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("displayName"),
-        descending: false,
-    }],
-    soft_delete: false,
+pub static TYPE_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("alertTypes.list", &TYPE_FILTER)
+        .sortable(&["displayName", "createTime"])
+        .ordered(const { &[SortKey::ascending("displayName")] })
 });
 
 /// Every field of the alert JSON with its behaviour on create (alerts have no update).
@@ -36,8 +29,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Immutable, OutputOnly, Required};
     use FieldKind::{FreeForm, MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Alert::STANDARD_FIELDS)
         .field("alertType", Scalar, Required)
         .field("entities", Repeated, Immutable)
         .field("workspace", Scalar, Immutable)
@@ -49,11 +41,6 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("details", FreeForm, Immutable)
         .field("acknowledgeTime", Scalar, OutputOnly)
         .field("acknowledger", Scalar, OutputOnly)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What alert list filters may refer to.
@@ -74,17 +61,11 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 /// newest first: an analyst works from the latest alerts down. `severity` is not
 /// sortable: its values would sort by name (CRITICAL before LOW before MEDIUM), and
 /// no index serves a rank; filter on it instead.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "alerts.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: true,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("alerts.list", &FILTER)
+        .sortable(&["createTime", "updateTime"])
+        .ordered(NEWEST_FIRST)
+        .soft_deletable()
 });
 
 #[cfg(test)]

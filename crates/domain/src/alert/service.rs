@@ -38,6 +38,7 @@ pub const MAX_ENTITIES: usize = 100;
 pub const MAX_DETAILS_BYTES: usize = 64 * 1024;
 
 /// Everything the alert service needs.
+#[derive(derive_new::new)]
 pub struct AlertService {
     alerts: Arc<dyn AlertRepository>,
     types: Arc<dyn AlertTypeRepository>,
@@ -48,24 +49,6 @@ pub struct AlertService {
 }
 
 impl AlertService {
-    /// The service over its ports and its context. The context's retention is how long soft-deleted alerts are kept
-    /// before they are purged.
-    pub fn new(
-        alerts: Arc<dyn AlertRepository>,
-        types: Arc<dyn AlertTypeRepository>,
-        entities: Arc<dyn EntityRepository>,
-        workspaces: Arc<dyn WorkspaceRepository>,
-        context: ServiceContext,
-    ) -> AlertService {
-        AlertService {
-            alerts,
-            types,
-            entities,
-            workspaces,
-            context,
-        }
-    }
-
     /// The alert type with `id`.
     ///
     /// # Errors

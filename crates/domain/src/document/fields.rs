@@ -6,17 +6,16 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::DocumentType;
-use crate::list::{ListSpec, SortBy, SortKey};
+use super::model::{Document, DocumentType};
+use crate::list::ListSpec;
 
 /// Every field of the document JSON with its update behaviour. `entity` is set on
 /// create and never changes; the service requires it.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Immutable, Mutable, OutputOnly, Required};
+    use Behavior::{Immutable, Mutable, Required};
     use FieldKind::{Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Document::STANDARD_FIELDS)
         .field("displayName", Scalar, Mutable)
         .field("entity", Scalar, Immutable)
         .field("documentType", Scalar, Required)
@@ -34,11 +33,6 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("mrz", Repeated, Mutable)
         .field("workspace", Scalar, Mutable)
         .field("files", Repeated, Mutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What document list filters may refer to. `displayName:` is a fuzzy search, `=` an
@@ -58,17 +52,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How documents are listed, in the collection and under one entity: 50 per page by
 /// default, at most 1000 (larger sizes coerced), oldest first, as entities are.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "documents.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("documents.list", &FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 #[cfg(test)]

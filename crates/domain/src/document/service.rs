@@ -45,6 +45,7 @@ pub const MAX_MRZ_LINE: usize = 44;
 pub const MAX_FILES: usize = 20;
 
 /// Everything the document service needs.
+#[derive(derive_new::new)]
 pub struct DocumentService {
     documents: Arc<dyn DocumentRepository>,
     entities: Arc<dyn EntityRepository>,
@@ -54,21 +55,6 @@ pub struct DocumentService {
 }
 
 impl DocumentService {
-    /// The service over its ports and its context. The context's retention is how long soft-deleted documents are
-    /// kept before they are purged.
-    pub fn new(
-        documents: Arc<dyn DocumentRepository>,
-        entities: Arc<dyn EntityRepository>,
-        workspaces: Arc<dyn WorkspaceRepository>,
-        context: ServiceContext,
-    ) -> DocumentService {
-        DocumentService {
-            documents,
-            entities,
-            workspaces,
-            context,
-        }
-    }
     /// The document with `id`, deleted or not, whatever the state of its entity. A
     /// job acting for the tenant reads documents this way.
     ///

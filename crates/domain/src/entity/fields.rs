@@ -6,9 +6,11 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::{EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus};
+use super::model::{
+    Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
+};
 use super::relationship::RelationshipType;
-use crate::list::{ListSpec, SortBy, SortKey};
+use crate::list::ListSpec;
 
 /// What entity list filters may refer to. A bare word searches `displayName` fuzzily.
 pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
@@ -34,17 +36,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 });
 
 /// How entities are listed: 50 per page by default, at most 1000, oldest first.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "entities.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("entities.list", &FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 /// What relationship list filters may refer to.
@@ -59,18 +54,8 @@ pub static RELATIONSHIP_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How an entity's relationships are listed: 50 per page by default, at most 1000,
 /// oldest first.
-pub static RELATIONSHIP_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "entities.relationships.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &RELATIONSHIP_FILTER,
-    sortable: &["createTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: false,
-});
+pub static RELATIONSHIP_LIST: LazyLock<ListSpec> =
+    LazyLock::new(|| ListSpec::new("entities.relationships.list", &RELATIONSHIP_FILTER));
 
 fn scalars(names: &[&'static str]) -> FieldTable {
     names.iter().fold(FieldTable::new(), |table, name| {
@@ -114,8 +99,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("phoneNumbers", Repeated, Mutable)
         .field("addresses", Repeated, Mutable);
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Entity::STANDARD_FIELDS)
         .field("entityType", Scalar, Immutable)
         .field("displayName", Scalar, Required)
         .field("individual", Message(individual), Mutable)
@@ -130,11 +114,6 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("screeningStatus", Scalar, OutputOnly)
         .field("verificationStatus", Scalar, OutputOnly)
         .field("legalHold", Scalar, Mutable)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ const RETRIES: usize = 5;
 const RISK_DETAILS: &str = "riskDetails";
 
 /// Writes output-only fields of entities for rics's own workers.
+#[derive(derive_new::new)]
 pub struct OutputWriter {
     entities: Arc<dyn EntityRepository>,
     clock: Arc<dyn Clock>,
@@ -36,19 +37,6 @@ pub struct OutputWriter {
 pub type Cause<'a> = (&'a str, Value);
 
 impl OutputWriter {
-    /// A writer over the entity store.
-    pub fn new(
-        entities: Arc<dyn EntityRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-    ) -> OutputWriter {
-        OutputWriter {
-            entities,
-            clock,
-            ids,
-        }
-    }
-
     /// Applies `change` to the entity `id`, starting from `read` (the entity as the
     /// caller last saw it) and from a fresh read after a lost race. `change` returns
     /// the entity with the new value of `field` (a top-level JSON field), or `None`

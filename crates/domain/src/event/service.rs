@@ -4,11 +4,12 @@ use std::sync::{Arc, LazyLock};
 
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::Event;
+use super::model::{Event, EventRecord};
 use super::ports::EventRepository;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::list::{ListRequest, ListResponse, ListSpec, Page, Paging, SortBy, SortKey};
+use crate::lifecycle::{self, ServiceContext};
+use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
 use crate::principal::Principal;
 
 /// What an entity's event list may filter on.
@@ -37,20 +38,21 @@ pub static EVENT_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 pub struct EventService {
     events: Arc<dyn EventRepository>,
     entities: Arc<dyn EntityRepository>,
-    paging: Arc<Paging>,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl EventService {
-    /// The service over its ports.
+    /// The service over its ports and its context.
     pub fn new(
         events: Arc<dyn EventRepository>,
         entities: Arc<dyn EntityRepository>,
-        paging: Arc<Paging>,
+        context: ServiceContext,
     ) -> EventService {
         EventService {
             events,
             entities,
-            paging,
+            context,
         }
     }
 
@@ -60,11 +62,8 @@ impl EventService {
     /// NOT_FOUND when the caller's tenant has no tenant-level event `id` (an entity's
     /// event is read under its entity's name); UNAVAILABLE when storage fails.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Event> {
-        let name = format!("events/{id}");
-        match self.events.get(&principal.tenant, id).await? {
-            Some(record) if record.entity_id.is_none() => Ok(record.into_event()),
-            _ => Err(Error::not_found(&name)),
-        }
+        self.read(principal, &format!("events/{id}"), id, None)
+            .await
     }
 
     /// The event `entities/{entity_id}/events/{id}`.
@@ -78,12 +77,7 @@ impl EventService {
         id: &str,
     ) -> Result<Event> {
         let name = format!("entities/{entity_id}/events/{id}");
-        match self.events.get(&principal.tenant, id).await? {
-            Some(record) if record.entity_id.as_deref() == Some(entity_id) => {
-                Ok(record.into_event())
-            }
-            _ => Err(Error::not_found(&name)),
-        }
+        self.read(principal, &name, id, Some(entity_id)).await
     }
 
     /// A page of the entity's events. The entity may be soft-deleted: its history
@@ -98,39 +92,56 @@ impl EventService {
         entity_id: &str,
         request: &ListRequest,
     ) -> Result<ListResponse<Event>> {
+        let tenant = &principal.tenant;
         let entity_name = format!("entities/{entity_id}");
-        if self
-            .entities
-            .get(&principal.tenant, entity_id)
-            .await?
-            .is_none()
-        {
-            return Err(Error::not_found(&entity_name));
+        lifecycle::read_named(&entity_name, self.entities.get(tenant, entity_id)).await?;
+        self.context
+            .paging
+            .list_with(
+                &EVENT_LIST,
+                tenant,
+                Some(&entity_name),
+                request,
+                async |query| {
+                    let page = self
+                        .events
+                        .list_for_entity(tenant, entity_id, query)
+                        .await?;
+                    Ok(page.map(EventRecord::into_event))
+                },
+            )
+            .await
+    }
+
+    /// The event `id`, named `name`, when it belongs to the entity `entity_id` (or,
+    /// with `None`, to the tenant).
+    async fn read(
+        &self,
+        principal: &Principal,
+        name: &str,
+        id: &str,
+        entity_id: Option<&str>,
+    ) -> Result<Event> {
+        let record = lifecycle::read_named(name, self.events.get(&principal.tenant, id)).await?;
+        if record.entity_id.as_deref() == entity_id {
+            Ok(record.into_event())
+        } else {
+            Err(Error::not_found(name))
         }
-        let (query, context) =
-            self.paging
-                .prepare(&EVENT_LIST, &principal.tenant, Some(&entity_name), request)?;
-        let page = self
-            .events
-            .list_for_entity(&principal.tenant, entity_id, &query)
-            .await?;
-        let page = Page {
-            items: page.items.into_iter().map(|r| r.into_event()).collect(),
-            next: page.next,
-            total_size: page.total_size,
-        };
-        Ok(self.paging.finish(context, page))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use mockall::predicate::eq;
 
     use super::*;
     use crate::entity::repository::MockEntityRepository;
-    use crate::event::model::EventRecord;
     use crate::event::ports::MockEventRepository;
+    use crate::id::MockIdGenerator;
+    use crate::list::Paging;
     use crate::principal::TenantId;
     use crate::time::{MockClock, Timestamp};
 
@@ -159,8 +170,15 @@ mod tests {
         clock
             .expect_now()
             .returning(|| Timestamp::from_unix_micros(1_000_000).unwrap());
-        let paging = Arc::new(Paging::new(&[3; 32], Arc::new(clock)).unwrap());
-        EventService::new(Arc::new(events), Arc::new(entities), paging)
+        let clock = Arc::new(clock);
+        let paging = Arc::new(Paging::new(&[3; 32], clock.clone()).unwrap());
+        let context = ServiceContext {
+            clock,
+            ids: Arc::new(MockIdGenerator::new()),
+            paging,
+            retention: Duration::from_secs(86_400),
+        };
+        EventService::new(Arc::new(events), Arc::new(entities), context)
     }
 
     #[tokio::test]

@@ -248,6 +248,7 @@ pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
 }
 
 /// The authorization server.
+#[derive(derive_new::new)]
 pub struct AuthorizationService {
     identity: Arc<dyn IdentityRepository>,
     hasher: Arc<dyn SecretHasher>,
@@ -257,23 +258,6 @@ pub struct AuthorizationService {
 }
 
 impl AuthorizationService {
-    /// The service over its ports.
-    pub fn new(
-        identity: Arc<dyn IdentityRepository>,
-        hasher: Arc<dyn SecretHasher>,
-        signer: Arc<dyn TokenSigner>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-    ) -> AuthorizationService {
-        AuthorizationService {
-            identity,
-            hasher,
-            signer,
-            clock,
-            ids,
-        }
-    }
-
     /// Checks an authorization request before the sign-in page is shown.
     ///
     /// # Errors

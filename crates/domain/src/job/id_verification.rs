@@ -11,26 +11,24 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::kind::{JobKind, retry_unless_final};
-use super::model::{ClaimedTask, JobRecord, worker_principal};
-use crate::activity::ActivityLogService;
+use super::kind::{JobFamily, Run, RunRequestBody, retry_unless_final};
+use super::model::{JobRecord, worker_principal};
+use super::records::{EntityOutput, OutputCause, RunRecords};
 use crate::activity::model::{ActivityLog, ActivityType};
-use crate::alert::AlertService;
 use crate::alert::model::{INDIVIDUAL_VERIFICATION_FAILED, NewAlert};
 use crate::document::model::{Document, DocumentType};
 use crate::document::ports::DocumentRepository;
-use crate::document::verification::{CheckStatus, Outcome, Verification, verify};
+use crate::document::verification::{Check, CheckStatus, Outcome, Verification, verify};
 use crate::entity::model::{Entity, VerificationStatus};
-use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::id::{IdGenerator, is_well_formed_id};
+use crate::id::is_well_formed_id;
 use crate::lifecycle::{Referred, deleted, referred_deleted};
 use crate::list::{ListQuery, SortBy, SortKey};
 use crate::principal::{Principal, TenantId};
-use crate::resource::parse_body;
+use crate::resource::to_json;
 use crate::risk::evaluation::require_individual;
 use crate::screen::NameMatcher;
 use crate::time::Clock;
@@ -44,39 +42,79 @@ const DOCUMENT_PAGE: u32 = 1000;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IdVerificationInput {
-    /// The document to verify, `documents/{document}`, of the job's entity.
+    /// The document to verify, `documents/{document}`, of the job's entity; or else
+    /// `idType`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^documents/[a-z0-9-]{1,63}$"))]
     pub document: Option<String>,
     /// Or the type of document to verify: the entity's newest live document of this
     /// type when the job runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = DocumentType::specified_schema))]
     pub id_type: Option<DocumentType>,
 }
 
-/// What a `:run` of an ID document verification job may give, as the ID document
-/// verification guide gives it: the job's `entity` again, and an `idType` for that run
-/// only.
+/// The body of an ID document verification job's `:run`, as the ID document
+/// verification guide gives it: a request id, the job's `entity` again, and an
+/// `idType` for that run only.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct IdVerificationRunInput {
-    /// The job's entity, `entities/{entity}`; any other is refused (`ENTITY_MISMATCH`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+pub struct IdVerificationRunRequest {
+    /// A UUID making the call idempotent (also accepted as a query parameter).
+    #[serde(default)]
+    pub request_id: Option<String>,
+    /// The job's entity, `entities/{entity}`: any other is 400 `ENTITY_MISMATCH`.
+    #[serde(default)]
     pub entity: Option<String>,
     /// For this run only: verify the entity's newest live document of this type,
     /// whatever the job names. The run's result records it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub id_type: Option<DocumentType>,
 }
 
-/// What the run's task carries: the checked `idType`, if any.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RunOverride {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    id_type: Option<DocumentType>,
+impl RunRequestBody for IdVerificationRunRequest {
+    fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
 }
 
-/// The ports and services the family uses.
+/// What a run's task carries: the `idType` its `:run` gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IdTypeOverride {
+    /// The type of the entity's newest live document to verify in this run.
+    pub id_type: DocumentType,
+}
+
+/// What a verification found: the job's `result`, and (without `activityLog` and
+/// `alert`) the payload of its DOCUMENT_VERIFICATION activity log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IdVerificationResult {
+    /// FAILED when any check failed, else PASSED.
+    pub outcome: Outcome,
+    /// Every check, in a fixed order.
+    pub checks: Vec<Check>,
+    /// The verified document, `documents/{document}`.
+    pub document: String,
+    /// Its type.
+    pub document_type: DocumentType,
+    /// The `idType` the run's `:run` gave, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_type: Option<DocumentType>,
+    /// The day the document was verified on (expiry is judged against it).
+    pub verify_date: String,
+    /// The DOCUMENT_VERIFICATION activity log that records the verification.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity_log: Option<String>,
+    /// The "Individual Verification Failed" alert, when a check failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alert: Option<String>,
+}
+
+/// The ports the family uses.
 pub struct IdVerificationPorts {
     /// Identity documents.
     pub documents: Arc<dyn DocumentRepository>,
@@ -84,39 +122,21 @@ pub struct IdVerificationPorts {
     pub entities: Arc<dyn EntityRepository>,
     /// The screening engine's name comparison.
     pub names: Arc<dyn NameMatcher>,
-    /// Where results are recorded.
-    pub logs: Arc<ActivityLogService>,
-    /// Where alerts are raised.
-    pub alerts: Arc<AlertService>,
+    /// Where runs record their results.
+    pub records: Arc<dyn RunRecords>,
     /// The time.
     pub clock: Arc<dyn Clock>,
-    /// Ids.
-    pub ids: Arc<dyn IdGenerator>,
 }
 
 /// ID document verification of individuals.
 pub struct IdVerificationJobs {
-    documents: Arc<dyn DocumentRepository>,
-    entities: Arc<dyn EntityRepository>,
-    names: Arc<dyn NameMatcher>,
-    logs: Arc<ActivityLogService>,
-    alerts: Arc<AlertService>,
-    clock: Arc<dyn Clock>,
-    output: OutputWriter,
+    ports: IdVerificationPorts,
 }
 
 impl IdVerificationJobs {
     /// The family over its ports.
     pub fn new(ports: IdVerificationPorts) -> IdVerificationJobs {
-        IdVerificationJobs {
-            output: OutputWriter::new(ports.entities.clone(), ports.clock.clone(), ports.ids),
-            documents: ports.documents,
-            entities: ports.entities,
-            names: ports.names,
-            logs: ports.logs,
-            alerts: ports.alerts,
-            clock: ports.clock,
-        }
+        IdVerificationJobs { ports }
     }
 
     /// The live document `name` of the entity `entity_id`.
@@ -138,6 +158,7 @@ impl IdVerificationJobs {
                 )
             })?;
         let document = self
+            .ports
             .documents
             .get(tenant, id)
             .await
@@ -173,6 +194,7 @@ impl IdVerificationJobs {
         };
         let query = ListQuery::first(newest_first, DOCUMENT_PAGE);
         let page = self
+            .ports
             .documents
             .list(tenant, Some(&entity), &query)
             .await
@@ -188,19 +210,23 @@ impl IdVerificationJobs {
             })
     }
 
+    /// The document a run verifies: the one its `:run` asked for, else the one the
+    /// job names, else the newest of the job's `idType`.
     async fn document(
         &self,
         tenant: &TenantId,
         entity_id: &str,
         input: &IdVerificationInput,
+        run: Option<&IdTypeOverride>,
     ) -> Result<Document> {
-        match (&input.document, input.id_type) {
-            (Some(name), _) => {
+        match (run, &input.document, input.id_type) {
+            (Some(run), _, _) => self.newest_of_type(tenant, entity_id, run.id_type).await,
+            (None, Some(name), _) => {
                 self.named_document(tenant, entity_id, "job.document", name)
                     .await
             }
-            (None, Some(id_type)) => self.newest_of_type(tenant, entity_id, id_type).await,
-            (None, None) => Err(Error::internal(
+            (None, None, Some(id_type)) => self.newest_of_type(tenant, entity_id, id_type).await,
+            (None, None, None) => Err(Error::internal(
                 "stored ID verification input names no document",
             )),
         }
@@ -209,21 +235,15 @@ impl IdVerificationJobs {
     async fn raise(
         &self,
         principal: &Principal,
-        job: &JobRecord,
-        task: &ClaimedTask,
+        run: &Run<'_, Self>,
         entity: &Entity,
         log: &ActivityLog,
         verification: &Verification,
     ) -> Result<String> {
-        let failed: Vec<&str> = verification
-            .checks
-            .iter()
-            .filter(|c| c.status == CheckStatus::Failed)
-            .map(|c| c.check.as_str())
-            .collect();
+        let failed = failed_checks(verification);
         let details = json!({
-            "job": job.name(),
-            "operation": task.operation_name,
+            "job": run.job.name(),
+            "operation": run.task.operation_name,
             "activityLog": log.name,
             "failedChecks": failed,
         });
@@ -243,11 +263,12 @@ impl IdVerificationJobs {
             ..NewAlert::default()
         };
         let alert = self
-            .alerts
-            .raise(
+            .ports
+            .records
+            .alert(
                 principal,
-                &format!("idv-failed-{}", task.id),
-                &job.name(),
+                &format!("idv-failed-{}", run.task.id),
+                &run.job.name(),
                 new,
             )
             .await?;
@@ -256,27 +277,24 @@ impl IdVerificationJobs {
 }
 
 #[async_trait]
-impl JobKind for IdVerificationJobs {
-    fn collection(&self) -> &'static str {
-        "individualEntityIDVerificationJobs"
-    }
+impl JobFamily for IdVerificationJobs {
+    const COLLECTION: &'static str = "individualEntityIDVerificationJobs";
+    const EVENT_PREFIX: &'static str = "id_verification_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.IndividualEntityIDVerificationJob";
+    const TOP_LEVEL: bool = true;
 
-    fn event_prefix(&self) -> &'static str {
-        "id_verification_job"
-    }
-
-    fn operation_type(&self) -> &'static str {
-        "rics.v1alpha.IndividualEntityIDVerificationJob"
-    }
+    type Input = IdVerificationInput;
+    type RunRequest = IdVerificationRunRequest;
+    type RunInput = IdTypeOverride;
+    type Output = IdVerificationResult;
 
     async fn check_input(
         &self,
         principal: &Principal,
         entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        let parsed: IdVerificationInput = parse_body(input, "job")?;
-        match (&parsed.document, parsed.id_type) {
+        input: IdVerificationInput,
+    ) -> Result<IdVerificationInput> {
+        match (&input.document, input.id_type) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid_field(
                     "job.idType",
@@ -297,47 +315,37 @@ impl JobKind for IdVerificationJobs {
             }
             (None, Some(_)) => {}
         }
-        serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))
+        Ok(input)
     }
 
-    fn check_run_input(&self, job: &JobRecord, input: Value) -> Result<Value> {
-        let parsed: IdVerificationRunInput = parse_body(input, "run")?;
+    fn check_run(
+        &self,
+        job: &JobRecord,
+        request: IdVerificationRunRequest,
+    ) -> Result<Option<IdTypeOverride>> {
         let entity = format!("entities/{}", job.entity_id);
-        if let Some(given) = parsed.entity.filter(|given| *given != entity) {
+        if let Some(given) = request.entity.filter(|given| *given != entity) {
             return Err(Error::invalid_field(
                 "run.entity",
                 "ENTITY_MISMATCH",
                 format!("'{given}' is not the job's entity, {entity}"),
             ));
         }
-        let id_type = parsed.id_type.filter(|t| !t.is_unspecified());
-        if id_type.is_none() {
-            return Ok(Value::Null);
-        }
-        serde_json::to_value(RunOverride { id_type }).map_err(|e| Error::internal(e.to_string()))
+        Ok(request
+            .id_type
+            .filter(|t| !t.is_unspecified())
+            .map(|id_type| IdTypeOverride { id_type }))
     }
 
     fn admits(&self, entity: &Entity) -> Result<()> {
         require_individual(entity)
     }
 
-    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
-        let mut input: IdVerificationInput = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal(format!("stored ID verification input: {e}")))?;
-        let run: RunOverride = if task.run_input.is_null() {
-            RunOverride::default()
-        } else {
-            serde_json::from_value(task.run_input.clone())
-                .map_err(|e| Error::internal(format!("stored ID verification run input: {e}")))?
-        };
-        if let Some(id_type) = run.id_type {
-            input = IdVerificationInput {
-                document: None,
-                id_type: Some(id_type),
-            };
-        }
+    async fn execute(&self, run: Run<'_, Self>) -> Result<IdVerificationResult> {
+        let (job, task) = (run.job, run.task);
         let name = format!("entities/{}", job.entity_id);
         let entity = self
+            .ports
             .entities
             .get(&task.tenant, &job.entity_id)
             .await?
@@ -346,86 +354,96 @@ impl JobKind for IdVerificationJobs {
             return Err(deleted(&name));
         }
         let document = self
-            .document(&task.tenant, &job.entity_id, &input)
+            .document(
+                &task.tenant,
+                &job.entity_id,
+                &run.input,
+                run.run_input.as_ref(),
+            )
             .await
             .map_err(retry_unless_final)?;
-        let today = self.clock.now().datetime().date();
-        let verification = verify(&document, &entity, today, self.names.as_ref());
+        let today = self.ports.clock.now().datetime().date();
+        let verification = verify(&document, &entity, today, self.ports.names.as_ref());
         let worker = worker_principal(&task.tenant);
-        let mut payload =
-            serde_json::to_value(&verification).map_err(|e| Error::internal(e.to_string()))?;
-        payload["document"] = json!(document.name);
-        payload["documentType"] = json!(document.document_type);
-        if let Some(id_type) = run.id_type {
-            payload["idType"] = json!(id_type);
-        }
-        payload["verifyDate"] = json!(today.to_string());
+        let found = IdVerificationResult {
+            outcome: verification.outcome,
+            checks: verification.checks.clone(),
+            document: document.name.clone(),
+            document_type: document.document_type,
+            id_type: run.run_input.as_ref().map(|r| r.id_type),
+            verify_date: today.to_string(),
+            activity_log: None,
+            alert: None,
+        };
         let log = ActivityLog {
             activity_type: ActivityType::DocumentVerification,
             entity_names: vec![name.clone()],
-            payload: payload.as_object().cloned(),
+            payload: to_json(&found)?.as_object().cloned(),
             description: summary(&entity, &document, &verification),
             ..ActivityLog::default()
         };
         let log = self
-            .logs
-            .record(&worker, &format!("id-verification-{}", task.id), log)
+            .ports
+            .records
+            .log(&worker, &format!("id-verification-{}", task.id), log)
             .await
             .map_err(retry_unless_final)?;
         // A repeated attempt reports what the first attempt recorded.
-        let mut result = Value::Object(log.payload.clone().unwrap_or_default());
-        let recorded = recorded(&log)?;
+        let mut result = recorded(&log)?;
+        let recorded = Verification {
+            outcome: result.outcome,
+            checks: result.checks.clone(),
+        };
         let status = match recorded.outcome {
             Outcome::Failed => VerificationStatus::Failed,
             _ => VerificationStatus::Verified,
         };
-        self.output
-            .write(
+        let cause = OutputCause {
+            field: "job",
+            name: job.name(),
+        };
+        self.ports
+            .records
+            .entity_output(
                 &task.tenant,
-                &job.entity_id,
                 entity.clone(),
-                "verificationStatus",
-                ("job", json!(job.name())),
-                |current| {
-                    (current.verification_status != status).then(|| Entity {
-                        verification_status: status,
-                        ..current.clone()
-                    })
-                },
+                EntityOutput::VerificationStatus(status),
+                cause,
             )
             .await
             .map_err(retry_unless_final)?;
-        result["activityLog"] = json!(log.name);
         if recorded.outcome == Outcome::Failed {
             let alert = self
-                .raise(&worker, job, task, &entity, &log, &recorded)
+                .raise(&worker, &run, &entity, &log, &recorded)
                 .await
                 .map_err(retry_unless_final)?;
-            result["alert"] = json!(alert);
+            result.alert = Some(alert);
         }
+        result.activity_log = Some(log.name);
         Ok(result)
     }
 }
 
+/// The names of the checks that failed.
+fn failed_checks(verification: &Verification) -> Vec<&str> {
+    verification
+        .checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Failed)
+        .map(|c| c.check.as_str())
+        .collect()
+}
+
 /// The verification an activity log recorded.
-fn recorded(log: &ActivityLog) -> Result<Verification> {
-    let payload = log.payload.clone().unwrap_or_default();
-    let stored = json!({
-        "outcome": payload.get("outcome").cloned().unwrap_or(Value::Null),
-        "checks": payload.get("checks").cloned().unwrap_or(Value::Null),
-    });
-    serde_json::from_value(stored)
+fn recorded(log: &ActivityLog) -> Result<IdVerificationResult> {
+    let payload = serde_json::Value::Object(log.payload.clone().unwrap_or_default());
+    serde_json::from_value(payload)
         .map_err(|e| Error::internal(format!("{}: stored verification: {e}", log.name)))
 }
 
 /// One sentence on a verification, for its activity log.
 fn summary(entity: &Entity, document: &Document, verification: &Verification) -> String {
-    let failed: Vec<&str> = verification
-        .checks
-        .iter()
-        .filter(|c| c.status == CheckStatus::Failed)
-        .map(|c| c.check.as_str())
-        .collect();
+    let failed = failed_checks(verification);
     if failed.is_empty() {
         format!(
             "The {} {} of '{}' passed every applicable check.",

@@ -3,22 +3,28 @@
 //! [`JobService`] stores jobs and queues their runs, the [`JobRunner`] claims queued
 //! runs with a lease, executes them outside any transaction with the family's
 //! [`JobKind`], retries failures with exponential backoff, and completes each run once.
+//! A family is declared once as a [`JobFamily`]: typed inputs and results, and the work
+//! a run does, which records its results through the [`RunRecords`] port.
 
 pub mod id_verification;
 pub mod kind;
 pub mod model;
 pub mod pep_sanction;
 pub mod ports;
+pub mod records;
 pub mod risk_rating;
 pub mod runner;
 pub mod service;
 
-pub use kind::JobKind;
+pub use kind::{JobFamily, JobKind};
 pub use model::{ClaimedTask, JobRecord, JobState};
 pub use ports::JobRepository;
+pub use records::RunRecords;
 pub use runner::{JobRunner, RunReport, RunnerSettings};
-pub use service::JobService;
+pub use service::{JobPorts, JobService};
 
+#[cfg(test)]
+mod family_tests;
 #[cfg(test)]
 mod runner_tests;
 #[cfg(test)]

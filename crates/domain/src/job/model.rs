@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::id_verification::IdVerificationJobs;
+use super::kind::JobFamily;
 use crate::event::NewEvent;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::proto_enum;
@@ -51,8 +53,9 @@ pub struct JobRecord {
 }
 
 /// The families whose jobs are top-level resources (`{family}/{job}`, the entity an
-/// input), not children of their entity (`entities/{entity}/{family}/{job}`).
-pub const TOP_LEVEL_FAMILIES: [&str; 1] = ["individualEntityIDVerificationJobs"];
+/// input), not children of their entity (`entities/{entity}/{family}/{job}`): those
+/// whose [`JobFamily::TOP_LEVEL`] says so.
+pub const TOP_LEVEL_FAMILIES: [&str; 1] = [IdVerificationJobs::COLLECTION];
 
 /// The name of job `id` of `family` about the entity `entity_id`.
 pub fn job_name(family: &str, entity_id: &str, id: &str) -> String {

@@ -11,23 +11,20 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::kind::{JobKind, retry_unless_final};
-use super::model::{ClaimedTask, JobRecord, worker_principal};
-use crate::activity::ActivityLogService;
+use super::kind::{JobFamily, NoRunInput, Run, RunRequest, retry_unless_final};
+use super::model::worker_principal;
+use super::records::{EntityOutput, OutputCause, RunRecords};
 use crate::activity::model::{ActivityLog, ActivityType};
-use crate::alert::AlertService;
 use crate::alert::model::{NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND};
 use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
-use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
-use crate::id::IdGenerator;
-use crate::principal::{Principal, TenantId};
-use crate::resource::parse_body;
-use crate::screen::{ScreenMatch, ScreenRequest, Screener};
-use crate::time::Clock;
+use crate::principal::Principal;
+use crate::resource::to_json;
+use crate::screen::{ListVersionInfo, ScreenMatch, ScreenRequest, Screener};
+use crate::time::{Clock, Timestamp};
 
 /// The default score a match needs.
 pub const DEFAULT_THRESHOLD: f64 = 0.7;
@@ -50,87 +47,94 @@ pub struct PepSanctionInput {
     pub threshold: Option<f64>,
 }
 
+/// What a screen found: the job's `result`, and (without `activityLog` and `alert`)
+/// the payload of its PEP_AND_SANCTIONS activity log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PepSanctionResult {
+    /// CLEAR, or POTENTIAL_MATCH when any list entry matched.
+    pub status: ScreeningStatus,
+    /// The entity's names that were screened, each once.
+    pub screened_names: Vec<String>,
+    /// The score a match needed.
+    pub threshold: f64,
+    /// The list entries that matched, best first.
+    pub matches: Vec<ScreenMatch>,
+    /// The version of every list screened against.
+    pub list_versions: Vec<ListVersionInfo>,
+    /// When the screen ran.
+    pub screen_time: Timestamp,
+    /// The PEP_AND_SANCTIONS activity log that records the screen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub activity_log: Option<String>,
+    /// The "PEP and Sanctions Match Found" alert, when anything matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<String>,
+}
+
 /// PEP and sanctions screening of individuals (and of organisations, against
 /// organisation entries).
+#[derive(derive_new::new)]
 pub struct PepSanctionJobs {
     screener: Arc<dyn Screener>,
     entities: Arc<dyn EntityRepository>,
-    logs: Arc<ActivityLogService>,
-    alerts: Arc<AlertService>,
+    records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
-    output: OutputWriter,
 }
 
 impl PepSanctionJobs {
-    /// The family over its ports and the services it records its results with.
-    pub fn new(
-        screener: Arc<dyn Screener>,
-        entities: Arc<dyn EntityRepository>,
-        logs: Arc<ActivityLogService>,
-        alerts: Arc<AlertService>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-    ) -> PepSanctionJobs {
-        PepSanctionJobs {
-            screener,
-            output: OutputWriter::new(entities.clone(), clock.clone(), ids),
-            entities,
-            logs,
-            alerts,
-            clock,
+    /// Refuses datasets that are not loaded or are listed twice.
+    async fn check_datasets(&self, datasets: &[String]) -> Result<()> {
+        let loaded: BTreeSet<String> = self
+            .screener
+            .lists()
+            .await?
+            .into_iter()
+            .map(|list| list.dataset)
+            .collect();
+        let mut seen = BTreeSet::new();
+        for (i, dataset) in datasets.iter().enumerate() {
+            if !loaded.contains(dataset) {
+                return Err(Error::invalid_field(
+                    format!("job.datasets[{i}]"),
+                    "UNKNOWN_DATASET",
+                    format!(
+                        "'{dataset}' is not a loaded list (loaded: {})",
+                        loaded.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            if !seen.insert(dataset) {
+                return Err(Error::invalid_field(
+                    format!("job.datasets[{i}]"),
+                    "DUPLICATE_DATASET",
+                    format!("'{dataset}' is listed twice"),
+                ));
+            }
         }
-    }
-
-    /// Sets the entity's screening status (idempotent), starting from the entity as
-    /// `read` and reading it again when it changed before the write.
-    async fn set_status(
-        &self,
-        job: &JobRecord,
-        tenant: &TenantId,
-        read: &Entity,
-        status: ScreeningStatus,
-    ) -> Result<()> {
-        self.output
-            .write(
-                tenant,
-                &job.entity_id,
-                read.clone(),
-                "screeningStatus",
-                ("job", json!(job.name())),
-                |entity| {
-                    (entity.screening_status != status).then(|| Entity {
-                        screening_status: status,
-                        ..entity.clone()
-                    })
-                },
-            )
-            .await
-            .map(|_| ())
+        Ok(())
     }
 }
 
 #[async_trait]
-impl JobKind for PepSanctionJobs {
-    fn collection(&self) -> &'static str {
-        "pepSanctionIndividualEntityJobs"
-    }
+impl JobFamily for PepSanctionJobs {
+    const COLLECTION: &'static str = "pepSanctionIndividualEntityJobs";
+    const EVENT_PREFIX: &'static str = "pep_sanction_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.PepSanctionIndividualEntityJob";
 
-    fn event_prefix(&self) -> &'static str {
-        "pep_sanction_job"
-    }
-
-    fn operation_type(&self) -> &'static str {
-        "rics.v1alpha.PepSanctionIndividualEntityJob"
-    }
+    type Input = PepSanctionInput;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = PepSanctionResult;
 
     async fn check_input(
         &self,
         _principal: &Principal,
         _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        let mut parsed: PepSanctionInput = parse_body(input, "job")?;
-        let threshold = parsed.threshold.unwrap_or(DEFAULT_THRESHOLD);
+        mut input: PepSanctionInput,
+    ) -> Result<PepSanctionInput> {
+        let threshold = input.threshold.unwrap_or(DEFAULT_THRESHOLD);
         if !(threshold > 0.0 && threshold <= 1.0) {
             return Err(Error::invalid_field(
                 "job.threshold",
@@ -138,42 +142,15 @@ impl JobKind for PepSanctionJobs {
                 "must be more than 0 and at most 1",
             ));
         }
-        parsed.threshold = Some(threshold);
-        if !parsed.datasets.is_empty() {
-            let loaded: BTreeSet<String> = self
-                .screener
-                .lists()
-                .await?
-                .into_iter()
-                .map(|list| list.dataset)
-                .collect();
-            let mut seen = BTreeSet::new();
-            for (i, dataset) in parsed.datasets.iter().enumerate() {
-                if !loaded.contains(dataset) {
-                    return Err(Error::invalid_field(
-                        format!("job.datasets[{i}]"),
-                        "UNKNOWN_DATASET",
-                        format!(
-                            "'{dataset}' is not a loaded list (loaded: {})",
-                            loaded.iter().cloned().collect::<Vec<_>>().join(", ")
-                        ),
-                    ));
-                }
-                if !seen.insert(dataset) {
-                    return Err(Error::invalid_field(
-                        format!("job.datasets[{i}]"),
-                        "DUPLICATE_DATASET",
-                        format!("'{dataset}' is listed twice"),
-                    ));
-                }
-            }
+        input.threshold = Some(threshold);
+        if !input.datasets.is_empty() {
+            self.check_datasets(&input.datasets).await?;
         }
-        serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))
+        Ok(input)
     }
 
-    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
-        let input: PepSanctionInput = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal(format!("stored screening input: {e}")))?;
+    async fn execute(&self, run: Run<'_, Self>) -> Result<PepSanctionResult> {
+        let (job, task) = (run.job, run.task);
         let name = format!("entities/{}", job.entity_id);
         let entity = self
             .entities
@@ -183,48 +160,59 @@ impl JobKind for PepSanctionJobs {
         if entity.is_deleted() {
             return Err(crate::lifecycle::deleted(&name));
         }
-        let request = screen_request(&entity, &input);
+        let request = screen_request(&entity, &run.input);
         let outcome = self.screener.screen(&request).await?;
         let status = if outcome.matches.is_empty() {
             ScreeningStatus::Clear
         } else {
             ScreeningStatus::PotentialMatch
         };
-        self.set_status(job, &task.tenant, &entity, status)
+        let cause = OutputCause {
+            field: "job",
+            name: job.name(),
+        };
+        self.records
+            .entity_output(
+                &task.tenant,
+                entity.clone(),
+                EntityOutput::ScreeningStatus(status),
+                cause,
+            )
             .await
             .map_err(retry_unless_final)?;
         let worker = worker_principal(&task.tenant);
         let result_id = format!("screening-{}", task.id);
-        let mut result = json!({
-            "status": status,
-            "screenedNames": request.names,
-            "threshold": request.threshold,
-            "matches": outcome.matches,
-            "listVersions": outcome.list_versions,
-            "screenTime": self.clock.now(),
-        });
         let description = summary(&entity, &outcome.matches, request.threshold);
+        let mut result = PepSanctionResult {
+            status,
+            screened_names: request.names,
+            threshold: request.threshold,
+            matches: outcome.matches,
+            list_versions: outcome.list_versions,
+            screen_time: self.clock.now(),
+            activity_log: None,
+            alert: None,
+        };
         let log = ActivityLog {
             activity_type: ActivityType::PepAndSanctions,
             entity_names: vec![name.clone()],
-            payload: result.as_object().cloned(),
+            payload: to_json(&result)?.as_object().cloned(),
             description: description.clone(),
             ..ActivityLog::default()
         };
         let log = self
-            .logs
-            .record(&worker, &result_id, log)
+            .records
+            .log(&worker, &result_id, log)
             .await
             .map_err(retry_unless_final)?;
-        result["activityLog"] = json!(log.name);
-        if let Some(best) = outcome.matches.first() {
+        if let Some(best) = result.matches.first() {
             let details = json!({
                 "job": job.name(),
                 "operation": task.operation_name,
                 "activityLog": log.name,
                 "bestMatch": {"listEntry": best.list_entry, "dataset": best.dataset,
                               "matchedName": best.matched_name, "score": best.score},
-                "matchCount": outcome.matches.len(),
+                "matchCount": result.matches.len(),
             });
             let new = NewAlert {
                 alert_type: format!("alertTypes/{PEP_AND_SANCTIONS_MATCH_FOUND}"),
@@ -238,12 +226,13 @@ impl JobKind for PepSanctionJobs {
                 ..NewAlert::default()
             };
             let alert = self
-                .alerts
-                .raise(&worker, &result_id, &job.name(), new)
+                .records
+                .alert(&worker, &result_id, &job.name(), new)
                 .await
                 .map_err(retry_unless_final)?;
-            result["alert"] = json!(alert.name);
+            result.alert = Some(alert.name);
         }
+        result.activity_log = Some(log.name);
         Ok(result)
     }
 }

@@ -9,15 +9,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-use super::kind::{JobKind, retry_unless_final};
-use super::model::{ClaimedTask, JobRecord, worker_principal};
+use super::kind::{JobFamily, NoRunInput, Run, RunRequest, retry_unless_final};
+use super::model::worker_principal;
 use crate::entity::Entity;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::principal::Principal;
-use crate::resource::parse_body;
 use crate::risk::model::parse_version;
+use crate::risk::rating::Rating;
 use crate::risk::{RatingRun, RiskEvaluator};
 
 /// The inputs of a risk rating job.
@@ -29,6 +28,22 @@ pub struct RiskRatingInput {
     /// newest version when the job runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_version: Option<String>,
+}
+
+/// What a rating found: the rating, and the records it wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RiskRatingResult {
+    /// The rating: `riskScore`, `riskLevel`, the `contributions` whose points sum
+    /// exactly to the score, and the `modelVersion` that rated.
+    #[serde(flatten)]
+    pub rating: Rating,
+    /// The RISK_RATING activity log holding the input and the rating.
+    pub activity_log: String,
+    /// The "Enhanced Due Diligence Required" alert, when the level rose to High.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<String>,
 }
 
 /// Risk rating of individuals.
@@ -44,48 +59,43 @@ impl RiskRatingJobs {
 }
 
 #[async_trait]
-impl JobKind for RiskRatingJobs {
-    fn collection(&self) -> &'static str {
-        "individualEntityRiskRatingJobs"
-    }
+impl JobFamily for RiskRatingJobs {
+    const COLLECTION: &'static str = "individualEntityRiskRatingJobs";
+    const EVENT_PREFIX: &'static str = "risk_rating_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.IndividualEntityRiskRatingJob";
 
-    fn event_prefix(&self) -> &'static str {
-        "risk_rating_job"
-    }
-
-    fn operation_type(&self) -> &'static str {
-        "rics.v1alpha.IndividualEntityRiskRatingJob"
-    }
+    type Input = RiskRatingInput;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = RiskRatingResult;
 
     async fn check_input(
         &self,
         principal: &Principal,
         _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        let mut parsed: RiskRatingInput = parse_body(input, "job")?;
-        if let Some(version) = &parsed.model_version {
+        mut input: RiskRatingInput,
+    ) -> Result<RiskRatingInput> {
+        if let Some(version) = &input.model_version {
             let number = parse_version("job.modelVersion", version)?;
             let model = self
                 .evaluator
                 .models()
                 .get(principal, "job.modelVersion", &number.to_string())
                 .await?;
-            parsed.model_version = Some(model.name);
+            input.model_version = Some(model.name);
         }
-        serde_json::to_value(&parsed).map_err(|e| Error::internal(e.to_string()))
+        Ok(input)
     }
 
     fn admits(&self, entity: &Entity) -> Result<()> {
         crate::risk::evaluation::require_individual(entity)
     }
 
-    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
-        let input: RiskRatingInput = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal(format!("stored risk rating input: {e}")))?;
+    async fn execute(&self, run: Run<'_, Self>) -> Result<RiskRatingResult> {
+        let (job, task) = (run.job, run.task);
         let worker = worker_principal(&task.tenant);
         let job_name = job.name();
-        let run = RatingRun {
+        let rating_run = RatingRun {
             job: &job_name,
             operation: &task.operation_name,
             task_id: &task.id,
@@ -95,17 +105,15 @@ impl JobKind for RiskRatingJobs {
             .evaluate(
                 &worker,
                 &job.entity_id,
-                input.model_version.as_deref(),
-                Some(run),
+                run.input.model_version.as_deref(),
+                Some(rating_run),
             )
             .await
             .map_err(retry_unless_final)?;
-        let mut result =
-            serde_json::to_value(&evaluated.rating).map_err(|e| Error::internal(e.to_string()))?;
-        result["activityLog"] = json!(evaluated.log.name);
-        if let Some(alert) = evaluated.alert {
-            result["alert"] = json!(alert.name);
-        }
-        Ok(result)
+        Ok(RiskRatingResult {
+            rating: evaluated.rating,
+            activity_log: evaluated.log.name,
+            alert: evaluated.alert.map(|alert| alert.name),
+        })
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::kind::JobKind;
+use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
 use super::ports::MockJobRepository;
 use super::runner::{JobRunner, RunnerSettings};
@@ -23,16 +23,16 @@ fn now() -> Timestamp {
 struct Scripted(fn(u32) -> Result<Value>);
 
 #[async_trait]
-impl JobKind for Scripted {
-    fn collection(&self) -> &'static str {
-        "testJobs"
-    }
-    fn event_prefix(&self) -> &'static str {
-        "test_job"
-    }
-    fn operation_type(&self) -> &'static str {
-        "rics.v1alpha.TestJob"
-    }
+impl JobFamily for Scripted {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
     async fn check_input(
         &self,
         _principal: &crate::principal::Principal,
@@ -41,8 +41,9 @@ impl JobKind for Scripted {
     ) -> Result<Value> {
         Ok(input)
     }
-    async fn execute(&self, _job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
-        (self.0)(task.attempt)
+
+    async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
+        (self.0)(run.task.attempt)
     }
 }
 

@@ -11,14 +11,14 @@ use super::ports::{JobRepository, RunQueued};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
-use crate::id::{IdGenerator, is_well_formed_id, parse_request_id};
-use crate::lifecycle::{self, Referred, referred_deleted};
-use crate::list::{ListRequest, ListResponse, ListSpec, Page, Paging, SortBy, SortKey};
+use crate::id::{is_well_formed_id, parse_request_id};
+use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
+use crate::list::{ListRequest, ListResponse, ListSpec, NEWEST_FIRST, Page};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::Principal;
 use crate::repository::IdempotencyKey;
 use crate::resource::{fingerprint, require_object};
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 
 /// The fields of a job that the service sets; the rest of a create body is the
 /// family's inputs.
@@ -51,55 +51,45 @@ static JOB_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 
 /// How jobs are listed: 10 per page by default, at most 100 (larger sizes coerced),
 /// newest first. The family and the entity are bound into page tokens as the parent.
-pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "jobs.list",
-    default_page_size: 10,
-    max_page_size: 100,
-    filter: &JOB_FILTER,
-    sortable: &["createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: true,
-    }],
-    soft_delete: false,
+pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("jobs.list", &JOB_FILTER)
+        .pages(10, 100)
+        .sortable(&["createTime", "updateTime"])
+        .ordered(NEWEST_FIRST)
 });
+
+/// The ports every family's service shares.
+#[derive(Clone)]
+pub struct JobPorts {
+    /// Jobs, their runs and the queue.
+    pub jobs: Arc<dyn JobRepository>,
+    /// The runs' operations.
+    pub operations: Arc<dyn OperationRepository>,
+    /// The entities jobs are about.
+    pub entities: Arc<dyn EntityRepository>,
+    /// Hears of every run queued.
+    pub queued: Arc<dyn RunQueued>,
+    /// The time, ids and paging.
+    pub context: ServiceContext,
+}
 
 /// The job use cases of one family.
 pub struct JobService {
     kind: Arc<dyn JobKind>,
-    jobs: Arc<dyn JobRepository>,
-    operations: Arc<dyn OperationRepository>,
-    entities: Arc<dyn EntityRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
-    queued: Arc<dyn RunQueued>,
+    ports: JobPorts,
+}
+
+/// A `:run` body as its family read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunBody {
+    request_id: Option<String>,
+    request: Value,
 }
 
 impl JobService {
-    /// The service of the family `kind` over its ports; `queued` hears of every run
-    /// it queues.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kind: Arc<dyn JobKind>,
-        jobs: Arc<dyn JobRepository>,
-        operations: Arc<dyn OperationRepository>,
-        entities: Arc<dyn EntityRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-        queued: Arc<dyn RunQueued>,
-    ) -> JobService {
-        JobService {
-            kind,
-            jobs,
-            operations,
-            entities,
-            clock,
-            ids,
-            paging,
-            queued,
-        }
+    /// The service of the family `kind` over the shared ports.
+    pub fn new(kind: Arc<dyn JobKind>, ports: JobPorts) -> JobService {
+        JobService { kind, ports }
     }
 
     /// The family's collection id.
@@ -107,21 +97,33 @@ impl JobService {
         self.kind.collection()
     }
 
-    /// Creates a PENDING job about the entity from the request body (the family's
-    /// inputs), with an optional request id that makes retries safe.
+    /// The name of the family's job `id` about the entity `entity_id`.
+    pub fn job_name(&self, entity_id: &str, id: &str) -> String {
+        job_name(self.kind.collection(), entity_id, id)
+    }
+
+    /// Creates a PENDING job from the request body (the family's inputs) about the
+    /// entity of the path (`path_entity`), or for a top-level family about the body's
+    /// `entity`; with an optional request id that makes retries safe.
     ///
     /// # Errors
     /// INVALID_ARGUMENT for a bad body or request id, or an `entity` that is not the
-    /// path's; NOT_FOUND for an unknown entity; FAILED_PRECONDITION for a deleted one.
+    /// path's (or, top-level, is missing or malformed); NOT_FOUND for an unknown
+    /// entity; FAILED_PRECONDITION for a deleted one.
     pub async fn create(
         &self,
         principal: &Principal,
-        entity_id: &str,
+        path_entity: Option<&str>,
         body: Value,
         request_id: Option<&str>,
     ) -> Result<Value> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
         require_object(&body, "job")?;
+        let entity_id = match path_entity {
+            Some(entity_id) => entity_id.to_owned(),
+            None => body_entity(&body)?,
+        };
+        let entity_id = entity_id.as_str();
+        let request_id = request_id.map(parse_request_id).transpose()?;
         let entity_name = format!("entities/{entity_id}");
         if let Some(given) = body.get("entity").and_then(Value::as_str)
             && !given.is_empty()
@@ -139,12 +141,12 @@ impl JobService {
         }
         self.live_entity(principal, entity_id).await?;
         let input = self.kind.check_input(principal, entity_id, input).await?;
-        let now = self.clock.now();
+        let now = self.ports.context.clock.now();
         let job = JobRecord {
-            id: self.ids.resource_id(),
+            id: self.ports.context.ids.resource_id(),
             family: self.kind.collection().to_owned(),
             entity_id: entity_id.to_owned(),
-            uid: self.ids.uid(),
+            uid: self.ports.context.ids.uid(),
             revision: 1,
             state: JobState::Pending,
             input,
@@ -165,7 +167,8 @@ impl JobService {
             .event("created", &job, principal, now)
             .with_changes(None, Some(&rendered))];
         let replayed = lifecycle::create_once(&job.name(), key.as_ref(), || {
-            self.jobs
+            self.ports
+                .jobs
                 .create(&principal.tenant, &job, key.as_ref(), &events)
         })
         .await?;
@@ -199,6 +202,7 @@ impl JobService {
         let across = entity_id == "-";
         if !across
             && self
+                .ports
                 .entities
                 .get(&principal.tenant, entity_id)
                 .await?
@@ -207,10 +211,14 @@ impl JobService {
             return Err(Error::not_found(&format!("entities/{entity_id}")));
         }
         let parent = format!("entities/{entity_id}/{}", self.kind.collection());
-        let (query, context) =
-            self.paging
-                .prepare(&JOB_LIST, &principal.tenant, Some(&parent), request)?;
+        let (query, context) = self.ports.context.paging.prepare(
+            &JOB_LIST,
+            &principal.tenant,
+            Some(&parent),
+            request,
+        )?;
         let page = self
+            .ports
             .jobs
             .list(
                 &principal.tenant,
@@ -224,13 +232,26 @@ impl JobService {
             next: page.next,
             total_size: page.total_size,
         };
-        Ok(self.paging.finish(context, page))
+        Ok(self.ports.context.paging.finish(context, page))
     }
 
-    /// Starts a run of the job and returns its operation, to poll until `done`. With a
-    /// request id, a retry with the same `run_input` returns the first call's
-    /// operation. `run_input` is the rest of the `:run` body, which the family checks
-    /// ([`JobKind::check_run_input`]) and the run's task carries.
+    /// Reads a `:run` body as the family reads it (INVALID_ARGUMENT under `run.`),
+    /// for [`JobService::run`].
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT naming the bad field.
+    pub fn read_run_request(&self, body: Value) -> Result<RunBody> {
+        let (request_id, request) = self.kind.read_run_request(body)?;
+        Ok(RunBody {
+            request_id,
+            request,
+        })
+    }
+
+    /// Starts a run of the job and returns its operation, to poll until `done`. The
+    /// body's request id, else `query_request_id`, makes the call idempotent: a retry
+    /// with the same body returns the first call's operation. The family checks what
+    /// else the body gives, and the run's task carries it.
     ///
     /// # Errors
     /// INVALID_ARGUMENT for a bad request id or one reused with another job or run
@@ -242,13 +263,18 @@ impl JobService {
         principal: &Principal,
         entity_id: &str,
         id: &str,
-        request_id: Option<&str>,
-        run_input: Value,
+        query_request_id: Option<&str>,
+        body: RunBody,
     ) -> Result<Operation> {
-        let request_id = request_id.map(parse_request_id).transpose()?;
+        let request_id = body
+            .request_id
+            .as_deref()
+            .or(query_request_id)
+            .map(parse_request_id)
+            .transpose()?;
         let current = self.load(principal, entity_id, id).await?;
         let name = current.name();
-        let run_input = self.kind.check_run_input(&current, run_input)?;
+        let run_input = self.kind.check_run_input(&current, body.request)?;
         let method = RUN_METHOD;
         let job_part = json!(name);
         // A run without input keeps the fingerprint it had before runs took any.
@@ -277,8 +303,8 @@ impl JobService {
             .with_metadata("resource", name.clone()));
         }
         self.live_entity(principal, &current.entity_id).await?;
-        let now = self.clock.now();
-        let operation_id = self.ids.resource_id();
+        let now = self.ports.context.clock.now();
+        let operation_id = self.ports.context.ids.resource_id();
         let operation = Operation {
             name: format!("{name}/operations/{operation_id}"),
             metadata: OperationMetadata {
@@ -317,13 +343,14 @@ impl JobService {
             task,
         };
         let replayed = lifecycle::create_once(&name, key.as_ref(), || {
-            self.jobs
+            self.ports
+                .jobs
                 .start_run(&principal.tenant, &start, key.as_ref(), &events)
         })
         .await?;
         match replayed {
             None => {
-                self.queued.queued();
+                self.ports.queued.queued();
                 Ok(start.operation)
             }
             Some(operation_name) => self.operation_named(principal, &operation_name).await,
@@ -367,6 +394,7 @@ impl JobService {
             ));
         }
         match self
+            .ports
             .jobs
             .get(&principal.tenant, self.kind.collection(), id)
             .await
@@ -380,6 +408,7 @@ impl JobService {
     async fn live_entity(&self, principal: &Principal, entity_id: &str) -> Result<()> {
         let name = format!("entities/{entity_id}");
         match self
+            .ports
             .entities
             .get(&principal.tenant, entity_id)
             .await
@@ -398,6 +427,7 @@ impl JobService {
         key: &IdempotencyKey,
     ) -> Result<Option<Operation>> {
         let Some((method, fingerprint, operation_name)) = self
+            .ports
             .jobs
             .find_request(&principal.tenant, &key.request_id)
             .await?
@@ -417,7 +447,8 @@ impl JobService {
     }
 
     async fn operation_named(&self, principal: &Principal, name: &str) -> Result<Operation> {
-        self.operations
+        self.ports
+            .operations
             .get(&principal.tenant, name)
             .await
             .map_err(|e| e.for_resource(name))?
@@ -432,12 +463,38 @@ impl JobService {
         now: Timestamp,
     ) -> NewEvent {
         NewEvent::new(
-            self.ids.resource_id(),
+            self.ports.context.ids.resource_id(),
             &format!("{}.{verb}", self.kind.event_prefix()),
             &job.name(),
             principal,
             now,
         )
         .for_entity(&job.entity_id)
+    }
+}
+
+/// The entity a top-level family's create body names (`entities/{entity}`).
+///
+/// # Errors
+/// INVALID_ARGUMENT `REQUIRED` when it names none; `INVALID_NAME` when the name is
+/// not an entity's.
+fn body_entity(body: &Value) -> Result<String> {
+    match body.get("entity").and_then(Value::as_str) {
+        None | Some("") => Err(Error::invalid_field(
+            "job.entity",
+            "REQUIRED",
+            "name the individual whose document to verify (entities/{entity})",
+        )),
+        Some(name) => name
+            .strip_prefix("entities/")
+            .filter(|id| is_well_formed_id(id) && *id != "-")
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                Error::invalid_field(
+                    "job.entity",
+                    "INVALID_NAME",
+                    format!("'{name}' is not an entity name (entities/{{entity}})"),
+                )
+            }),
     }
 }

@@ -5,14 +5,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::kind::JobKind;
-use super::model::{ClaimedTask, JobRecord, JobState};
+use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
+use super::model::{JobRecord, JobState};
 use super::ports::{MockJobRepository, MockRunQueued};
-use super::service::JobService;
+use super::service::{JobPorts, JobService, RunBody};
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::{Code, Result};
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
 use crate::operation::MockOperationRepository;
 use crate::principal::{Principal, TenantId};
@@ -22,16 +23,16 @@ use crate::time::{MockClock, Timestamp};
 struct Inputs;
 
 #[async_trait]
-impl JobKind for Inputs {
-    fn collection(&self) -> &'static str {
-        "testJobs"
-    }
-    fn event_prefix(&self) -> &'static str {
-        "test_job"
-    }
-    fn operation_type(&self) -> &'static str {
-        "rics.v1alpha.TestJob"
-    }
+impl JobFamily for Inputs {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
     async fn check_input(
         &self,
         _principal: &crate::principal::Principal,
@@ -40,7 +41,8 @@ impl JobKind for Inputs {
     ) -> Result<Value> {
         Ok(input)
     }
-    async fn execute(&self, _job: &JobRecord, _task: &ClaimedTask) -> Result<Value> {
+
+    async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
         Ok(json!({}))
     }
 }
@@ -88,16 +90,20 @@ fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
             ..Entity::default()
         }))
     });
-    JobService::new(
-        Arc::new(Inputs),
-        Arc::new(jobs),
-        Arc::new(MockOperationRepository::new()),
-        Arc::new(entities),
-        clock.clone(),
-        Arc::new(ids),
-        Arc::new(Paging::new(&[7; 32], clock).unwrap()),
-        Arc::new(queued),
-    )
+    let paging = Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap());
+    let ports = JobPorts {
+        jobs: Arc::new(jobs),
+        operations: Arc::new(MockOperationRepository::new()),
+        entities: Arc::new(entities),
+        queued: Arc::new(queued),
+        context: ServiceContext {
+            clock,
+            ids: Arc::new(ids),
+            paging,
+            retention: std::time::Duration::ZERO,
+        },
+    };
+    JobService::new(Arc::new(Inputs), ports)
 }
 
 #[tokio::test]
@@ -123,7 +129,7 @@ async fn a_run_queues_an_operation_under_the_job_and_wakes_the_workers() {
     let mut queued = MockRunQueued::new();
     queued.expect_queued().times(1).return_const(());
     let operation = service(jobs, queued)
-        .run(&principal(), "amy-lee", "job-1", None, json!({}))
+        .run(&principal(), "amy-lee", "job-1", None, run_body())
         .await
         .unwrap();
     assert_eq!(operation.metadata.kind, "rics.v1alpha.TestJob");
@@ -136,7 +142,7 @@ async fn a_running_job_cannot_run_again_and_others_jobs_are_not_found() {
         .returning(|_, _, _| Ok(Some(stored(JobState::Running))));
     let service = service(jobs, MockRunQueued::new());
     let error = service
-        .run(&principal(), "amy-lee", "job-1", None, json!({}))
+        .run(&principal(), "amy-lee", "job-1", None, run_body())
         .await
         .unwrap_err();
     assert_eq!(
@@ -162,4 +168,11 @@ fn the_json_holds_the_inputs_beside_the_standard_fields() {
     assert_eq!(rendered["state"], "SUCCEEDED");
     assert_eq!(rendered["result"]["status"], "CLEAR");
     assert!(rendered["etag"].as_str().unwrap().starts_with('"'));
+}
+
+/// A `:run` body without a request id.
+fn run_body() -> RunBody {
+    service(MockJobRepository::new(), MockRunQueued::new())
+        .read_run_request(json!({}))
+        .unwrap()
 }

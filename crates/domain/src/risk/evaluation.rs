@@ -11,13 +11,12 @@ use super::rating::{EvaluationInput, Rating, RelatedEntityInput, rate};
 use super::service::RiskModelService;
 use crate::activity::ActivityLogService;
 use crate::activity::model::{ActivityLog, ActivityType};
-use crate::alert::AlertService;
 use crate::alert::model::{Alert, ENHANCED_DUE_DILIGENCE_REQUIRED, NewAlert};
 use crate::entity::model::{AddressType, Entity, EntityType, RiskDetails, RiskLevel, RiskStatus};
-use crate::entity::output::OutputWriter;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::id::IdGenerator;
+use crate::job::records::{EntityOutput, OutputCause, RunRecords};
 use crate::lifecycle::deleted;
 use crate::list::{ListQuery, SortBy, SortKey};
 use crate::principal::{Principal, TenantId};
@@ -54,10 +53,10 @@ pub struct RiskEvaluatorPorts {
     pub models: Arc<RiskModelService>,
     /// Entities and their relationships.
     pub entities: Arc<dyn EntityRepository>,
-    /// Where ratings are recorded.
+    /// Where recorded ratings are read.
     pub logs: Arc<ActivityLogService>,
-    /// Where alerts are raised.
-    pub alerts: Arc<AlertService>,
+    /// Where ratings are recorded: their activity logs, alerts and `riskDetails`.
+    pub records: Arc<dyn RunRecords>,
     /// The time.
     pub clock: Arc<dyn Clock>,
     /// Ids.
@@ -69,25 +68,19 @@ pub struct RiskEvaluator {
     models: Arc<RiskModelService>,
     entities: Arc<dyn EntityRepository>,
     logs: Arc<ActivityLogService>,
-    alerts: Arc<AlertService>,
+    records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
-    output: OutputWriter,
 }
 
 impl RiskEvaluator {
     /// The evaluator over its ports.
     pub fn new(ports: RiskEvaluatorPorts) -> RiskEvaluator {
         RiskEvaluator {
-            output: OutputWriter::new(
-                ports.entities.clone(),
-                ports.clock.clone(),
-                ports.ids.clone(),
-            ),
             models: ports.models,
             entities: ports.entities,
             logs: ports.logs,
-            alerts: ports.alerts,
+            records: ports.records,
             clock: ports.clock,
             ids: ports.ids,
         }
@@ -148,7 +141,7 @@ impl RiskEvaluator {
             description: summary(&entity, &rating, previous),
             ..ActivityLog::default()
         };
-        let log = self.logs.record(principal, &log_id, log).await?;
+        let log = self.records.log(principal, &log_id, log).await?;
         // A repeated attempt gets the first attempt's log: rate as it recorded.
         let (rating, previous) = recorded(&log)?;
         let alert = if rating.risk_level == RiskLevel::High && previous != RiskLevel::High {
@@ -169,26 +162,21 @@ impl RiskEvaluator {
             model_version: rating.model_version.clone(),
         };
         let cause = match run {
-            Some(run) => ("job", json!(run.job)),
-            None => ("activityLog", json!(log.name)),
+            Some(run) => OutputCause {
+                field: "job",
+                name: run.job.to_owned(),
+            },
+            None => OutputCause {
+                field: "activityLog",
+                name: log.name.clone(),
+            },
         };
-        self.output
-            .write(
+        self.records
+            .entity_output(
                 &principal.tenant,
-                entity_id,
                 entity,
-                "riskDetails",
+                EntityOutput::RiskDetails(details),
                 cause,
-                |current| {
-                    let newer = current.risk_details.as_ref().is_some_and(|d| {
-                        d.activity_log == details.activity_log
-                            || d.last_rated_time > details.last_rated_time
-                    });
-                    (!newer).then(|| Entity {
-                        risk_details: Some(details.clone()),
-                        ..current.clone()
-                    })
-                },
             )
             .await?;
         Ok(Evaluated { log, rating, alert })
@@ -392,8 +380,8 @@ impl RiskEvaluator {
             ..NewAlert::default()
         };
         let source = run.map_or_else(|| log.name.clone(), |r| r.job.to_owned());
-        self.alerts
-            .raise(principal, &format!("edd-{log_id}"), &source, new)
+        self.records
+            .alert(principal, &format!("edd-{log_id}"), &source, new)
             .await
     }
 }

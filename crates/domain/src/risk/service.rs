@@ -12,14 +12,13 @@ use super::ports::RiskModelRepository;
 use super::rating::{EvaluationInput, Rating, rate};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::id::{IdGenerator, parse_request_id};
+use crate::id::parse_request_id;
 use crate::job::model::worker_principal;
-use crate::lifecycle;
-use crate::list::{ListRequest, ListResponse, ListSpec, Paging, SortBy, SortKey};
+use crate::lifecycle::{self, ServiceContext};
+use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
 use crate::principal::{Principal, TenantId};
-use crate::repository::{IdempotencyKey, RepositoryError};
-use crate::resource::{self, fingerprint, parse_body};
-use crate::time::Clock;
+use crate::repository::RepositoryError;
+use crate::resource::{self, parse_body};
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 
 /// How often a create retries when a concurrent create took the next version.
@@ -30,18 +29,18 @@ const CREATE_METHOD: &str = "riskModels.create";
 /// Every field of the risk model JSON with its behaviour on create (versions have no
 /// update).
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Immutable, OutputOnly, Required};
+    use Behavior::{Immutable, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
-    FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
-        .field("displayName", Scalar, Immutable)
-        .field("description", MultiLineText, Immutable)
-        .field("countryRisk", Scalar, Required)
-        .field("factors", Repeated, Required)
-        .field("thresholds", Repeated, Required)
-        .field("createTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
+    resource::resource_fields(
+        |own| {
+            own.field("displayName", Scalar, Immutable)
+                .field("description", MultiLineText, Immutable)
+                .field("countryRisk", Scalar, Required)
+                .field("factors", Repeated, Required)
+                .field("thresholds", Repeated, Required)
+        },
+        &[],
+    )
 });
 
 /// What risk model list filters may refer to.
@@ -66,25 +65,14 @@ pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
 /// The risk model use cases.
 pub struct RiskModelService {
     models: Arc<dyn RiskModelRepository>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl RiskModelService {
-    /// The service over its ports.
-    pub fn new(
-        models: Arc<dyn RiskModelRepository>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
-    ) -> RiskModelService {
-        RiskModelService {
-            models,
-            clock,
-            ids,
-            paging,
-        }
+    /// The service over its port and its context.
+    pub fn new(models: Arc<dyn RiskModelRepository>, context: ServiceContext) -> RiskModelService {
+        RiskModelService { models, context }
     }
 
     /// The tenant's newest version. A tenant without one gets the default model
@@ -128,9 +116,7 @@ impl RiskModelService {
         }
         // A tenant that never rated has no version yet: store the default, then look.
         self.current(tenant).await?;
-        self.stored(tenant, number, &name)
-            .await?
-            .ok_or_else(|| Error::not_found(&name))
+        lifecycle::read_named(&name, self.models.get(tenant, number)).await
     }
 
     /// One page of versions, newest first unless `orderBy` says otherwise.
@@ -142,16 +128,14 @@ impl RiskModelService {
         principal: &Principal,
         request: &ListRequest,
     ) -> Result<ListResponse<RiskModel>> {
-        let (query, context) = self
+        let tenant = &principal.tenant;
+        self.context
             .paging
-            .prepare(&LIST, &principal.tenant, None, request)?;
-        self.current(&principal.tenant).await?;
-        let page = self
-            .models
-            .list(&principal.tenant, &query)
+            .list_with(&LIST, tenant, None, request, async |query| {
+                self.current(tenant).await?;
+                Ok(self.models.list(tenant, query).await?)
+            })
             .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
     }
 
     /// Stores the body as the next version (AIP-133), with an optional request id that
@@ -175,12 +159,12 @@ impl RiskModelService {
             let version = latest.version().unwrap_or(0) + 1;
             let mut model = checked.clone();
             self.complete(&mut model, version);
-            let key = request_id.map(|request_id| IdempotencyKey {
-                request_id: request_id.to_string(),
-                method: CREATE_METHOD,
-                fingerprint: fingerprint(CREATE_METHOD, &[("riskModel", &body)]),
-                resource_name: model.name.clone(),
-            });
+            let key = lifecycle::create_key(
+                request_id,
+                CREATE_METHOD,
+                &[("riskModel", &body)],
+                &model.name,
+            );
             let event = self.created_event(&model, principal)?;
             let stored = lifecycle::create_once(&model.name, key.as_ref(), || {
                 self.models.create(
@@ -229,17 +213,19 @@ impl RiskModelService {
 
     fn complete(&self, model: &mut RiskModel, version: i64) {
         model.name = RiskModel::name_of(version);
-        model.uid = self.ids.uid();
-        model.create_time = Some(self.clock.now());
+        model.uid = self.context.ids.uid();
+        model.create_time = Some(self.context.clock.now());
         model.etag = resource::etag(&model.uid, 1);
     }
 
     /// `risk_model.created`, by the caller or (for the default) by rics's worker.
     fn created_event(&self, model: &RiskModel, principal: &Principal) -> Result<NewEvent> {
-        let now = model.create_time.unwrap_or_else(|| self.clock.now());
+        let now = model
+            .create_time
+            .unwrap_or_else(|| self.context.clock.now());
         let after = serde_json::to_value(model).map_err(|e| Error::internal(e.to_string()))?;
         Ok(NewEvent::new(
-            self.ids.resource_id(),
+            self.context.ids.resource_id(),
             "risk_model.created",
             &model.name,
             principal,

@@ -14,13 +14,13 @@ use super::model::{Tenant, TenantState, TenantType};
 use super::ports::{TenantPlan, TenantRepository};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
-use crate::id::IdGenerator;
 use crate::identity::admin::{ClientSpec, Registrar};
-use crate::list::{ListRequest, ListResponse, ListSpec, Paging, SortBy, SortKey};
+use crate::lifecycle::{self, ServiceContext};
+use crate::list::{ListRequest, ListResponse, ListSpec, SortBy, SortKey};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::{Principal, Scope, TenantId};
 use crate::resource::parse_body;
-use crate::time::{Clock, Timestamp};
+use crate::time::Timestamp;
 
 /// How long a new tenant's first client secret stays in its creation operation.
 pub const SECRET_RETENTION: Duration = Duration::from_secs(24 * 3600);
@@ -152,7 +152,7 @@ static CHILD_FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 });
 
 /// How a partner's children are listed.
-static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
+pub static CHILD_LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
     method: "tenants.children.list",
     default_page_size: 50,
     max_page_size: 1000,
@@ -173,28 +173,24 @@ pub struct TenantService {
     tenants: Arc<dyn TenantRepository>,
     operations: Arc<dyn OperationRepository>,
     steps: Vec<Arc<dyn ProvisioningStep>>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    paging: Arc<Paging>,
+    /// The clock, ids, paging and retention.
+    context: ServiceContext,
 }
 
 impl TenantService {
-    /// The service; `steps` provision every new tenant, in order.
+    /// The service over its ports and its context; `steps` provision every new
+    /// tenant, in order.
     pub fn new(
         tenants: Arc<dyn TenantRepository>,
         operations: Arc<dyn OperationRepository>,
         steps: Vec<Arc<dyn ProvisioningStep>>,
-        clock: Arc<dyn Clock>,
-        ids: Arc<dyn IdGenerator>,
-        paging: Arc<Paging>,
+        context: ServiceContext,
     ) -> TenantService {
         TenantService {
             tenants,
             operations,
             steps,
-            clock,
-            ids,
-            paging,
+            context,
         }
     }
 
@@ -205,11 +201,7 @@ impl TenantService {
     /// NOT_FOUND for any tenant but the caller's.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<Tenant> {
         self.own(principal, id)?;
-        self.tenants
-            .get(&principal.tenant)
-            .await
-            .map_err(Error::from)?
-            .ok_or_else(|| Error::not_found(&Tenant::name_of(id)))
+        lifecycle::read_named(&Tenant::name_of(id), self.tenants.get(&principal.tenant)).await
     }
 
     /// The children of the caller's tenant (empty for a standard tenant).
@@ -224,18 +216,14 @@ impl TenantService {
         request: &ListRequest,
     ) -> Result<ListResponse<Tenant>> {
         self.own(principal, id)?;
-        let (query, context) = self.paging.prepare(
-            &CHILD_LIST,
-            &principal.tenant,
-            Some(&Tenant::name_of(principal.tenant.as_str())),
-            request,
-        )?;
-        let page = self
-            .tenants
-            .list_children(&principal.tenant, &query)
+        let tenant = &principal.tenant;
+        let name = Tenant::name_of(tenant.as_str());
+        self.context
+            .paging
+            .list_with(&CHILD_LIST, tenant, Some(&name), request, async |query| {
+                Ok(self.tenants.list_children(tenant, query).await?)
+            })
             .await
-            .map_err(Error::from)?;
-        Ok(self.paging.finish(context, page))
     }
 
     /// Creates a child of the caller's partner tenant. Provisioning runs at once; the
@@ -245,12 +233,7 @@ impl TenantService {
     /// # Errors
     /// PERMISSION_DENIED for a standard tenant; INVALID_ARGUMENT for a bad body.
     pub async fn create_child(&self, principal: &Principal, body: Value) -> Result<Operation> {
-        let parent = self
-            .tenants
-            .get(&principal.tenant)
-            .await
-            .map_err(Error::from)?
-            .ok_or_else(|| Error::not_found(&Tenant::name_of(principal.tenant.as_str())))?;
+        let parent = self.get(principal, principal.tenant.as_str()).await?;
         if parent.tenant_type != TenantType::Partner {
             return Err(Error::new(
                 Code::PermissionDenied,
@@ -275,8 +258,8 @@ impl TenantService {
                 format!("must be at most {MAX_DISPLAY_NAME} characters"),
             ));
         }
-        let now = self.clock.now();
-        let id = self.ids.resource_id();
+        let now = self.context.clock.now();
+        let id = self.context.ids.resource_id();
         request = Tenant {
             name: Tenant::name_of(&id),
             display_name,
@@ -289,7 +272,7 @@ impl TenantService {
         let (plan, credentials, steps) = self.plan(request).await?;
         let operation = self.operation(principal, &plan.tenant, &credentials, &steps, now)?;
         let event = NewEvent::new(
-            self.ids.resource_id(),
+            self.context.ids.resource_id(),
             "tenant.created",
             &plan.tenant.name,
             principal,
@@ -317,17 +300,12 @@ impl TenantService {
         operation: &str,
     ) -> Result<Operation> {
         self.own(principal, id)?;
-        let name = format!(
+        let stored = format!(
             "{}/operations/{operation}",
             Tenant::name_of(principal.tenant.as_str())
         );
-        self.operations
-            .get(&principal.tenant, &name)
-            .await
-            .map_err(Error::from)?
-            .ok_or_else(|| {
-                Error::not_found(&format!("{}/operations/{operation}", Tenant::name_of(id)))
-            })
+        let name = format!("{}/operations/{operation}", Tenant::name_of(id));
+        lifecycle::read_named(&name, self.operations.get(&principal.tenant, &stored)).await
     }
 
     /// On a database without tenants, provisions the partner tenant with an admin client
@@ -343,8 +321,8 @@ impl TenantService {
         registrar: &Registrar,
         spec: BootstrapSpec,
     ) -> Result<Option<BootstrapReport>> {
-        let now = self.clock.now();
-        let id = self.ids.resource_id();
+        let now = self.context.clock.now();
+        let id = self.context.ids.resource_id();
         let tenant = Tenant {
             name: Tenant::name_of(&id),
             display_name: "Partner".into(),
@@ -435,7 +413,7 @@ impl TenantService {
             name: format!(
                 "{}/operations/{}",
                 Tenant::name_of(principal.tenant.as_str()),
-                self.ids.resource_id()
+                self.context.ids.resource_id()
             ),
             metadata: OperationMetadata {
                 kind: CREATE_TENANT.into(),

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
@@ -11,6 +12,7 @@ use super::ports::{MockTenantRepository, TenantPlan};
 use super::service::{Credentials, ProvisioningStep, SECRET_RETENTION, TenantService};
 use crate::error::{Code, Result};
 use crate::id::MockIdGenerator;
+use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
 use crate::operation::MockOperationRepository;
 use crate::principal::{Principal, Scope, TenantId};
@@ -98,9 +100,12 @@ fn service(
         Arc::new(tenants),
         Arc::new(operations),
         steps,
-        clock.clone(),
-        Arc::new(ids),
-        Arc::new(Paging::new(&[1; 32], clock).unwrap()),
+        ServiceContext {
+            clock: clock.clone(),
+            ids: Arc::new(ids),
+            paging: Arc::new(Paging::new(&[1; 32], clock).unwrap()),
+            retention: Duration::from_secs(86_400),
+        },
     )
 }
 

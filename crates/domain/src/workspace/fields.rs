@@ -6,25 +6,19 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::WorkspaceState;
-use crate::list::{ListSpec, SortBy, SortKey};
+use super::model::{Workspace, WorkspaceState};
+use crate::list::ListSpec;
 
 /// Every field of the workspace JSON with its update behaviour.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{Mutable, OutputOnly, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Workspace::STANDARD_FIELDS)
         .field("displayName", Scalar, Required)
         .field("description", MultiLineText, Mutable)
         .field("entities", Repeated, Mutable)
         .field("state", Scalar, OutputOnly)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
-        .field("deleteTime", Scalar, OutputOnly)
-        .field("purgeTime", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What workspace list filters may refer to.
@@ -39,17 +33,10 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
 });
 
 /// How workspaces are listed: 50 per page by default, at most 1000, oldest first.
-pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| ListSpec {
-    method: "workspaces.list",
-    default_page_size: 50,
-    max_page_size: 1000,
-    filter: &FILTER,
-    sortable: &["displayName", "createTime", "updateTime"],
-    default_order: &[SortKey {
-        by: SortBy::Field("createTime"),
-        descending: false,
-    }],
-    soft_delete: true,
+pub static LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("workspaces.list", &FILTER)
+        .sortable(&["displayName", "createTime", "updateTime"])
+        .soft_deletable()
 });
 
 #[cfg(test)]

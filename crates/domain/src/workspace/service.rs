@@ -28,6 +28,7 @@ pub const MAX_DESCRIPTION: usize = 2000;
 pub const MAX_ENTITIES: usize = 1000;
 
 /// Everything the workspace service needs.
+#[derive(derive_new::new)]
 pub struct WorkspaceService {
     repository: Arc<dyn WorkspaceRepository>,
     entities: Arc<dyn EntityRepository>,
@@ -36,19 +37,6 @@ pub struct WorkspaceService {
 }
 
 impl WorkspaceService {
-    /// The service over its ports and its context. The context's retention is how long soft-deleted workspaces are
-    /// kept before they are purged.
-    pub fn new(
-        repository: Arc<dyn WorkspaceRepository>,
-        entities: Arc<dyn EntityRepository>,
-        context: ServiceContext,
-    ) -> WorkspaceService {
-        WorkspaceService {
-            repository,
-            entities,
-            context,
-        }
-    }
     /// The workspace with `id`, deleted or not.
     ///
     /// # Errors

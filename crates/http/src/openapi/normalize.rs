@@ -9,6 +9,8 @@
 //!   reference;
 //! - each variant of a tagged union is a named schema, referenced from the union with a
 //!   discriminator;
+//! - a schema that flattens a closed one (`allOf` with a struct that refuses unknown
+//!   fields) is one object holding every member's properties;
 //! - every parameter states the rule the server checks it by, where JSON Schema can:
 //!   id patterns, UUID request ids, page bounds and each list's `orderBy` grammar;
 //! - every resource schema states its field table: output-only fields are `readOnly`,
@@ -56,6 +58,7 @@ pub fn normalize(document: &mut Value) -> Result<(), String> {
     insert_error_response(document);
     lift_nullable_descriptions(document);
     name_tagged_variants(document);
+    merge_flattened(document);
     for (name, table) in resource_tables() {
         state_field_table(document, name, table);
     }
@@ -78,6 +81,79 @@ const SINGLE_LINE_NOT_BLANK: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u
 const MULTI_LINE: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
 /// Multi-line text with something other than white space.
 const MULTI_LINE_NOT_BLANK: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
+
+/// Merges each component composed (`allOf`) of objects, one of them closed
+/// (`additionalProperties: false`: a `#[serde(flatten)]` struct that refuses unknown
+/// fields), into one object with every member's properties and required fields: inside
+/// an `allOf` the closed member would refuse the others' properties, so no instance
+/// could fit. The merged object is closed when every member was.
+fn merge_flattened(document: &mut Value) {
+    let Some(components) = document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .cloned()
+    else {
+        return;
+    };
+    let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for schema in schemas.values_mut() {
+        let Some(object) = schema.as_object_mut() else {
+            continue;
+        };
+        let Some(members) = object.get("allOf").and_then(Value::as_array) else {
+            continue;
+        };
+        let resolved: Option<Vec<&Map<String, Value>>> = members
+            .iter()
+            .map(|member| {
+                let target = match member.get("$ref").and_then(Value::as_str) {
+                    Some(reference) => components.get(reference.rsplit('/').next()?)?,
+                    None => member,
+                };
+                target.as_object().filter(|t| t.contains_key("properties"))
+            })
+            .collect();
+        let Some(resolved) = resolved else { continue };
+        let closed = |member: &&Map<String, Value>| {
+            member.get("additionalProperties") == Some(&Value::Bool(false))
+        };
+        if !resolved.iter().any(closed) {
+            continue;
+        }
+        let mut properties = Map::new();
+        let mut required: Vec<Value> = Vec::new();
+        for member in &resolved {
+            if let Some(own) = member.get("properties").and_then(Value::as_object) {
+                properties.extend(own.clone());
+            }
+            for field in member
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if !required.contains(field) {
+                    required.push(field.clone());
+                }
+            }
+        }
+        let all_closed = resolved.iter().all(closed);
+        object.remove("allOf");
+        object.insert("type".into(), json!("object"));
+        object.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            object.insert("required".into(), Value::Array(required));
+        }
+        if all_closed {
+            object.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+}
 
 /// The schemas whose fields a domain field table declares.
 fn resource_tables() -> [(&'static str, &'static FieldTable); 9] {

@@ -60,6 +60,18 @@ macro_rules! route_table {
 /// - `undelete PATH, SCOPE;` POST `:undelete`.
 ///
 /// `params(...)` lists the parameters beyond the path variable, as utoipa reads them.
+///
+/// A Get or List whose service method is not the standard one (a parent in the path, a
+/// version number, another service) names its handler and says how to call the
+/// service, binding the caller's principal, the state and each path variable, in the
+/// path's order (and, for a List, the list request):
+/// - `get_by HANDLER PATH, SCOPE, params(...), names [...] => ANSWER, |caller, state, var...| CALL;`
+///   GET answering `ANSWER`; the redundant `name` parameter must be one of `names`, or,
+///   without `names`, no query parameter is accepted;
+/// - `list_by HANDLER PATH, SCOPE, lists SPEC => PAGE, params(...), |caller, state, request, var...| CALL;`
+///   GET answering `PAGE`, with `showDeleted` when `SPEC` is soft-deletable.
+///
+/// `params(...)` then lists every parameter, path variables included.
 macro_rules! resource_routes {
     (
         service: $service:ident, resource: $resource:ident, tag: $tag:literal, id: $id:tt;
@@ -198,6 +210,53 @@ macro_rules! resource_routes {
 
         resource_routes!(@route [$service $resource $tag $id] [$($rows)* POST $path => undelete, $scope;] $($rest)*);
     };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* get_by $handler:ident $path:literal $(as $operation_id:literal)?, $scope:expr,
+            params($($params:tt)*) $(, names [$($name:expr),+])? => $answer:ty,
+            |$caller:ident, $state:ident $(, $var:ident)*| $call:expr;
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@read [$(#[$doc])*] $handler $path $tag [$($params)*] $answer,
+            |req, $caller, $state $(, $var)*|
+            $crate::routes::standard::read(&req, resource_routes!(@names $([$($name),+])?), $call).await);
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path $(as $operation_id)? => $handler, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* list_by $handler:ident $path:literal $(as $operation_id:literal)?, $scope:expr,
+            lists $spec:path => $page:ident, params($($params:tt)*),
+            |$caller:ident, $state:ident, $request:ident $(, $var:ident)*| $call:expr;
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@read [$(#[$doc])*] $handler $path $tag [$($params)*] $page,
+            |req, $caller, $state $(, $var)*|
+            $crate::routes::standard::list::<_, $page>(&req, $spec.soft_delete, async |$request| $call.await).await);
+
+        resource_routes!(@route [$service $resource $tag $id] [$($rows)* GET $path $(as $operation_id)? => $handler, $scope, lists $spec;] $($rest)*);
+    };
+
+    (@read [$($doc:tt)*] $handler:ident $path:literal $tag:literal [$($params:tt)*] $answer:ty,
+        |$req:ident, $caller:ident, $state:ident $(, $var:ident)*| $body:expr) => {
+        $($doc)*
+        #[utoipa::path(get, path = $path, tag = $tag, params($($params)*),
+            responses((status = 200, body = $answer), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
+        pub async fn $handler(
+            caller: $crate::extract::Caller,
+            $req: actix_web::HttpRequest,
+            path: actix_web::web::Path<($(resource_routes!(@text $var),)*)>,
+            state: actix_web::web::Data<$crate::state::ApiState>,
+        ) -> $crate::routes::Response {
+            let ($($var,)*) = path.into_inner();
+            let ($caller, $state) = (&caller.0, &state);
+            $body
+        }
+    };
+
+    (@text $var:ident) => { String };
+    (@names [$($name:expr),+]) => { Some(&[$($name),+]) };
+    (@names) => { None };
 
     (@route $header:tt [$($rows:tt)*]
         $method:ident $path:literal $(as $operation_id:literal)? => $handler:ident, $scope:expr $(, lists $spec:path)?;

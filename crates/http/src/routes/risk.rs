@@ -12,17 +12,34 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{Response, check_name_param, ok, standard};
+use super::{Response, ok};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
 
-route_table! {
+resource_routes! {
+    service: risk, resource: RiskModel, tag: "risk",
+    id: ("riskModel" = String, Path, description = "The version: 1, 2, ...");
+
     POST "/v1alpha/entities/{entity}:evaluate" => evaluate, Some(Scope::Write);
     GET "/v1alpha/entities/{entity}:evaluationInput" as "GetEntityEvaluationInput" => evaluation_input, Some(Scope::Read);
-    GET "/v1alpha/riskModels" => list, Some(Scope::Read), lists rics_domain::risk::service::LIST;
+    /// Lists the tenant's risk model versions (a tenant without one gets the default as
+    /// version 1).
+    list_by list "/v1alpha/riskModels", Some(Scope::Read),
+        lists rics_domain::risk::service::LIST => ListRiskModelsResponse,
+        params(
+            ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
+            ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
+            ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
+            ("filter" = Option<String>, Query, description = "AIP-160 over createTime"),
+            ("orderBy" = Option<String>, Query, description = "createTime, optionally ` desc`; default createTime desc (newest first)")),
+        |caller, state, request| state.risk.models().list(caller, request);
     POST "/v1alpha/riskModels" => create, Some(Scope::Admin);
-    GET "/v1alpha/riskModels/{riskModel}" => get, Some(Scope::Read);
+    /// Gets a risk model version.
+    get_by get "/v1alpha/riskModels/{riskModel}", Some(Scope::Read),
+        params(("riskModel" = String, Path, description = "The version: 1, 2, ..."), ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+        names [&format!("riskModels/{version}"), &version] => RiskModel,
+        |caller, state, version| state.risk.models().get(caller, "name", &version);
     POST "/v1alpha/riskModels/{riskModel}:rate" => rate, Some(Scope::Read);
 }
 
@@ -69,23 +86,6 @@ pub struct EvaluationInputResponse {
     activity_log: String,
 }
 
-/// Lists the tenant's risk model versions (a tenant without one gets the default as
-/// version 1).
-#[utoipa::path(get, path = "/v1alpha/riskModels", tag = "risk",
-    params(
-        ("pageSize" = Option<i32>, Query, description = "Default 10, at most 100 (larger values are coerced)"),
-        ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
-        ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over createTime"),
-        ("orderBy" = Option<String>, Query, description = "createTime, optionally ` desc`; default createTime desc (newest first)")),
-    responses((status = 200, body = ListRiskModelsResponse), (status = 400, body = ErrorEnvelope)))]
-pub async fn list(caller: Caller, req: HttpRequest, state: Data<ApiState>) -> Response {
-    standard::list::<_, ListRiskModelsResponse>(&req, false, async |request| {
-        state.risk.models().list(&caller.0, request).await
-    })
-    .await
-}
-
 /// Stores a new version of the tenant's risk model; ratings use the newest version
 /// unless a job names another.
 #[utoipa::path(post, path = "/v1alpha/riskModels", tag = "risk",
@@ -106,22 +106,6 @@ pub async fn create(
         .models()
         .create(&caller.0, body.0, request_id.as_deref())
         .await?)
-}
-
-/// Gets a risk model version.
-#[utoipa::path(get, path = "/v1alpha/riskModels/{riskModel}", tag = "risk",
-    params(("riskModel" = String, Path, description = "The version: 1, 2, ..."), ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
-    responses((status = 200, body = RiskModel), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
-pub async fn get(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    check_name_param(&mut query, &[&format!("riskModels/{path}"), &path])?;
-    query.finish()?;
-    ok(&state.risk.models().get(&caller.0, "name", &path).await?)
 }
 
 /// Rates an evaluation input with this version: the replay of a rating, given the

@@ -55,6 +55,22 @@ pub async fn get<T: Serialize>(
     ok(&read.await?)
 }
 
+/// A Get whose resource is read by `read`: with `accepted_names`, as [`get`]; without,
+/// no query parameter is accepted.
+pub async fn read<T: Serialize>(
+    req: &HttpRequest,
+    accepted_names: Option<&[&str]>,
+    read: impl Future<Output = Result<T, Error>>,
+) -> Response {
+    match accepted_names {
+        Some(names) => get(req, names, read).await,
+        None => {
+            QueryParams::parse(req.query_string())?.finish()?;
+            ok(&read.await?)
+        }
+    }
+}
+
 /// Update (AIP-134): `update` is given the query's `updateMask`.
 pub async fn update<T: Serialize>(
     req: &HttpRequest,

@@ -1,21 +1,40 @@
 //! The tenant routes.
 
 use actix_web::HttpRequest;
-use actix_web::web::{Data, Path};
+use actix_web::web::Data;
 use rics_domain::operation::Operation;
 use rics_domain::principal::Scope;
 use rics_domain::tenant::Tenant;
 
-use super::{Response, ok, standard};
+use super::{Response, ok};
 use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::state::ApiState;
 
-route_table! {
+resource_routes! {
+    service: tenants, resource: Tenant, tag: "tenants",
+    id: ("tenant" = String, Path, description = "`current` or the caller's tenant id");
+
     POST "/v1alpha/tenants" => create, Some(Scope::Admin);
-    GET "/v1alpha/tenants/{tenant}" => get, Some(Scope::Read);
-    GET "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren" => children, Some(Scope::Read);
-    GET "/v1alpha/tenants/{tenant}/operations/{operation}" => operation, Some(Scope::Read);
+    /// The caller's tenant, as `tenants/current` or by its own name; any other tenant is
+    /// NOT_FOUND.
+    get_by get "/v1alpha/tenants/{tenant}", Some(Scope::Read),
+        params(("tenant" = String, Path, description = "`current` or the caller's tenant id")) => Tenant,
+        |caller, state, tenant| state.tenants.get(caller, &tenant);
+    /// The caller's child tenants (partners only have children).
+    list_by children "/v1alpha/tenants/{tenant}/children" as "ListTenantChildren", Some(Scope::Read),
+        lists rics_domain::tenant::service::CHILD_LIST => ListTenantsResponse,
+        params(("tenant" = String, Path, description = "`current` or the caller's tenant id"),
+            ("pageSize" = Option<i32>, Query, description = "Default 50, at most 1000"),
+            ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
+            ("skip" = Option<i32>, Query, description = "Items to skip"),
+            ("filter" = Option<String>, Query, description = "AIP-160 over displayName and createTime"),
+            ("orderBy" = Option<String>, Query, description = "displayName, createTime, optionally desc")),
+        |caller, state, request, tenant| state.tenants.list_children(caller, &tenant, request);
+    /// The state of a tenant creation operation of the caller's tenant.
+    get_by operation "/v1alpha/tenants/{tenant}/operations/{operation}", Some(Scope::Read),
+        params(("tenant" = String, Path, description = "`current` or the caller's tenant id"), ("operation" = String, Path, description = "Operation id")) => Operation,
+        |caller, state, tenant, operation| state.tenants.get_operation(caller, &tenant, &operation);
 }
 
 list_response! {
@@ -42,58 +61,4 @@ pub async fn create(
     QueryParams::parse(req.query_string())?.finish()?;
     let operation = state.tenants.create_child(&caller.0, body.0).await?;
     ok(&operation)
-}
-
-/// The caller's tenant, as `tenants/current` or by its own name; any other tenant is
-/// NOT_FOUND.
-#[utoipa::path(get, path = "/v1alpha/tenants/{tenant}", tag = "tenants",
-    params(("tenant" = String, Path, description = "`current` or the caller's tenant id")),
-    responses((status = 200, body = Tenant), (status = 404, body = ErrorEnvelope)))]
-pub async fn get(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    QueryParams::parse(req.query_string())?.finish()?;
-    ok(&state.tenants.get(&caller.0, &path).await?)
-}
-
-/// The caller's child tenants (partners only have children).
-#[utoipa::path(get, path = "/v1alpha/tenants/{tenant}/children", tag = "tenants",
-    params(("tenant" = String, Path, description = "`current` or the caller's tenant id"),
-        ("pageSize" = Option<i32>, Query, description = "Default 50, at most 1000"),
-        ("pageToken" = Option<String>, Query, description = "Token from a previous response"),
-        ("skip" = Option<i32>, Query, description = "Items to skip"),
-        ("filter" = Option<String>, Query, description = "AIP-160 over displayName and createTime"),
-        ("orderBy" = Option<String>, Query, description = "displayName, createTime, optionally desc")),
-    responses((status = 200, body = ListTenantsResponse), (status = 404, body = ErrorEnvelope)))]
-pub async fn children(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<String>,
-    state: Data<ApiState>,
-) -> Response {
-    standard::list::<_, ListTenantsResponse>(&req, false, async |request| {
-        state.tenants.list_children(&caller.0, &path, request).await
-    })
-    .await
-}
-
-/// The state of a tenant creation operation of the caller's tenant.
-#[utoipa::path(get, path = "/v1alpha/tenants/{tenant}/operations/{operation}", tag = "tenants",
-    params(("tenant" = String, Path, description = "`current` or the caller's tenant id"), ("operation" = String, Path, description = "Operation id")),
-    responses((status = 200, body = Operation), (status = 404, body = ErrorEnvelope)))]
-pub async fn operation(
-    caller: Caller,
-    req: HttpRequest,
-    path: Path<(String, String)>,
-    state: Data<ApiState>,
-) -> Response {
-    QueryParams::parse(req.query_string())?.finish()?;
-    let (tenant, operation) = path.into_inner();
-    ok(&state
-        .tenants
-        .get_operation(&caller.0, &tenant, &operation)
-        .await?)
 }
