@@ -4,28 +4,26 @@
 
 use std::collections::BTreeMap;
 
-use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::activity::model::ActivityLog;
 use rics_domain::activity::ports::ActivityLogRepository;
-use rics_domain::event::NewEvent;
+use rics_domain::entity::repository::ErasureCounts;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
-use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
-use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
-use crate::idempotency;
-use crate::paging::load_page;
-use crate::rows::{FoundId, body_without, internal, micros, timestamp};
-use crate::schema::{activity_log_entities, activity_logs, idempotency_keys};
-use crate::sql::{Sql, insert_rows};
+use crate::entities::lock_stored;
+use crate::erasure::{add, erase_creation_keys};
+use crate::error::repository_error;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
+use crate::rows::{body_without, internal, micros, timestamp};
+use crate::schema::{activity_log_entities, activity_logs};
+use crate::side_rows::write_owned;
+use crate::sql::Sql;
+use crate::store::{DieselStore, StoredTable, Write, port_over_store, row_statements};
 
 /// Where the filter fields of an entity's activity logs live.
 pub const ACTIVITY_LOG_FIELDS: FieldMap = FieldMap {
@@ -93,7 +91,7 @@ const CHUNK: usize = 500;
 /// One row of `activity_logs`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
 #[diesel(table_name = activity_logs)]
-struct LogRow {
+pub struct LogRow {
     tenant_id: String,
     id: String,
     uid: String,
@@ -142,56 +140,13 @@ impl LogRow {
         log.purge_time = self.purge_time.map(timestamp).transpose()?;
         Ok(log)
     }
-
-    /// The log and its keyset position in a page sorted by `sort_columns`.
-    fn into_page_item(
-        self,
-        sort_columns: &[String],
-    ) -> Result<(ActivityLog, Vec<CursorValue>), RepositoryError> {
-        let position = sort_columns
-            .iter()
-            .map(|column| {
-                Ok(match column.as_str() {
-                    "l.id" => CursorValue::Text(self.id.clone()),
-                    "l.occur_time" => CursorValue::Integer(self.occur_time),
-                    "l.create_time" => CursorValue::Integer(self.create_time),
-                    other => return Err(internal("no cursor value for sort expression", other)),
-                })
-            })
-            .collect::<Result<Vec<_>, RepositoryError>>()?;
-        Ok((self.into_log()?, position))
-    }
-}
-
-fn load_row(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<LogRow>, RepositoryError> {
-    activity_logs::table
-        .filter(activity_logs::tenant_id.eq(tenant))
-        .filter(activity_logs::id.eq(id))
-        .select(LogRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
-}
-
-/// What erasing an entity removed of the activity logs naming it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ErasedLogs {
-    /// Logs removed, with the rows of the entities they name.
-    pub(crate) logs: i64,
-    /// Events about those logs, under every entity they named.
-    pub(crate) events: i64,
-    /// Idempotency keys that produced those logs.
-    pub(crate) idempotency_keys: i64,
 }
 
 /// Erases, in the caller's transaction, every activity log naming the entity
 /// `entity_id`: the log may hold personal data about the entity, so it goes with it,
-/// with its events under every entity it named and its idempotency keys. On PostgreSQL
-/// the entity's row is locked first, so that no log naming it is written meanwhile.
+/// with its events under every entity it named and its idempotency keys (added to
+/// `counts`). Returns how many logs. On PostgreSQL the entity's row is locked first, so
+/// that no log naming it is written meanwhile.
 ///
 /// # Errors
 /// Database failures.
@@ -199,24 +154,16 @@ pub(crate) fn erase_naming_entity(
     conn: &mut DbConnection,
     tenant: &str,
     entity_id: &str,
-) -> Result<ErasedLogs, RepositoryError> {
-    if let DbConnection::Postgresql(_) = conn {
-        let mut lock = Sql::from(
-            "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
-        );
-        lock.bind(tenant)
-            .push(" AND e.id = ")
-            .bind(entity_id)
-            .push(" FOR UPDATE");
-        lock.load::<FoundId>(conn).map_err(repository_error)?;
-    }
+    counts: &mut ErasureCounts,
+) -> Result<i64, RepositoryError> {
+    lock_stored(conn, tenant, &[entity_id], "FOR UPDATE")?;
     let log_ids: Vec<String> = activity_log_entities::table
         .filter(activity_log_entities::tenant_id.eq(tenant))
         .filter(activity_log_entities::entity_id.eq(entity_id))
         .select(activity_log_entities::activity_log_id)
         .load(conn)
         .map_err(repository_error)?;
-    let mut erased = ErasedLogs::default();
+    let mut logs = 0;
     for chunk in log_ids.chunks(CHUNK) {
         let named: Vec<(String, String)> = activity_log_entities::table
             .filter(activity_log_entities::tenant_id.eq(tenant))
@@ -232,17 +179,12 @@ pub(crate) fn erase_naming_entity(
             entities_of.entry(log_id).or_default().push(named_entity);
         }
         for (log_id, entity_ids) in &entities_of {
-            erased.events += erase_events_about(conn, tenant, log_id, entity_ids)?;
+            let events = erase_events_about(conn, tenant, log_id, entity_ids)?;
+            add(counts, "events", events);
         }
         let names: Vec<String> = chunk.iter().map(|id| ActivityLog::name_of(id)).collect();
-        erased.idempotency_keys += diesel::delete(
-            idempotency_keys::table
-                .filter(idempotency_keys::tenant_id.eq(tenant))
-                .filter(idempotency_keys::resource_name.eq_any(&names)),
-        )
-        .execute(conn)
-        .map_err(repository_error)? as i64;
-        erased.logs += diesel::delete(
+        erase_creation_keys(conn, tenant, &names, counts)?;
+        logs += diesel::delete(
             activity_logs::table
                 .filter(activity_logs::tenant_id.eq(tenant))
                 .filter(activity_logs::id.eq_any(chunk)),
@@ -250,7 +192,7 @@ pub(crate) fn erase_naming_entity(
         .execute(conn)
         .map_err(repository_error)? as i64;
     }
-    Ok(erased)
+    Ok(logs)
 }
 
 /// Removes the events about the log `log_id` scoped to `entity_ids`; returns how many.
@@ -290,215 +232,98 @@ fn escape_like(text: &str) -> String {
     escaped
 }
 
+/// The activity logs table, for [`DieselStore`]: a log never changes but for its
+/// lifecycle, so an update writes only the revision, delete and purge times; the
+/// entities a log names are side rows, written when it is created, from which an
+/// entity's logs are listed. They go with a purged log (cascade); its events stay in
+/// the entities' history.
+#[derive(Debug, Clone, Copy)]
+pub struct ActivityLogTable;
+
 /// The Diesel activity log repository.
-#[derive(Debug, Clone)]
-pub struct DieselActivityLogRepository {
-    db: Database,
-}
+pub type DieselActivityLogRepository = DieselStore<ActivityLogTable>;
 
-impl DieselActivityLogRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselActivityLogRepository {
-        DieselActivityLogRepository { db }
-    }
-}
+impl StoredTable for ActivityLogTable {
+    type Resource = ActivityLog;
+    type Row = LogRow;
 
-#[async_trait]
-impl ActivityLogRepository for DieselActivityLogRepository {
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
-        log: &ActivityLog,
-        key: Option<&'a IdempotencyKey>,
-        new_events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError> {
-        let row = LogRow::from_log(tenant, log)?;
-        let entity_ids: Vec<String> = log.entity_ids().into_iter().map(str::to_owned).collect();
-        let (key, new_events) = (key.cloned(), new_events.to_vec());
-        self.db
-            .write(move |conn| {
-                let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &row.tenant_id, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(activity_logs::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                // A named entity erased since the service checked it fails the foreign
-                // key: NotFound.
-                let named = entity_ids
-                    .iter()
-                    .map(|entity| {
-                        vec![
-                            row.tenant_id.as_str().into(),
-                            row.id.as_str().into(),
-                            entity.as_str().into(),
-                        ]
-                    })
-                    .collect();
-                insert_rows(
-                    conn,
-                    "activity_log_entities",
-                    &["tenant_id", "activity_log_id", "entity_id"],
-                    named,
-                )
-                .map_err(repository_error)?;
-                insert_events(conn, &row.tenant_id, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
+    const TABLE: &'static str = "activity_logs";
+    const FIELDS: &'static FieldMap = &ACTIVITY_LOG_FIELDS;
+
+    row_statements!(activity_logs, updates(revision, delete_time, purge_time));
+
+    fn row(tenant: &TenantId, log: &ActivityLog) -> Result<LogRow, RepositoryError> {
+        LogRow::from_log(tenant, log)
     }
 
-    async fn get(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-    ) -> Result<Option<ActivityLog>, RepositoryError> {
-        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        // One statement: no transaction needed.
-        self.db
-            .run(move |conn| {
-                load_row(conn, &tenant, &id)?
-                    .map(LogRow::into_log)
-                    .transpose()
-            })
-            .await
+    fn sort_value(row: &LogRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "l.id" => CursorValue::Text(row.id.clone()),
+            "l.occur_time" => CursorValue::Integer(row.occur_time),
+            "l.create_time" => CursorValue::Integer(row.create_time),
+            _ => return None,
+        })
     }
 
-    async fn get_many(
-        &self,
-        tenant: &TenantId,
-        ids: &[String],
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<LogRow>,
     ) -> Result<Vec<ActivityLog>, RepositoryError> {
-        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
-        self.db
-            .read(move |conn| {
-                let mut logs = Vec::with_capacity(ids.len());
-                for chunk in ids.chunks(CHUNK) {
-                    let rows = activity_logs::table
-                        .filter(activity_logs::tenant_id.eq(&tenant))
-                        .filter(activity_logs::id.eq_any(chunk))
-                        .select(LogRow::as_select())
-                        .load(conn)
-                        .map_err(repository_error)?;
-                    for row in rows {
-                        logs.push(row.into_log()?);
-                    }
-                }
-                Ok(logs)
-            })
-            .await
+        rows.into_iter().map(LogRow::into_log).collect()
     }
 
-    async fn list_for_entity(
-        &self,
-        tenant: &TenantId,
-        entity_id: &str,
-        query: &ListQuery,
-    ) -> Result<Page<ActivityLog>, RepositoryError> {
-        let mut compiled = compile_list(
-            query,
-            &ACTIVITY_LOG_FIELDS,
-            tenant.as_str(),
-            Some("l.delete_time"),
-        )?;
-        // Uncorrelated, so the database starts from the entity's side rows (its index)
-        // and reads only the logs naming it.
-        compiled
-            .filter
-            .push(" AND l.id IN (SELECT x.activity_log_id FROM activity_log_entities x WHERE x.tenant_id = ")
-            .bind(tenant.as_str())
-            .push(" AND x.entity_id = ")
-            .bind(entity_id)
-            .push(")");
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(
-                    conn,
-                    "activity_logs l",
-                    "l.*",
-                    compiled,
-                    &query,
-                    |row: LogRow| row.into_page_item(&sort_columns),
-                )
-            })
-            .await
-    }
-
-    async fn update_lifecycle(
-        &self,
-        tenant: &TenantId,
+    /// A named entity erased since the service checked it fails the foreign key:
+    /// NOT_FOUND.
+    fn write_side_rows(
+        conn: &mut DbConnection,
         log: &ActivityLog,
-        expected_revision: i64,
-        new_events: &[NewEvent],
+        row: &LogRow,
+        write: Write,
     ) -> Result<(), RepositoryError> {
-        let (tenant, id, new_events) = (
-            tenant.as_str().to_owned(),
-            log.id().to_owned(),
-            new_events.to_vec(),
-        );
-        let (revision, delete_time, purge_time) = (
-            log.revision,
-            micros(log.delete_time),
-            micros(log.purge_time),
-        );
-        self.db
-            .write(move |conn| {
-                let updated = diesel::update(
-                    activity_logs::table
-                        .filter(activity_logs::tenant_id.eq(&tenant))
-                        .filter(activity_logs::id.eq(&id))
-                        .filter(activity_logs::revision.eq(expected_revision)),
-                )
-                .set((
-                    activity_logs::revision.eq(revision),
-                    activity_logs::delete_time.eq(delete_time),
-                    activity_logs::purge_time.eq(purge_time),
-                ))
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_row(conn, &tenant, &id)?));
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
+        if write == Write::Update {
+            return Ok(());
+        }
+        let named = log
+            .entity_ids()
+            .into_iter()
+            .map(|entity| vec![entity.into()]);
+        write_owned(
+            conn,
+            ("activity_log_entities", "activity_log_id"),
+            (&row.tenant_id, &row.id),
+            (&["entity_id"], named.collect()),
+            write,
+        )
+        .map_err(repository_error)
+    }
+}
+
+port_over_store! {
+    impl ActivityLogRepository for ActivityLogTable {
+        standard [create, get, get_many, update_lifecycle, find_purge_due, purge]
+
+        async fn list_for_entity(
+            &self,
+            tenant: &TenantId,
+            entity_id: &str,
+            query: &ListQuery,
+        ) -> Result<Page<ActivityLog>, RepositoryError> {
+            // Uncorrelated, so the database starts from the entity's side rows (its index)
+            // and reads only the logs naming it.
+            self.list_where(tenant, query, |filter| {
+                filter
+                    .push(
+                        " AND l.id IN (SELECT x.activity_log_id FROM activity_log_entities x \
+                         WHERE x.tenant_id = ",
+                    )
+                    .bind(tenant.as_str())
+                    .push(" AND x.entity_id = ")
+                    .bind(entity_id)
+                    .push(")");
             })
             .await
-    }
-
-    async fn find_purge_due(
-        &self,
-        now: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        self.db
-            .read(move |conn| crate::purge::find_due(conn, "activity_logs", now, limit))
-            .await
-    }
-
-    async fn purge(
-        &self,
-        tenant: &TenantId,
-        id: &str,
-        now: Timestamp,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let (tenant, id, new_events) = (
-            tenant.as_str().to_owned(),
-            id.to_owned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                // The condition is part of the DELETE: a log undeleted meanwhile has no
-                // purge time and stays. The rows of the entities it names go with it
-                // (cascade); its events stay in the entities' history.
-                crate::purge::remove_due(conn, "activity_logs", &tenant, &id, now, &new_events)
-            })
-            .await
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::alert::model::{Alert, AlertState, AlertType, Severity};
 use rics_domain::alert::ports::AlertTypeRepository;
+use rics_domain::entity::model::Entity;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
@@ -323,7 +324,7 @@ pub(crate) fn remove_erased_entity(
     tenant: &str,
     entity_id: &str,
 ) -> Result<i64, RepositoryError> {
-    let name = format!("entities/{entity_id}");
+    let name = Entity::name_of(entity_id);
     let naming = alert_entities::table
         .filter(alert_entities::tenant_id.eq(tenant))
         .filter(alert_entities::entity.eq(&name))
@@ -336,14 +337,7 @@ pub(crate) fn remove_erased_entity(
     .set(alerts::revision.eq(alerts::revision + 1))
     .execute(conn)
     .map_err(repository_error)?;
-    diesel::delete(
-        alert_entities::table
-            .filter(alert_entities::tenant_id.eq(tenant))
-            .filter(alert_entities::entity.eq(&name)),
-    )
-    .execute(conn)
-    .map(|n| n as i64)
-    .map_err(repository_error)
+    ENTITIES.remove_value(conn, tenant, &name)
 }
 
 /// The alerts table, for [`DieselStore`]: the entities of an alert are side rows,
@@ -403,7 +397,7 @@ impl StoredTable for AlertTable {
             return Ok(());
         }
         ENTITIES
-            .insert(conn, &row.tenant_id, &row.id, &alert.entities)
+            .write(conn, (&row.tenant_id, &row.id), &alert.entities, write)
             .map_err(repository_error)
     }
 }

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 use rics_aip::page_token::CursorValue;
 use rics_domain::document::model::{Document, DocumentType};
+use rics_domain::entity::repository::ErasureCounts;
 use rics_domain::icao::IcaoCode;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
@@ -14,10 +15,12 @@ use rics_domain::time::Timestamp;
 use rics_domain::values::PartialDate;
 
 use crate::connection::DbConnection;
+use crate::entities::lock_stored;
+use crate::erasure::erase_creation_keys;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
-use crate::rows::{FoundId, body_without, internal, micros, timestamp};
-use crate::schema::{documents, idempotency_keys};
+use crate::rows::{body_without, internal, micros, timestamp};
+use crate::schema::documents;
 use crate::side_rows::replace_trigrams;
 use crate::sql::Sql;
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
@@ -262,39 +265,10 @@ pub fn write_pending_name_trigrams(conn: &mut DbConnection) -> QueryResult<usize
     }
 }
 
-/// Whether the entity `entity_id` is stored. On PostgreSQL its row stays share-locked
-/// until the transaction ends (`FOR KEY SHARE`, what a foreign key check takes): an
-/// erasure, which locks the entity's row before it removes the entity's documents,
-/// either waits for this transaction and then removes its document too, or has
-/// removed the entity when this one reads it.
-fn entity_stored(
-    conn: &mut DbConnection,
-    tenant: &str,
-    entity_id: &str,
-) -> Result<bool, RepositoryError> {
-    let mut sql = Sql::from(
-        "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
-    );
-    sql.bind(tenant).push(" AND e.id = ").bind(entity_id);
-    if let DbConnection::Postgresql(_) = conn {
-        sql.push(" FOR KEY SHARE");
-    }
-    let found = sql.load::<FoundId>(conn).map_err(repository_error)?;
-    Ok(!found.is_empty())
-}
-
-/// What erasing an entity's documents removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ErasedDocuments {
-    /// The documents.
-    pub(crate) documents: i64,
-    /// The idempotency keys of their creation.
-    pub(crate) idempotency_keys: i64,
-}
-
 /// Erases, in the caller's transaction, the documents of the entity `entity_id` and
 /// the idempotency keys that created them. Their events are the entity's and go with
-/// its events. Part of an entity's erasure, after the entity's row is locked.
+/// its events. Returns how many documents; adds the keys to `counts`. Part of an
+/// entity's erasure, after the entity's row is locked.
 ///
 /// # Errors
 /// Database failures.
@@ -302,7 +276,8 @@ pub(crate) fn erase_entity_documents(
     conn: &mut DbConnection,
     tenant: &str,
     entity_id: &str,
-) -> Result<ErasedDocuments, RepositoryError> {
+    counts: &mut ErasureCounts,
+) -> Result<i64, RepositoryError> {
     let entity = format!("entities/{entity_id}");
     let ids: Vec<String> = documents::table
         .filter(documents::tenant_id.eq(tenant))
@@ -310,25 +285,18 @@ pub(crate) fn erase_entity_documents(
         .select(documents::id)
         .load(conn)
         .map_err(repository_error)?;
-    let mut erased = ErasedDocuments::default();
     for chunk in ids.chunks(CHUNK) {
         let names: Vec<String> = chunk.iter().map(|id| Document::name_of(id)).collect();
-        erased.idempotency_keys += diesel::delete(
-            idempotency_keys::table
-                .filter(idempotency_keys::tenant_id.eq(tenant))
-                .filter(idempotency_keys::resource_name.eq_any(&names)),
-        )
-        .execute(conn)
-        .map_err(repository_error)? as i64;
+        erase_creation_keys(conn, tenant, &names, counts)?;
     }
-    erased.documents = diesel::delete(
+    diesel::delete(
         documents::table
             .filter(documents::tenant_id.eq(tenant))
             .filter(documents::entity.eq(&entity)),
     )
     .execute(conn)
-    .map_err(repository_error)? as i64;
-    Ok(erased)
+    .map(|n| n as i64)
+    .map_err(repository_error)
 }
 
 /// The documents table, for [`DieselStore`]: a document is listed within its entity,
@@ -378,7 +346,11 @@ impl StoredTable for DocumentTable {
         tenant: &str,
         document: &Document,
     ) -> Result<(), RepositoryError> {
-        if entity_stored(conn, tenant, document.entity_id())? {
+        // `FOR KEY SHARE` is what a foreign key check takes: an erasure, which locks the
+        // entity's row before it removes the entity's documents, either waits for this
+        // transaction and then removes its document too, or has removed the entity
+        // when this one reads it.
+        if lock_stored(conn, tenant, &[document.entity_id()], "FOR KEY SHARE")? == 1 {
             Ok(())
         } else {
             Err(RepositoryError::NotFound)

@@ -2,7 +2,6 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
 use rics_aip::page_token::CursorValue;
 use rics_domain::entity::model::{Entity, ScreeningStatus, VerificationStatus};
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
@@ -10,24 +9,30 @@ use rics_domain::entity::repository::{EntityRepository, EraseGuard, ErasureCount
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::resource;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
+use crate::error::repository_error;
 use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, FuzzyIndex, RELEVANCE, ScalarKind, Unset, compile_list};
-use crate::idempotency;
+use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset, compile_list};
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
-use crate::schema::{
-    entities, entity_bodies, entity_external_ids, entity_name_trigrams, entity_relationships,
-    entity_tags,
+use crate::schema::{entities, entity_bodies, entity_relationships};
+use crate::side_rows::{replace_trigrams, write_owned};
+use crate::sql::Sql;
+use crate::store::{DieselStore, StoredTable, Write, row_statements};
+
+/// The trigrams of an entity's display name, for fuzzy search.
+const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
+    field: "displayName",
+    table: "entity_name_trigrams",
+    owner: "entity_id",
+    trigram: "trigram",
+    count_column: "e.display_name_trigrams",
 };
-use crate::sql::{Bind, Sql, insert_rows};
 
 /// Where the entity filter fields live.
 pub const ENTITY_FIELDS: FieldMap = FieldMap {
@@ -139,13 +144,7 @@ pub const ENTITY_FIELDS: FieldMap = FieldMap {
             },
         ),
     ],
-    fuzzy: &[FuzzyIndex {
-        field: "displayName",
-        table: "entity_name_trigrams",
-        owner: "entity_id",
-        trigram: "trigram",
-        count_column: "e.display_name_trigrams",
-    }],
+    fuzzy: &[NAME_TRIGRAMS],
 };
 
 /// Where the relationship filter fields live.
@@ -177,7 +176,7 @@ pub const RELATIONSHIP_FIELDS: FieldMap = FieldMap {
 /// One row of `entities`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = entities, primary_key(tenant_id, id), treat_none_as_null = true)]
-struct EntityRow {
+pub struct EntityRow {
     tenant_id: String,
     id: String,
     uid: String,
@@ -194,15 +193,6 @@ struct EntityRow {
     delete_time: Option<i64>,
     purge_time: Option<i64>,
     risk_status: Option<String>,
-}
-
-/// An entity row with its relevance, in ranked searches.
-#[derive(Debug, QueryableByName)]
-struct RankedEntityRow {
-    #[diesel(embed)]
-    entity: EntityRow,
-    #[diesel(sql_type = BigInt)]
-    fuzzy_score: i64,
 }
 
 /// One row of `entity_relationships`.
@@ -291,25 +281,6 @@ impl EntityRow {
         entity.purge_time = self.purge_time.map(timestamp).transpose()?;
         Ok(entity)
     }
-
-    /// The value of a sort expression of [`ENTITY_FIELDS`] for this row.
-    fn sort_value(
-        &self,
-        expression: &str,
-        relevance: Option<i64>,
-    ) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "e.id" => CursorValue::Text(self.id.clone()),
-            "e.display_name" => CursorValue::Text(self.display_name.clone()),
-            "e.entity_type" => CursorValue::Text(self.entity_type.clone()),
-            "e.create_time" => CursorValue::Integer(self.create_time),
-            "e.update_time" => CursorValue::Integer(self.update_time),
-            RELEVANCE => {
-                CursorValue::Integer(relevance.ok_or_else(|| internal("sort", "no relevance"))?)
-            }
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
-    }
 }
 
 impl RelationshipRow {
@@ -340,98 +311,62 @@ impl RelationshipRow {
     }
 }
 
-/// The Diesel entity repository.
-#[derive(Debug, Clone)]
-pub struct DieselEntityRepository {
-    db: Database,
-}
-
-impl DieselEntityRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselEntityRepository {
-        DieselEntityRepository { db }
-    }
-}
-
 /// Writes the searchable side rows of an entity (tags, external ids, name trigrams),
-/// replacing any it had.
-fn write_side_rows(conn: &mut DbConnection, tenant: &str, entity: &Entity) -> QueryResult<()> {
-    let id = entity.id();
-    diesel::delete(
-        entity_tags::table
-            .filter(entity_tags::tenant_id.eq(tenant))
-            .filter(entity_tags::entity_id.eq(id)),
-    )
-    .execute(conn)?;
-    diesel::delete(
-        entity_external_ids::table
-            .filter(entity_external_ids::tenant_id.eq(tenant))
-            .filter(entity_external_ids::entity_id.eq(id)),
-    )
-    .execute(conn)?;
-    diesel::delete(
-        entity_name_trigrams::table
-            .filter(entity_name_trigrams::tenant_id.eq(tenant))
-            .filter(entity_name_trigrams::entity_id.eq(id)),
-    )
-    .execute(conn)?;
-    let rows = |values: Vec<Vec<Bind>>| values;
-    let tags = rows(
-        entity
-            .tags
-            .iter()
-            .map(|tag| vec![tenant.into(), id.into(), tag.as_str().into()])
-            .collect(),
-    );
-    insert_rows(
+/// after `write` of its row.
+fn write_search_rows(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity: &Entity,
+    write: Write,
+) -> QueryResult<()> {
+    let owner = (tenant, entity.id());
+    let tags = entity.tags.iter().map(|tag| vec![tag.as_str().into()]);
+    write_owned(
         conn,
-        "entity_tags",
-        &["tenant_id", "entity_id", "tag"],
-        tags,
+        ("entity_tags", "entity_id"),
+        owner,
+        (&["tag"], tags.collect()),
+        write,
     )?;
     let external = entity
         .external_ids
         .iter()
-        .map(|(key, value)| {
-            vec![
-                tenant.into(),
-                id.into(),
-                key.as_str().into(),
-                value.as_str().into(),
-            ]
-        })
-        .collect();
-    insert_rows(
+        .map(|(key, value)| vec![key.as_str().into(), value.as_str().into()]);
+    write_owned(
         conn,
-        "entity_external_ids",
-        &["tenant_id", "entity_id", "id_key", "id_value"],
-        external,
+        ("entity_external_ids", "entity_id"),
+        owner,
+        (&["id_key", "id_value"], external.collect()),
+        write,
     )?;
-    let trigrams = text_search::trigrams(&entity.display_name)
-        .into_iter()
-        .map(|trigram| vec![tenant.into(), id.into(), trigram.into()])
-        .collect();
-    insert_rows(
-        conn,
-        "entity_name_trigrams",
-        &["tenant_id", "entity_id", "trigram"],
-        trigrams,
-    )?;
-    Ok(())
+    replace_trigrams(conn, &NAME_TRIGRAMS, tenant, owner.1, &entity.display_name)
 }
 
-fn load_row(
+/// Writes the body of `entity` (stored as `row`), after `write` of its row.
+fn write_body(
     conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<EntityRow>, RepositoryError> {
-    entities::table
-        .filter(entities::tenant_id.eq(tenant))
-        .filter(entities::id.eq(id))
-        .select(EntityRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
+    entity: &Entity,
+    row: &EntityRow,
+    write: Write,
+) -> Result<(), RepositoryError> {
+    let body = body_of(entity)?;
+    let owned = entity_bodies::table
+        .filter(entity_bodies::tenant_id.eq(&row.tenant_id))
+        .filter(entity_bodies::entity_id.eq(&row.id));
+    match write {
+        Write::Insert => diesel::insert_into(entity_bodies::table)
+            .values((
+                entity_bodies::tenant_id.eq(&row.tenant_id),
+                entity_bodies::entity_id.eq(&row.id),
+                entity_bodies::body.eq(&body),
+            ))
+            .execute(conn),
+        Write::Update => diesel::update(owned)
+            .set(entity_bodies::body.eq(&body))
+            .execute(conn),
+    }
+    .map_err(repository_error)?;
+    Ok(())
 }
 
 /// The entities of `rows`, in order, with their bodies (one query per 500 rows).
@@ -461,39 +396,92 @@ fn with_bodies(
         .collect()
 }
 
-/// The entity with `id`, with its body, in one statement.
-fn load_entity(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<Entity>, RepositoryError> {
-    entities::table
-        .inner_join(
-            entity_bodies::table.on(entity_bodies::tenant_id
-                .eq(entities::tenant_id)
-                .and(entity_bodies::entity_id.eq(entities::id))),
-        )
-        .filter(entities::tenant_id.eq(tenant))
-        .filter(entities::id.eq(id))
-        .select((EntityRow::as_select(), entity_bodies::body))
-        .first::<(EntityRow, String)>(conn)
-        .optional()
-        .map_err(repository_error)?
-        .map(|(row, body)| row.into_entity(&body))
-        .transpose()
-}
+/// The entities table, for [`DieselStore`]: an entity's body, tags, external ids and
+/// name trigrams are side rows, the body read with the row in one statement, and a
+/// purge erases the entity with everything that refers to it.
+#[derive(Debug, Clone, Copy)]
+pub struct EntityTable;
 
-/// A page row and its keyset position.
-fn entity_page(
-    row: EntityRow,
-    relevance: Option<i64>,
-    sort_columns: &[String],
-) -> Result<(EntityRow, Vec<CursorValue>), RepositoryError> {
-    let position = sort_columns
-        .iter()
-        .map(|column| row.sort_value(column, relevance))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((row, position))
+/// The Diesel entity repository.
+pub type DieselEntityRepository = DieselStore<EntityTable>;
+
+impl StoredTable for EntityTable {
+    type Resource = Entity;
+    type Row = EntityRow;
+
+    const TABLE: &'static str = "entities";
+    const FIELDS: &'static FieldMap = &ENTITY_FIELDS;
+
+    row_statements!(entities);
+
+    fn row(tenant: &TenantId, entity: &Entity) -> Result<EntityRow, RepositoryError> {
+        Ok(EntityRow::from_entity(tenant, entity))
+    }
+
+    fn sort_value(row: &EntityRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "e.id" => CursorValue::Text(row.id.clone()),
+            "e.display_name" => CursorValue::Text(row.display_name.clone()),
+            "e.entity_type" => CursorValue::Text(row.entity_type.clone()),
+            "e.create_time" => CursorValue::Integer(row.create_time),
+            "e.update_time" => CursorValue::Integer(row.update_time),
+            _ => return None,
+        })
+    }
+
+    fn resources(
+        conn: &mut DbConnection,
+        tenant: &str,
+        rows: Vec<EntityRow>,
+    ) -> Result<Vec<Entity>, RepositoryError> {
+        with_bodies(conn, tenant, rows)
+    }
+
+    /// The row joined with its body: one statement, no transaction needed (saves two
+    /// round trips).
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> Result<Option<Entity>, RepositoryError> {
+        entities::table
+            .inner_join(
+                entity_bodies::table.on(entity_bodies::tenant_id
+                    .eq(entities::tenant_id)
+                    .and(entity_bodies::entity_id.eq(entities::id))),
+            )
+            .filter(entities::tenant_id.eq(tenant))
+            .filter(entities::id.eq(id))
+            .select((EntityRow::as_select(), entity_bodies::body))
+            .first::<(EntityRow, String)>(conn)
+            .optional()
+            .map_err(repository_error)?
+            .map(|(row, body)| row.into_entity(&body))
+            .transpose()
+    }
+
+    fn write_side_rows(
+        conn: &mut DbConnection,
+        entity: &Entity,
+        row: &EntityRow,
+        write: Write,
+    ) -> Result<(), RepositoryError> {
+        write_body(conn, entity, row, write)?;
+        write_search_rows(conn, &row.tenant_id, entity, write).map_err(repository_error)
+    }
+
+    /// A purged entity is erased with everything that refers to it, as
+    /// [`EntityRepository::hard_delete`] erases it.
+    fn remove_due(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+        now: Timestamp,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        crate::erasure::erase_entity(conn, tenant, id, EraseGuard::PurgeDue(now))?;
+        insert_events(conn, tenant, events).map_err(repository_error)
+    }
 }
 
 fn relationship_sort_value(
@@ -508,31 +496,33 @@ fn relationship_sort_value(
     })
 }
 
-/// On PostgreSQL, locks the rows of two entities (in id order, so concurrent callers
-/// cannot deadlock) until the transaction ends. Without it two concurrent adds of a
-/// symmetric relationship in opposite directions both see no reverse row and both
-/// insert. SQLite needs nothing: its write transactions already run one at a time.
-fn lock_pair(
+/// How many of `ids` are stored entities of `tenant`. On PostgreSQL their rows stay
+/// locked with `lock` (`FOR UPDATE`, `FOR KEY SHARE`, ...) until the transaction ends,
+/// taken in id order so that concurrent callers cannot deadlock.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn lock_stored(
     conn: &mut DbConnection,
     tenant: &str,
-    a: &str,
-    b: &str,
-) -> Result<(), RepositoryError> {
+    ids: &[&str],
+    lock: &str,
+) -> Result<usize, RepositoryError> {
+    let mut sql = Sql::from(
+        "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
+    );
+    sql.bind(tenant)
+        .push(" AND e.id IN ")
+        .bind_list(ids.iter().copied())
+        .push(" ORDER BY e.id");
     if let DbConnection::Postgresql(_) = conn {
-        let mut sql = Sql::from(
-            "SELECT e.tenant_id AS tenant_id, e.id AS id FROM entities e WHERE e.tenant_id = ",
-        );
-        sql.bind(tenant)
-            .push(" AND e.id IN ")
-            .bind_list([a, b])
-            .push(" ORDER BY e.id FOR NO KEY UPDATE");
-        sql.load::<FoundId>(conn).map_err(repository_error)?;
+        sql.push(" ").push(lock);
     }
-    Ok(())
+    Ok(sql.load::<FoundId>(conn).map_err(repository_error)?.len())
 }
 
 #[async_trait]
-impl EntityRepository for DieselEntityRepository {
+impl EntityRepository for DieselStore<EntityTable> {
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -540,45 +530,11 @@ impl EntityRepository for DieselEntityRepository {
         key: Option<&'a IdempotencyKey>,
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
-        let row = EntityRow::from_entity(tenant, entity);
-        let body = body_of(entity)?;
-        let (tenant, entity, key, new_events) = (
-            tenant.as_str().to_owned(),
-            entity.clone(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(entities::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                diesel::insert_into(entity_bodies::table)
-                    .values((
-                        entity_bodies::tenant_id.eq(&tenant),
-                        entity_bodies::entity_id.eq(&row.id),
-                        entity_bodies::body.eq(&body),
-                    ))
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
+        ResourceStore::create(self, tenant, entity, key, new_events).await
     }
 
     async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Entity>, RepositoryError> {
-        let (tenant, id) = (tenant.as_str().to_owned(), id.to_owned());
-        // One statement: no transaction needed (saves two round trips).
-        self.db
-            .run(move |conn| load_entity(conn, &tenant, &id))
-            .await
+        ResourceStore::get(self, tenant, id).await
     }
 
     async fn get_many(
@@ -586,23 +542,7 @@ impl EntityRepository for DieselEntityRepository {
         tenant: &TenantId,
         ids: &[String],
     ) -> Result<Vec<Entity>, RepositoryError> {
-        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
-        self.db
-            .read(move |conn| {
-                let mut rows = Vec::with_capacity(ids.len());
-                for chunk in ids.chunks(500) {
-                    rows.extend(
-                        entities::table
-                            .filter(entities::tenant_id.eq(&tenant))
-                            .filter(entities::id.eq_any(chunk))
-                            .select(EntityRow::as_select())
-                            .load(conn)
-                            .map_err(repository_error)?,
-                    );
-                }
-                with_bodies(conn, &tenant, rows)
-            })
-            .await
+        self.read_many(tenant, ids).await
     }
 
     async fn list(
@@ -610,46 +550,7 @@ impl EntityRepository for DieselEntityRepository {
         tenant: &TenantId,
         query: &ListQuery,
     ) -> Result<Page<Entity>, RepositoryError> {
-        let compiled = compile_list(
-            query,
-            &ENTITY_FIELDS,
-            tenant.as_str(),
-            Some("e.delete_time"),
-        )?;
-        let query = query.clone();
-        let ranked = query.rank.is_some();
-        let tenant = tenant.as_str().to_owned();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                let page = if ranked {
-                    load_page(
-                        conn,
-                        "entities e",
-                        "e.*",
-                        compiled,
-                        &query,
-                        |r: RankedEntityRow| {
-                            entity_page(r.entity, Some(r.fuzzy_score), &sort_columns)
-                        },
-                    )
-                } else {
-                    load_page(
-                        conn,
-                        "entities e",
-                        "e.*",
-                        compiled,
-                        &query,
-                        |r: EntityRow| entity_page(r, None, &sort_columns),
-                    )
-                }?;
-                Ok(Page {
-                    items: with_bodies(conn, &tenant, page.items)?,
-                    next: page.next,
-                    total_size: page.total_size,
-                })
-            })
-            .await
+        ResourceStore::list(self, tenant, None, query).await
     }
 
     async fn update(
@@ -659,40 +560,7 @@ impl EntityRepository for DieselEntityRepository {
         expected_revision: i64,
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
-        let row = EntityRow::from_entity(tenant, entity);
-        let body = body_of(entity)?;
-        let (tenant, entity, new_events) = (
-            tenant.as_str().to_owned(),
-            entity.clone(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let updated = diesel::update(
-                    entities::table
-                        .filter(entities::tenant_id.eq(&tenant))
-                        .filter(entities::id.eq(&row.id))
-                        .filter(entities::revision.eq(expected_revision)),
-                )
-                .set(&row)
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_row(conn, &tenant, &row.id)?));
-                }
-                diesel::update(
-                    entity_bodies::table
-                        .filter(entity_bodies::tenant_id.eq(&tenant))
-                        .filter(entity_bodies::entity_id.eq(&row.id)),
-                )
-                .set(entity_bodies::body.eq(&body))
-                .execute(conn)
-                .map_err(repository_error)?;
-                write_side_rows(conn, &tenant, &entity).map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
-            })
-            .await
+        ResourceStore::update(self, tenant, entity, expected_revision, new_events).await
     }
 
     async fn hard_delete(
@@ -707,9 +575,11 @@ impl EntityRepository for DieselEntityRepository {
             id.to_owned(),
             new_events.to_vec(),
         );
-        self.db
+        self.db()
             .write(move |conn| {
-                let row = load_row(conn, &tenant, &id)?.ok_or(RepositoryError::NotFound)?;
+                let row = EntityTable::load(conn, &tenant, &id)
+                    .map_err(repository_error)?
+                    .ok_or(RepositoryError::NotFound)?;
                 match guard {
                     EraseGuard::PurgeDue(now)
                         if row.purge_time.is_none_or(|t| t >= now.unix_micros()) =>
@@ -733,9 +603,7 @@ impl EntityRepository for DieselEntityRepository {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
-        self.db
-            .read(move |conn| crate::purge::find_due(conn, "entities", now, limit))
-            .await
+        ResourceStore::find_purge_due(self, now, limit).await
     }
 
     async fn add_relationship(
@@ -747,10 +615,14 @@ impl EntityRepository for DieselEntityRepository {
         let row = RelationshipRow::from_record(tenant, relationship);
         let symmetric = relationship.relationship_type.is_symmetric();
         let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
-        self.db
+        self.db()
             .write(move |conn| {
                 if symmetric {
-                    lock_pair(conn, &tenant, &row.entity_id, &row.related_entity_id)?;
+                    // Without the locks two concurrent adds in opposite directions
+                    // could both see no reverse row and both insert (PostgreSQL; SQLite
+                    // runs write transactions one at a time).
+                    let pair = [row.entity_id.as_str(), row.related_entity_id.as_str()];
+                    lock_stored(conn, &tenant, &pair, "FOR NO KEY UPDATE")?;
                     let reverse = entity_relationships::table
                         .filter(entity_relationships::tenant_id.eq(&tenant))
                         .filter(entity_relationships::entity_id.eq(&row.related_entity_id))
@@ -787,7 +659,7 @@ impl EntityRepository for DieselEntityRepository {
             other_entity_id.to_owned(),
             new_events.to_vec(),
         );
-        self.db
+        self.db()
             .write(move |conn| {
                 let between = entity_relationships::entity_id
                     .eq(&a)
@@ -837,7 +709,7 @@ impl EntityRepository for DieselEntityRepository {
             .bind(entity_id)
             .push(")");
         let query = query.clone();
-        self.db
+        self.db()
             .read(move |conn| {
                 let sort_columns = compiled.sort_columns.clone();
                 load_page(

@@ -66,7 +66,30 @@ pub(crate) fn erase_entity(
     Ok(counts)
 }
 
-fn add(counts: &mut ErasureCounts, resource: &str, count: i64) {
+/// Removes the idempotency keys that created the resources named `names`; adds them
+/// to `counts`.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn erase_creation_keys(
+    conn: &mut DbConnection,
+    tenant: &str,
+    names: &[String],
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let removed = diesel::delete(
+        idempotency_keys::table
+            .filter(idempotency_keys::tenant_id.eq(tenant))
+            .filter(idempotency_keys::resource_name.eq_any(names)),
+    )
+    .execute(conn)
+    .map_err(repository_error)?;
+    add(counts, "idempotencyKeys", removed as i64);
+    Ok(())
+}
+
+/// Adds `count` rows of `resource` (a kind the plan names) to `counts`.
+pub(crate) fn add(counts: &mut ErasureCounts, resource: &str, count: i64) {
     *counts.entry(resource.to_owned()).or_default() += count;
 }
 
@@ -126,10 +149,8 @@ fn activity_logs(
     target: &Target<'_>,
     counts: &mut ErasureCounts,
 ) -> Result<(), RepositoryError> {
-    let logs = crate::activity_logs::erase_naming_entity(conn, target.tenant, target.id)?;
-    add(counts, "activityLogs", logs.logs);
-    add(counts, "events", logs.events);
-    add(counts, "idempotencyKeys", logs.idempotency_keys);
+    let logs = crate::activity_logs::erase_naming_entity(conn, target.tenant, target.id, counts)?;
+    add(counts, "activityLogs", logs);
     Ok(())
 }
 
@@ -154,15 +175,7 @@ fn creation_key(
     target: &Target<'_>,
     counts: &mut ErasureCounts,
 ) -> Result<(), RepositoryError> {
-    let removed = diesel::delete(
-        idempotency_keys::table
-            .filter(idempotency_keys::tenant_id.eq(target.tenant))
-            .filter(idempotency_keys::resource_name.eq(Entity::name_of(target.id))),
-    )
-    .execute(conn)
-    .map_err(repository_error)?;
-    add(counts, "idempotencyKeys", removed as i64);
-    Ok(())
+    erase_creation_keys(conn, target.tenant, &[Entity::name_of(target.id)], counts)
 }
 
 /// The entity's row, under its guard. The guard is part of the DELETE itself: on
@@ -202,9 +215,9 @@ fn documents(
     target: &Target<'_>,
     counts: &mut ErasureCounts,
 ) -> Result<(), RepositoryError> {
-    let documents = crate::documents::erase_entity_documents(conn, target.tenant, target.id)?;
-    add(counts, "documents", documents.documents);
-    add(counts, "idempotencyKeys", documents.idempotency_keys);
+    let documents =
+        crate::documents::erase_entity_documents(conn, target.tenant, target.id, counts)?;
+    add(counts, "documents", documents);
     Ok(())
 }
 

@@ -17,21 +17,20 @@ use rics_domain::job::model::{ClaimedTask, JobRecord, JobState, RunStart, TaskFi
 use rics_domain::job::ports::JobRepository;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::time::Timestamp;
 use serde_json::Value;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
+use crate::error::repository_error;
 use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::idempotency;
 use crate::operations::insert_operation;
-use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
 use crate::schema::{job_tasks, jobs, operations};
 use crate::sql::Sql;
+use crate::store::{DieselStore, StoredTable, overwrite, row_statements};
 
 /// Where the job filter fields live.
 const JOB_FIELDS: FieldMap = FieldMap {
@@ -79,7 +78,7 @@ const JOB_FIELDS: FieldMap = FieldMap {
 /// One row of `jobs`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = jobs, primary_key(tenant_id, id), treat_none_as_null = true)]
-struct JobRow {
+pub struct JobRow {
     tenant_id: String,
     id: String,
     family: String,
@@ -133,15 +132,6 @@ impl JobRow {
             uid: self.uid,
             revision: self.revision,
             latest_operation: self.latest_operation,
-        })
-    }
-
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "j.id" => CursorValue::Text(self.id.clone()),
-            "j.create_time" => CursorValue::Integer(self.create_time),
-            "j.update_time" => CursorValue::Integer(self.update_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
         })
     }
 }
@@ -210,20 +200,6 @@ pub(crate) fn erase_entity_jobs(
     .map_err(repository_error)
 }
 
-fn load_job(
-    conn: &mut DbConnection,
-    tenant: &str,
-    id: &str,
-) -> Result<Option<JobRow>, RepositoryError> {
-    jobs::table
-        .filter(jobs::tenant_id.eq(tenant))
-        .filter(jobs::id.eq(id))
-        .select(JobRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
-}
-
 /// Claims ready tasks: one statement that locks the chosen rows, skipping those
 /// another claimer holds, on PostgreSQL; the same under SQLite's write lock, which the
 /// surrounding `BEGIN IMMEDIATE` transaction already holds.
@@ -258,21 +234,48 @@ fn claim_ready(
     sql.load::<ClaimedRow>(conn).map_err(repository_error)
 }
 
-/// The Diesel job repository.
-#[derive(Debug, Clone)]
-pub struct DieselJobRepository {
-    db: Database,
-}
+/// The jobs table, for [`DieselStore`]: jobs of every family in one table, never
+/// deleted (they go only with their entity's erasure).
+#[derive(Debug, Clone, Copy)]
+pub struct JobTable;
 
-impl DieselJobRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselJobRepository {
-        DieselJobRepository { db }
+/// The Diesel job repository.
+pub type DieselJobRepository = DieselStore<JobTable>;
+
+impl StoredTable for JobTable {
+    type Resource = JobRecord;
+    type Row = JobRow;
+
+    const TABLE: &'static str = "jobs";
+    const FIELDS: &'static FieldMap = &JOB_FIELDS;
+    const SOFT_DELETES: bool = false;
+
+    row_statements!(jobs);
+
+    fn row(tenant: &TenantId, job: &JobRecord) -> Result<JobRow, RepositoryError> {
+        Ok(JobRow::from_record(tenant, job))
+    }
+
+    fn sort_value(row: &JobRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "j.id" => CursorValue::Text(row.id.clone()),
+            "j.create_time" => CursorValue::Integer(row.create_time),
+            "j.update_time" => CursorValue::Integer(row.update_time),
+            _ => return None,
+        })
+    }
+
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<JobRow>,
+    ) -> Result<Vec<JobRecord>, RepositoryError> {
+        rows.into_iter().map(JobRow::into_record).collect()
     }
 }
 
 #[async_trait]
-impl JobRepository for DieselJobRepository {
+impl JobRepository for DieselStore<JobTable> {
     async fn create<'a>(
         &self,
         tenant: &TenantId,
@@ -280,26 +283,7 @@ impl JobRepository for DieselJobRepository {
         key: Option<&'a IdempotencyKey>,
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
-        let row = JobRow::from_record(tenant, job);
-        let (tenant, key, new_events, now) = (
-            tenant.as_str().to_owned(),
-            key.cloned(),
-            new_events.to_vec(),
-            job.create_time,
-        );
-        self.db
-            .write(move |conn| {
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(jobs::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
+        ResourceStore::create(self, tenant, job, key, new_events).await
     }
 
     async fn get(
@@ -308,15 +292,8 @@ impl JobRepository for DieselJobRepository {
         family: &str,
         id: &str,
     ) -> Result<Option<JobRecord>, RepositoryError> {
-        let (tenant, family, id) = (tenant.as_str().to_owned(), family.to_owned(), id.to_owned());
-        self.db
-            .run(move |conn| {
-                load_job(conn, &tenant, &id)?
-                    .filter(|row| row.family == family)
-                    .map(JobRow::into_record)
-                    .transpose()
-            })
-            .await
+        let job = ResourceStore::get(self, tenant, id).await?;
+        Ok(job.filter(|job| job.family == family))
     }
 
     async fn list<'a>(
@@ -326,24 +303,13 @@ impl JobRepository for DieselJobRepository {
         entity_id: Option<&'a str>,
         query: &ListQuery,
     ) -> Result<Page<JobRecord>, RepositoryError> {
-        let mut compiled = compile_list(query, &JOB_FIELDS, tenant.as_str(), None)?;
-        compiled.filter.push(" AND j.family = ").bind(family);
-        if let Some(entity_id) = entity_id {
-            compiled.filter.push(" AND j.entity_id = ").bind(entity_id);
-        }
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(conn, "jobs j", "j.*", compiled, &query, |row: JobRow| {
-                    let position = sort_columns
-                        .iter()
-                        .map(|c| row.sort_value(c))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok((row.into_record()?, position))
-                })
-            })
-            .await
+        self.list_where(tenant, query, |filter| {
+            filter.push(" AND j.family = ").bind(family);
+            if let Some(entity_id) = entity_id {
+                filter.push(" AND j.entity_id = ").bind(entity_id);
+            }
+        })
+        .await
     }
 
     async fn start_run<'a>(
@@ -363,25 +329,14 @@ impl JobRepository for DieselJobRepository {
             key.cloned(),
             new_events.to_vec(),
         );
-        self.db
+        self.db()
             .write(move |conn| {
                 if let Some(replay) =
                     idempotency::claim(conn, &tenant, key.as_ref(), task.queue_time)?
                 {
                     return Ok(replay);
                 }
-                let updated = diesel::update(
-                    jobs::table
-                        .filter(jobs::tenant_id.eq(&tenant))
-                        .filter(jobs::id.eq(&row.id))
-                        .filter(jobs::revision.eq(expected_revision)),
-                )
-                .set(&row)
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_job(conn, &tenant, &row.id)?));
-                }
+                overwrite::<JobTable>(conn, &tenant, &row, expected_revision)?;
                 insert_operation(conn, &owner, &operation)?;
                 let queued = task.queue_time.unix_micros();
                 let run_input = (!task.run_input.is_null()).then(|| task.run_input.to_string());
@@ -415,7 +370,7 @@ impl JobRepository for DieselJobRepository {
         request_id: &str,
     ) -> Result<Option<(String, String, String)>, RepositoryError> {
         let (tenant, request_id) = (tenant.as_str().to_owned(), request_id.to_owned());
-        self.db
+        self.db()
             .run(move |conn| idempotency::find(conn, &tenant, &request_id))
             .await
     }
@@ -429,7 +384,7 @@ impl JobRepository for DieselJobRepository {
     ) -> Result<Vec<ClaimedTask>, RepositoryError> {
         let claim = claim.to_owned();
         let rows = self
-            .db
+            .db()
             .write({
                 let claim = claim.clone();
                 move |conn| claim_ready(conn, &claim, now, now.plus(lease), limit)
@@ -465,7 +420,7 @@ impl JobRepository for DieselJobRepository {
         now: Timestamp,
     ) -> Result<bool, RepositoryError> {
         let (task, finish) = (task.clone(), finish.clone());
-        self.db
+        self.db()
             .write(move |conn| {
                 let tenant = task.tenant.as_str();
                 let held = job_tasks::table

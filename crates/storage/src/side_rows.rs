@@ -1,6 +1,6 @@
 //! Side rows that several resources keep beside their main row, written and read the
-//! same way whatever the table: a repeated field's values in order, and the trigrams
-//! of a fuzzy-searchable field.
+//! same way whatever the table: a repeated field's values in order, the trigrams of a
+//! fuzzy-searchable field, and any rows keyed by their owner.
 
 use std::collections::HashMap;
 
@@ -13,6 +13,7 @@ use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::FuzzyIndex;
 use crate::sql::{Bind, Sql, insert_rows};
+use crate::store::Write;
 
 /// How many owners one `IN` list of [`ValueRows::load`] holds.
 const CHUNK: usize = 500;
@@ -39,50 +40,46 @@ struct OwnedValue {
 }
 
 impl ValueRows {
-    /// Writes `values`, in order, as the values of `owner` (which has none yet).
+    /// Writes `values`, in order, as the values of `owner`, after `write` of its main
+    /// row: an update replaces the values it had, an insert has none to replace.
     ///
     /// # Errors
     /// Database failures.
-    pub(crate) fn insert(
+    pub(crate) fn write(
         &self,
         conn: &mut DbConnection,
-        tenant: &str,
-        owner: &str,
+        (tenant, owner): (&str, &str),
         values: &[String],
+        write: Write,
     ) -> QueryResult<()> {
         let rows = values
             .iter()
             .enumerate()
-            .map(|(position, value)| -> Vec<Bind> {
-                vec![
-                    tenant.into(),
-                    owner.into(),
-                    value.as_str().into(),
-                    Bind::BigInt(position as i64),
-                ]
-            })
+            .map(|(position, value)| vec![value.as_str().into(), Bind::BigInt(position as i64)])
             .collect();
-        insert_rows(
+        write_owned(
             conn,
-            self.table,
-            &["tenant_id", self.owner, self.value, "position"],
-            rows,
+            (self.table, self.owner),
+            (tenant, owner),
+            (&[self.value, "position"], rows),
+            write,
         )
     }
 
-    /// Replaces the values of `owner` with `values`, in order.
+    /// Removes `value` from the values of every owner in `tenant`; returns how many
+    /// it removed.
     ///
     /// # Errors
     /// Database failures.
-    pub(crate) fn replace(
+    pub(crate) fn remove_value(
         &self,
         conn: &mut DbConnection,
         tenant: &str,
-        owner: &str,
-        values: &[String],
-    ) -> QueryResult<()> {
-        delete_owned(conn, self.table, self.owner, tenant, owner)?;
-        self.insert(conn, tenant, owner, values)
+        value: &str,
+    ) -> Result<i64, RepositoryError> {
+        delete_owned(conn, self.table, self.value, tenant, value)
+            .map(|n| n as i64)
+            .map_err(repository_error)
     }
 
     /// The resources of `rows`, in order: `build` makes each from its row and the
@@ -149,20 +146,51 @@ pub(crate) fn replace_trigrams(
     owner: &str,
     text: &str,
 ) -> QueryResult<()> {
-    delete_owned(conn, index.table, index.owner, tenant, owner)?;
     let trigrams = text_search::trigrams(text)
         .into_iter()
-        .map(|trigram| vec![tenant.into(), owner.into(), trigram.into()])
+        .map(|trigram| vec![trigram.into()])
         .collect();
-    insert_rows(
+    write_owned(
         conn,
-        index.table,
-        &["tenant_id", index.owner, index.trigram],
-        trigrams,
+        (index.table, index.owner),
+        (tenant, owner),
+        (&[index.trigram], trigrams),
+        Write::Update,
     )
 }
 
-/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant`.
+/// Writes `rows` as the rows of `owner` in `table`, after `write` of its main row: an
+/// update replaces the rows it had, an insert has none to replace. `table` is the
+/// table and its column holding the owner's id, `owner` the tenant and the owner's
+/// id, and `rows` the columns written besides those two and each row's values of them.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn write_owned(
+    conn: &mut DbConnection,
+    (table, owner_column): (&str, &str),
+    (tenant, owner): (&str, &str),
+    (columns, rows): (&[&str], Vec<Vec<Bind>>),
+    write: Write,
+) -> QueryResult<()> {
+    if write == Write::Update {
+        delete_owned(conn, table, owner_column, tenant, owner)?;
+    }
+    let rows = rows
+        .into_iter()
+        .map(|values| {
+            let mut row: Vec<Bind> = vec![tenant.into(), owner.into()];
+            row.extend(values);
+            row
+        })
+        .collect();
+    let mut all_columns = vec!["tenant_id", owner_column];
+    all_columns.extend_from_slice(columns);
+    insert_rows(conn, table, &all_columns, rows)
+}
+
+/// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant` (any
+/// column: [`ValueRows::remove_value`] names its value column).
 fn delete_owned(
     conn: &mut DbConnection,
     table: &str,

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use diesel::deserialize;
 use diesel::row::NamedRow;
 use diesel::sql_types::BigInt;
-use diesel::{QueryResult, QueryableByName};
+use diesel::{QueryResult, QueryableByName, RunQueryDsl};
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
@@ -27,12 +27,16 @@ use crate::filter::{FieldMap, RELEVANCE, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
+use crate::sql::Sql;
+
+/// How many ids one `IN` list of [`DieselStore::read_many`] holds.
+const CHUNK: usize = 500;
 
 /// What [`DieselStore`] needs to know of one soft-deletable resource table (with
 /// `tenant_id`, `id`, `revision`, `create_time`, `delete_time` and `purge_time`
 /// columns): its row and how the resource maps to it, and hooks for what the resource
 /// does beyond its row. Hooks run in the transaction of the method that calls them.
-pub trait StoredTable: Send + Sync + 'static {
+pub trait StoredTable: Sized + Send + Sync + 'static {
     /// The resource stored.
     type Resource: Clone + Send + Sync + 'static;
     /// One row of the table, read by column name (lists select `alias.*`).
@@ -49,6 +53,10 @@ pub trait StoredTable: Send + Sync + 'static {
     /// a read transaction, so that both come from one snapshot (a single statement
     /// needs none).
     const READS_SIDE_ROWS: bool = false;
+    /// Whether the table has `delete_time` and `purge_time` columns: lists then leave
+    /// out deleted rows unless asked for them. A table without them (a resource that
+    /// is never deleted) lists every row, and none of its rows is ever due for purge.
+    const SOFT_DELETES: bool = true;
 
     /// The row storing `resource` for `tenant`.
     ///
@@ -104,6 +112,22 @@ pub trait StoredTable: Send + Sync + 'static {
         expected_revision: i64,
     ) -> QueryResult<usize>;
 
+    /// The resource `id` of `tenant`, if any: its row and what [`StoredTable::resources`]
+    /// adds. A table whose side rows one statement can read with the row overrides it
+    /// (and leaves [`StoredTable::READS_SIDE_ROWS`] false).
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> Result<Option<Self::Resource>, RepositoryError> {
+        let row = Self::load(conn, tenant, id).map_err(repository_error)?;
+        with_side_rows::<Self>(conn, tenant, row)
+    }
+
     /// Checks what a new resource needs before it is inserted (after its idempotency
     /// key is claimed), such as a parent that must exist.
     ///
@@ -139,6 +163,42 @@ pub trait StoredTable: Send + Sync + 'static {
     fn purged(_conn: &mut DbConnection, _tenant: &str, _id: &str) -> Result<(), RepositoryError> {
         Ok(())
     }
+
+    /// Removes the resource `id` if it is still soft-deleted with a purge time before
+    /// `now`, with what goes with it ([`StoredTable::purged`]), then writes `events`. A
+    /// resource whose removal reaches beyond its own rows overrides it.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone or no longer due; the repository
+    /// error the purge fails with.
+    fn remove_due(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+        now: Timestamp,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        crate::purge::remove_due(conn, Self::TABLE, tenant, id, now, events)?;
+        Self::purged(conn, tenant, id)
+    }
+}
+
+/// Overwrites the stored row with `row` if its revision is still `expected_revision`.
+///
+/// # Errors
+/// [`RepositoryError::NotFound`] when the row is gone; [`RepositoryError::Conflict`]
+/// when its revision changed; database failures.
+pub(crate) fn overwrite<T: StoredTable>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    row: &T::Row,
+    expected_revision: i64,
+) -> Result<(), RepositoryError> {
+    if T::update(conn, row, expected_revision).map_err(repository_error)? == 0 {
+        let stored = T::load(conn, tenant, T::row_id(row)).map_err(repository_error)?;
+        return Err(revision_missed(stored));
+    }
+    Ok(())
 }
 
 /// Which write of the main row [`StoredTable::write_side_rows`] follows.
@@ -152,24 +212,33 @@ pub enum Write {
 
 /// Writes, inside an `impl StoredTable`, the functions Diesel types by table: `insert`,
 /// `load` and `update` of rows of the Diesel table `$table`, and `row_id` and
-/// `create_time`. The row type must be `Selectable`, `Insertable` and `AsChangeset`
-/// for the table and have `tenant_id`, `id` and `create_time` fields; the caller
-/// imports `diesel::prelude::*`.
+/// `create_time`. The row type must be `Selectable` and `Insertable` for the table and
+/// have `tenant_id`, `id` and `create_time` fields; the caller imports
+/// `diesel::prelude::*`. `update` writes the whole row, which must then be
+/// `AsChangeset`; with `updates(column, ...)` it writes only those columns (of a
+/// resource whose other columns never change).
 macro_rules! row_statements {
     ($table:ident) => {
-        fn row_id(row: &Self::Row) -> &str {
-            &row.id
+        $crate::store::row_statements!(@ $table, row, row);
+    };
+    ($table:ident, updates($($column:ident),+)) => {
+        $crate::store::row_statements!(@ $table, row, ($($table::$column.eq(&row.$column)),+,));
+    };
+    // `$row` names the row in `$changes`, what `update` sets.
+    (@ $table:ident, $row:ident, $changes:expr) => {
+        fn row_id($row: &Self::Row) -> &str {
+            &$row.id
         }
 
-        fn create_time(row: &Self::Row) -> i64 {
-            row.create_time
+        fn create_time($row: &Self::Row) -> i64 {
+            $row.create_time
         }
 
         fn insert(
             conn: &mut $crate::connection::DbConnection,
-            row: &Self::Row,
+            $row: &Self::Row,
         ) -> diesel::QueryResult<usize> {
-            diesel::insert_into($table::table).values(row).execute(conn)
+            diesel::insert_into($table::table).values($row).execute(conn)
         }
 
         fn load(
@@ -187,21 +256,160 @@ macro_rules! row_statements {
 
         fn update(
             conn: &mut $crate::connection::DbConnection,
-            row: &Self::Row,
+            $row: &Self::Row,
             expected_revision: i64,
         ) -> diesel::QueryResult<usize> {
             diesel::update(
                 $table::table
-                    .filter($table::tenant_id.eq(&row.tenant_id))
-                    .filter($table::id.eq(&row.id))
+                    .filter($table::tenant_id.eq(&$row.tenant_id))
+                    .filter($table::id.eq(&$row.id))
                     .filter($table::revision.eq(expected_revision)),
             )
-            .set(row)
+            .set($changes)
             .execute(conn)
         }
     };
 }
 pub(crate) use row_statements;
+
+/// Writes `impl $port for DieselStore<$table>` for a resource whose port is a trait of
+/// its own rather than [`ResourceStore`]: the methods named in `standard [...]` are
+/// the store's ([`ResourceStore`]'s, `list` without a parent, `update_lifecycle` as
+/// `update`, `get_many` as [`DieselStore::read_many`]), and the port's own methods
+/// follow as written.
+macro_rules! port_over_store {
+    (impl $port:ident for $table:ident { standard [$($method:ident),*] $($own:tt)* }) => {
+        $crate::store::port_over_store!(@ $port $table {$($own)*} [] $($method)*);
+    };
+    // Then one method at a time: `$own` holds the port's own methods, `[...]` the
+    // standard ones written so far, and the names after it those still to write.
+    (@ $port:ident $table:ident {$($own:tt)*} [$($done:tt)*]) => {
+        #[::async_trait::async_trait]
+        impl $port for $crate::store::DieselStore<$table> {
+            $($done)*
+            $($own)*
+        }
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] create $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn create<'a>(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                resource: &<$table as $crate::store::StoredTable>::Resource,
+                key: Option<&'a ::rics_domain::repository::IdempotencyKey>,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<
+                ::rics_domain::repository::CreateOutcome,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::create(
+                    self,
+                    tenant,
+                    resource,
+                    key,
+                    events,
+                )
+                .await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] get $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn get(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                id: &str,
+            ) -> Result<
+                Option<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::get(self, tenant, id).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] get_many $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn get_many(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                ids: &[String],
+            ) -> Result<
+                Vec<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                self.read_many(tenant, ids).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] list $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn list(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                query: &::rics_domain::list::ListQuery,
+            ) -> Result<
+                ::rics_domain::list::Page<<$table as $crate::store::StoredTable>::Resource>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::list(self, tenant, None, query).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt $done:tt update $($rest:ident)*) => {
+        $crate::store::port_over_store!(@update update $port $table $own $done $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt $done:tt update_lifecycle $($rest:ident)*) => {
+        $crate::store::port_over_store!(@update update_lifecycle $port $table $own $done $($rest)*);
+    };
+    (@update $name:ident $port:ident $table:ident $own:tt [$($done:tt)*] $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn $name(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                resource: &<$table as $crate::store::StoredTable>::Resource,
+                expected_revision: i64,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<(), ::rics_domain::repository::RepositoryError> {
+                ::rics_domain::repository::ResourceStore::update(
+                    self,
+                    tenant,
+                    resource,
+                    expected_revision,
+                    events,
+                )
+                .await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] find_purge_due $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn find_purge_due(
+                &self,
+                now: ::rics_domain::time::Timestamp,
+                limit: u32,
+            ) -> Result<
+                Vec<(::rics_domain::principal::TenantId, String)>,
+                ::rics_domain::repository::RepositoryError,
+            > {
+                ::rics_domain::repository::ResourceStore::find_purge_due(self, now, limit).await
+            }
+        ] $($rest)*);
+    };
+    (@ $port:ident $table:ident $own:tt [$($done:tt)*] purge $($rest:ident)*) => {
+        $crate::store::port_over_store!(@ $port $table $own [$($done)*
+            async fn purge(
+                &self,
+                tenant: &::rics_domain::principal::TenantId,
+                id: &str,
+                now: ::rics_domain::time::Timestamp,
+                events: &[::rics_domain::event::NewEvent],
+            ) -> Result<(), ::rics_domain::repository::RepositoryError> {
+                ::rics_domain::repository::ResourceStore::purge(self, tenant, id, now, events).await
+            }
+        ] $($rest)*);
+    };
+}
+pub(crate) use port_over_store;
 
 /// What the standard List reads of a table: its rows, where its filter fields live,
 /// and how rows become resources. Every [`StoredTable`] is one; so are the tables whose
@@ -260,6 +468,33 @@ pub trait ReadTable: ListedTable {
         tenant: &str,
         key: &Self::Key,
     ) -> QueryResult<Option<Self::Row>>;
+
+    /// The resource of `key` in `tenant`, if any: its row and what
+    /// [`ListedTable::resources`] adds.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        key: &Self::Key,
+    ) -> Result<Option<Self::Resource>, RepositoryError> {
+        let row = Self::load(conn, tenant, key).map_err(repository_error)?;
+        with_side_rows::<Self>(conn, tenant, row)
+    }
+}
+
+/// The resource of `row`, if any, with what its side rows hold.
+fn with_side_rows<T: ListedTable + ?Sized>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    row: Option<T::Row>,
+) -> Result<Option<T::Resource>, RepositoryError> {
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    Ok(T::resources(conn, tenant, vec![row])?.pop())
 }
 
 impl<T: StoredTable> ListedTable for T {
@@ -269,7 +504,7 @@ impl<T: StoredTable> ListedTable for T {
     const TABLE: &'static str = <T as StoredTable>::TABLE;
     const FIELDS: &'static FieldMap = <T as StoredTable>::FIELDS;
     const PARENT_COLUMN: Option<&'static str> = <T as StoredTable>::PARENT_COLUMN;
-    const SOFT_DELETES: bool = true;
+    const SOFT_DELETES: bool = <T as StoredTable>::SOFT_DELETES;
 
     fn sort_value(row: &<T as StoredTable>::Row, column: &str) -> Option<CursorValue> {
         <T as StoredTable>::sort_value(row, column)
@@ -295,6 +530,14 @@ impl<T: StoredTable> ReadTable for T {
     ) -> QueryResult<Option<<T as StoredTable>::Row>> {
         <T as StoredTable>::load(conn, tenant, id)
     }
+
+    fn load_resource(
+        conn: &mut DbConnection,
+        tenant: &str,
+        id: &str,
+    ) -> Result<Option<<T as StoredTable>::Resource>, RepositoryError> {
+        <T as StoredTable>::load_resource(conn, tenant, id)
+    }
 }
 
 /// The resource of `T` with `key` in `tenant`, deleted or not; `None` when there is
@@ -312,12 +555,7 @@ where
     <T::Key as ToOwned>::Owned: Send + 'static,
 {
     let (tenant, key) = (tenant.to_owned(), key.to_owned());
-    let work = move |conn: &mut DbConnection| {
-        let Some(row) = T::load(conn, &tenant, key.borrow()).map_err(repository_error)? else {
-            return Ok(None);
-        };
-        Ok(T::resources(conn, &tenant, vec![row])?.pop())
-    };
+    let work = move |conn: &mut DbConnection| T::load_resource(conn, &tenant, key.borrow());
     if T::READS_SIDE_ROWS {
         db.read(work).await
     } else {
@@ -338,15 +576,29 @@ pub(crate) async fn list_page<T: ListedTable>(
     parent: Option<&str>,
     query: &ListQuery,
 ) -> Result<Page<T::Resource>, RepositoryError> {
+    list_page_where::<T>(db, tenant, query, |filter| {
+        if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
+            filter.push(&format!(" AND {column} = ")).bind(parent);
+        }
+    })
+    .await
+}
+
+/// One page of the resources of `T` in `tenant` that `query` asks for, among those
+/// `narrow` keeps: it appends its conditions (` AND ...`) to the list's filter.
+///
+/// # Errors
+/// As [`list_page`].
+pub(crate) async fn list_page_where<T: ListedTable>(
+    db: &Database,
+    tenant: &str,
+    query: &ListQuery,
+    narrow: impl FnOnce(&mut Sql) + Send,
+) -> Result<Page<T::Resource>, RepositoryError> {
     let alias = T::FIELDS.alias;
     let deleted = T::SOFT_DELETES.then(|| format!("{alias}.delete_time"));
     let mut compiled = compile_list(query, T::FIELDS, tenant, deleted.as_deref())?;
-    if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
-        compiled
-            .filter
-            .push(&format!(" AND {column} = "))
-            .bind(parent);
-    }
+    narrow(&mut compiled.filter);
     let query = query.clone();
     let tenant = tenant.to_owned();
     db.read(move |conn| {
@@ -439,6 +691,57 @@ impl<T> DieselStore<T> {
     }
 }
 
+impl<T: StoredTable> DieselStore<T> {
+    /// The resources among `ids` that exist, deleted or not, in any order.
+    ///
+    /// # Errors
+    /// Database failures; [`RepositoryError::Internal`] for stored data that does not
+    /// read back.
+    pub(crate) async fn read_many(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<T::Resource>, RepositoryError> {
+        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
+        let fields = T::FIELDS;
+        self.db
+            .read(move |conn| {
+                let mut rows = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(CHUNK) {
+                    let mut select = Sql::from(&format!(
+                        "SELECT {alias}.* FROM {table} {alias} WHERE {tenant_column} = ",
+                        alias = fields.alias,
+                        table = T::TABLE,
+                        tenant_column = fields.tenant_column,
+                    ));
+                    select
+                        .bind(tenant.as_str())
+                        .push(&format!(" AND {} IN ", fields.id_column))
+                        .bind_list(chunk.iter().map(String::as_str));
+                    rows.extend(select.load::<T::Row>(conn).map_err(repository_error)?);
+                }
+                T::resources(conn, &tenant, rows)
+            })
+            .await
+    }
+
+    /// One page of the resources matching `query` among those `narrow` keeps: it
+    /// appends its conditions (` AND ...`) to the list's filter. The standard list
+    /// narrows to a parent; a repository's own lists narrow as they need.
+    ///
+    /// # Errors
+    /// [`RepositoryError::InvalidArgument`] for a query the table cannot run; database
+    /// failures.
+    pub(crate) async fn list_where(
+        &self,
+        tenant: &TenantId,
+        query: &ListQuery,
+        narrow: impl FnOnce(&mut Sql) + Send,
+    ) -> Result<Page<T::Resource>, RepositoryError> {
+        list_page_where::<T>(&self.db, tenant.as_str(), query, narrow).await
+    }
+}
+
 /// `row` with its keyset position in a page sorted by `sort_columns`; `relevance` is
 /// its score in a ranked search.
 fn with_position<T: ListedTable>(
@@ -518,12 +821,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         );
         self.db
             .write(move |conn| {
-                let updated = T::update(conn, &row, expected_revision).map_err(repository_error)?;
-                if updated == 0 {
-                    let stored =
-                        T::load(conn, &tenant, T::row_id(&row)).map_err(repository_error)?;
-                    return Err(revision_missed(stored));
-                }
+                overwrite::<T>(conn, &tenant, &row, expected_revision)?;
                 T::write_side_rows(conn, &resource, &row, Write::Update)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
@@ -536,6 +834,9 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        if !T::SOFT_DELETES {
+            return Ok(Vec::new());
+        }
         self.db
             .read(move |conn| crate::purge::find_due(conn, T::TABLE, now, limit))
             .await
@@ -548,16 +849,16 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         now: Timestamp,
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
+        if !T::SOFT_DELETES {
+            return Err(RepositoryError::NotFound);
+        }
         let (tenant, id, new_events) = (
             tenant.as_str().to_owned(),
             id.to_owned(),
             new_events.to_vec(),
         );
         self.db
-            .write(move |conn| {
-                crate::purge::remove_due(conn, T::TABLE, &tenant, &id, now, &new_events)?;
-                T::purged(conn, &tenant, &id)
-            })
+            .write(move |conn| T::remove_due(conn, &tenant, &id, now, &new_events))
             .await
     }
 }

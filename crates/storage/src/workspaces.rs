@@ -2,6 +2,7 @@
 
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
+use rics_domain::entity::model::Entity;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
@@ -12,7 +13,7 @@ use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{body_without, internal, micros, timestamp};
-use crate::schema::{notes, workspace_entities, workspaces};
+use crate::schema::{notes, workspaces};
 use crate::side_rows::ValueRows;
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
@@ -166,14 +167,7 @@ pub(crate) fn remove_erased_entity(
     tenant: &str,
     entity_id: &str,
 ) -> Result<i64, RepositoryError> {
-    diesel::delete(
-        workspace_entities::table
-            .filter(workspace_entities::tenant_id.eq(tenant))
-            .filter(workspace_entities::entity.eq(format!("entities/{entity_id}"))),
-    )
-    .execute(conn)
-    .map(|n| n as i64)
-    .map_err(repository_error)
+    ENTITIES.remove_value(conn, tenant, &Entity::name_of(entity_id))
 }
 
 /// The workspaces table, for [`DieselStore`]: the entities of a workspace are side
@@ -226,10 +220,10 @@ impl StoredTable for WorkspaceTable {
         conn: &mut DbConnection,
         workspace: &Workspace,
         row: &WorkspaceRow,
-        _write: Write,
+        write: Write,
     ) -> Result<(), RepositoryError> {
         ENTITIES
-            .replace(conn, &row.tenant_id, &row.id, &workspace.entities)
+            .write(conn, (&row.tenant_id, &row.id), &workspace.entities, write)
             .map_err(repository_error)
     }
 
