@@ -10,7 +10,7 @@
 //! - each variant of a tagged union is a named schema, referenced from the union with a
 //!   discriminator;
 //! - a schema that flattens a closed one (`allOf` with a struct that refuses unknown
-//!   fields) is one object holding every member's properties;
+//!   fields) is one closed object holding every member's properties;
 //! - every parameter states the rule the server checks it by, where JSON Schema can:
 //!   id patterns, UUID request ids, page bounds and each list's `orderBy` grammar;
 //! - every resource schema states its field table: output-only fields are `readOnly`,
@@ -84,9 +84,10 @@ const MULTI_LINE_NOT_BLANK: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u0
 
 /// Merges each component composed (`allOf`) of objects, one of them closed
 /// (`additionalProperties: false`: a `#[serde(flatten)]` struct that refuses unknown
-/// fields), into one object with every member's properties and required fields: inside
-/// an `allOf` the closed member would refuse the others' properties, so no instance
-/// could fit. The merged object is closed when every member was.
+/// fields), into one closed object with every member's properties and required fields:
+/// inside an `allOf` the closed member would refuse the others' properties, so no
+/// instance could fit, and the server, which reads the flattened struct, refuses any
+/// other property.
 fn merge_flattened(document: &mut Value) {
     let Some(components) = document
         .pointer("/components/schemas")
@@ -142,16 +143,13 @@ fn merge_flattened(document: &mut Value) {
                 }
             }
         }
-        let all_closed = resolved.iter().all(closed);
         object.remove("allOf");
         object.insert("type".into(), json!("object"));
         object.insert("properties".into(), Value::Object(properties));
         if !required.is_empty() {
             object.insert("required".into(), Value::Array(required));
         }
-        if all_closed {
-            object.insert("additionalProperties".into(), Value::Bool(false));
-        }
+        object.insert("additionalProperties".into(), Value::Bool(false));
     }
 }
 
