@@ -261,9 +261,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(DieselNoteRepository::new(db.clone())),
         entity_repository.clone(),
         workspace_repository.clone(),
-        clock.clone(),
-        ids.clone(),
-        paging.clone(),
+        context.clone(),
     ));
     let alert_repository = Arc::new(DieselAlertRepository::new(db.clone()));
     let alerts = Arc::new(AlertService::new(

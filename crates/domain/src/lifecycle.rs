@@ -6,17 +6,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rics_aip::field_mask::FieldTable;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::housekeeping::PurgeDue;
 use crate::id::{IdGenerator, is_well_formed_id};
-use crate::list::Paging;
+use crate::list::{ListRequest, ListResponse, ListSpec, Paging};
+use crate::methods::DeclaredFields;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
-use crate::resource::{Named, fingerprint, to_json};
+use crate::resource::{Named, Parent, Parented, fingerprint, to_json};
 use crate::time::{Clock, Timestamp};
 
 /// The resource `id` as `fetch` reads it from storage, deleted or not (AIP-131). The
@@ -29,7 +32,19 @@ pub async fn read<R: Named>(
     id: &str,
     fetch: impl Future<Output = std::result::Result<Option<R>, RepositoryError>>,
 ) -> Result<R> {
-    let name = R::name_of(id);
+    read_parented(&R::name_of(id), id, fetch).await
+}
+
+/// [`read`] of the resource `id` named `name`: for a resource under a parent, whose
+/// name is more than its collection and id.
+///
+/// # Errors
+/// As [`read`].
+pub async fn read_parented<R: Named>(
+    name: &str,
+    id: &str,
+    fetch: impl Future<Output = std::result::Result<Option<R>, RepositoryError>>,
+) -> Result<R> {
     if !is_well_formed_id(id) {
         return Err(Error::invalid_field(
             "name",
@@ -37,7 +52,7 @@ pub async fn read<R: Named>(
             format!("'{name}' is not a valid {} name", R::LABEL),
         ));
     }
-    read_named(&name, fetch).await
+    read_named(name, fetch).await
 }
 
 /// What `fetch` reads from storage for the resource `name`, once its address is
@@ -255,22 +270,22 @@ pub trait SoftDeletable: Clone + Serialize + Send + Sync + 'static {
 /// `etag`, `revision`, `create_time`, `update_time`, `delete_time` and `purge_time`, and gives them
 /// `is_deleted()`. The entities its events belong to come from a method: `entities =
 /// Alert::entity_ids` (ids) or `entity = Document::entity_id` (one id); none when
-/// absent. `without update_time` is for resources that have no update time.
+/// absent. `without update_time` is for resources that have no update time;
+/// `removed when deleted` for resources without `delete_time` and `purge_time`, which
+/// are never soft-deleted: their Delete ([`DeleteMethod`]) removes them.
 #[macro_export]
 macro_rules! soft_deletable {
     ($resource:ty $(, $how:ident = $method:path)?) => {
-        $crate::soft_deletable!(@impl $resource, true, [$($how $method)?]);
+        $crate::soft_deletable!(@impl $resource, true, soft, [$($how $method)?]);
     };
     ($resource:ty, $how:ident = $method:path, without update_time) => {
-        $crate::soft_deletable!(@impl $resource, false, [$how $method]);
+        $crate::soft_deletable!(@impl $resource, false, soft, [$how $method]);
     };
-    (@impl $resource:ty, $has_update_time:tt, [$($how:ident $method:path)?]) => {
-        impl $resource {
-            /// Whether it is soft-deleted.
-            pub fn is_deleted(&self) -> bool {
-                self.delete_time.is_some()
-            }
-        }
+    ($resource:ty, $how:ident = $method:path, removed when deleted) => {
+        $crate::soft_deletable!(@impl $resource, true, removed, [$how $method]);
+    };
+    (@impl $resource:ty, $has_update_time:tt, $deletion:ident, [$($how:ident $method:path)?]) => {
+        $crate::soft_deletable!(@is_deleted $deletion $resource);
 
         impl $crate::lifecycle::SoftDeletable for $resource {
             fn resource_name(&self) -> &str {
@@ -283,11 +298,10 @@ macro_rules! soft_deletable {
                 self.revision
             }
             fn is_soft_deleted(&self) -> bool {
-                self.delete_time.is_some()
+                $crate::soft_deletable!(@deleted $deletion self)
             }
             fn set_deletion(&mut self, deletion: Option<($crate::time::Timestamp, $crate::time::Timestamp)>) {
-                self.delete_time = deletion.map(|(delete, _)| delete);
-                self.purge_time = deletion.map(|(_, purge)| purge);
+                $crate::soft_deletable!(@set_deletion $deletion self, deletion);
             }
             fn follow(&mut self, current: &Self, now: $crate::time::Timestamp) {
                 self.revision = current.revision + 1;
@@ -306,6 +320,29 @@ macro_rules! soft_deletable {
                 $crate::soft_deletable!(@touch $has_update_time, self, now);
             }
         }
+    };
+    (@is_deleted soft $resource:ty) => {
+        impl $resource {
+            /// Whether it is soft-deleted.
+            pub fn is_deleted(&self) -> bool {
+                self.delete_time.is_some()
+            }
+        }
+    };
+    (@is_deleted removed $resource:ty) => {};
+    (@deleted soft $resource:expr) => {
+        $resource.delete_time.is_some()
+    };
+    (@deleted removed $resource:expr) => {
+        false
+    };
+    (@set_deletion soft $resource:expr, $deletion:expr) => {
+        $resource.delete_time = $deletion.map(|(delete, _)| delete);
+        $resource.purge_time = $deletion.map(|(_, purge)| purge);
+    };
+    // Never called: only soft deletes and restores set it, and such a resource has neither.
+    (@set_deletion removed $resource:expr, $deletion:expr) => {
+        let _ = $deletion;
     };
     (@touch true, $resource:expr, $now:expr) => {
         $resource.update_time = Some($now)
@@ -340,6 +377,31 @@ pub trait StoreVersions: Send + Sync {
 
     /// The clock changes are dated by.
     fn clock(&self) -> &dyn Clock;
+
+    /// The name of the resource `id`: `{collection}/{id}`, or its name under the
+    /// parent of a service addressed within one ([`Within`]).
+    fn name_of(&self, id: &str) -> String
+    where
+        Self::Resource: Named,
+    {
+        Self::Resource::name_of(id)
+    }
+
+    /// The other name a request body may give the resource `id`: a parented
+    /// resource's name within its parent (`notes/{note}`); none by default.
+    fn short_name(&self, _id: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether `principal` may change `current` (only a note's author may), checked by
+    /// Update and by the Delete of [`DeleteMethod`] after the resource is read and
+    /// before its etag; anyone may by default.
+    ///
+    /// # Errors
+    /// The resource's own refusal (PERMISSION_DENIED).
+    fn check_caller(&self, _principal: &Principal, _current: &Self::Resource) -> Result<()> {
+        Ok(())
+    }
 
     /// The resource `id` of the caller's tenant, deleted or not.
     ///
@@ -625,6 +687,235 @@ pub trait SoftDeleteMethods: StoreVersions {
             self.clock().now(),
         )
         .await
+    }
+}
+
+/// The standard Delete (AIP-135) of a resource that is not soft-deleted (declared
+/// `removed when deleted`): the resource is removed for good with its `{kind}.deleted`
+/// events, and returned.
+#[async_trait]
+pub trait DeleteMethod: StoreVersions {
+    /// Removes the stored `current` if its stored revision is still the one it has,
+    /// with `events`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone; [`RepositoryError::Conflict`]
+    /// when its revision changed; the common storage errors.
+    async fn write_removal(
+        &self,
+        tenant: &TenantId,
+        current: &Self::Resource,
+        events: &[NewEvent],
+    ) -> std::result::Result<(), RepositoryError>;
+
+    /// Deletes the resource `id` for good and returns it.
+    ///
+    /// # Errors
+    /// NOT_FOUND; what [`StoreVersions::check_caller`] refuses; ABORTED for a stale
+    /// etag or a concurrent change.
+    async fn delete(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Self::Resource> {
+        let current = self.read(principal, id).await?;
+        self.check_caller(principal, &current)?;
+        check_etag(current.resource_name(), current.current_etag(), etag)?;
+        let before = to_json(&current)?;
+        let event_type = format!("{}.deleted", Self::EVENT_KIND);
+        let now = self.clock().now();
+        let events = self.events(&event_type, &current, principal, now, Some(&before), None);
+        self.write_removal(&principal.tenant, &current, &events)
+            .await
+            .map_err(|e| e.for_resource(current.resource_name()))?;
+        Ok(current)
+    }
+}
+
+/// The service of a resource that lives under a parent ([`Parented`]): what it
+/// declares so that [`Within`] gives it the standard methods under one parent.
+#[async_trait]
+pub trait ParentedService: DeclaredFields + Send + Sync {
+    /// The resource.
+    type Resource: SoftDeletable + Parented + DeserializeOwned;
+    /// What a path names as its parent.
+    type Parent: Parent;
+
+    /// The first part of its event types (`note` for `note.created`).
+    const EVENT_KIND: &'static str;
+
+    /// The clock, ids, paging and retention.
+    fn context(&self) -> &ServiceContext;
+
+    /// Its store, which addresses a resource by its name (its id is unique only
+    /// within its parent).
+    fn store(&self) -> &dyn ResourceStore<Self::Resource>;
+
+    /// How its List pages.
+    fn list_spec(&self) -> &'static ListSpec;
+
+    /// Whether `principal` may change `current` ([`StoreVersions::check_caller`]);
+    /// anyone may by default.
+    ///
+    /// # Errors
+    /// The resource's own refusal (PERMISSION_DENIED).
+    fn check_caller(&self, _principal: &Principal, _current: &Self::Resource) -> Result<()> {
+        Ok(())
+    }
+
+    /// Checks the parent named by `parent` (whose id is well-formed) before its
+    /// resources are read (`change` false) or changed, created and deleted (`change`
+    /// true): the resources of a missing or deleted parent are unreachable.
+    ///
+    /// # Errors
+    /// NOT_FOUND naming the parent; the resource's own refusal of a change
+    /// (FAILED_PRECONDITION).
+    async fn check_parent(
+        &self,
+        principal: &Principal,
+        parent: &Self::Parent,
+        change: bool,
+    ) -> Result<()>;
+}
+
+/// A [`ParentedService`] addressed under one parent: its Get and List, and the
+/// template's methods ([`StoreVersions`], so [`CreateMethod`](crate::methods::CreateMethod),
+/// [`UpdateMethod`](crate::methods::UpdateMethod) and [`DeleteMethod`] where the service
+/// implements them for it), for the resources of `parent`.
+pub struct Within<'a, S: ParentedService> {
+    /// The service.
+    pub service: &'a S,
+    /// The parent the path names.
+    pub parent: S::Parent,
+}
+
+impl<'a, S: ParentedService> Within<'a, S> {
+    /// `service` under `parent`.
+    pub fn new(service: &'a S, parent: S::Parent) -> Within<'a, S> {
+        Within { service, parent }
+    }
+
+    /// Checks the parent's id, then what the service checks of the parent before its
+    /// resources are read or, with `change`, changed (a create's `admit_new` calls it).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT (`INVALID_NAME` on `parent`) for a malformed id; what
+    /// [`ParentedService::check_parent`] refuses.
+    pub async fn check_parent(&self, principal: &Principal, change: bool) -> Result<()> {
+        if !is_well_formed_id(self.parent.id()) {
+            return Err(Error::invalid_field(
+                "parent",
+                "INVALID_NAME",
+                format!("'{}' is not a valid parent name", self.parent.name()),
+            ));
+        }
+        self.service
+            .check_parent(principal, &self.parent, change)
+            .await
+    }
+
+    /// The resource `id` of the parent (AIP-131).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed parent or id; NOT_FOUND when the parent is
+    /// unreachable or the resource missing.
+    pub async fn get(&self, principal: &Principal, id: &str) -> Result<S::Resource> {
+        self.check_parent(principal, false).await?;
+        self.fetch(principal, id).await
+    }
+
+    /// One page of the resources of the parent (AIP-132, AIP-158, AIP-160).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed parent or bad list parameters; NOT_FOUND when
+    /// the parent is unreachable.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        request: &ListRequest,
+    ) -> Result<ListResponse<S::Resource>> {
+        self.check_parent(principal, false).await?;
+        let parent = self.parent.name();
+        let spec = self.service.list_spec();
+        let store = self.service.store();
+        let paging = &self.service.context().paging;
+        paging
+            .list(spec, store, &principal.tenant, Some(&parent), request)
+            .await
+    }
+
+    async fn fetch(&self, principal: &Principal, id: &str) -> Result<S::Resource> {
+        let name = self.name_of(id);
+        let fetch = self.service.store().get(&principal.tenant, &name);
+        read_parented(&name, id, fetch).await
+    }
+}
+
+impl<S: ParentedService> DeclaredFields for Within<'_, S> {
+    const BODY: &'static str = S::BODY;
+
+    fn table(&self) -> &'static FieldTable {
+        self.service.table()
+    }
+}
+
+#[async_trait]
+impl<S: ParentedService> StoreVersions for Within<'_, S> {
+    type Resource = S::Resource;
+
+    const EVENT_KIND: &'static str = S::EVENT_KIND;
+
+    fn ids(&self) -> &dyn IdGenerator {
+        self.service.context().ids.as_ref()
+    }
+
+    fn clock(&self) -> &dyn Clock {
+        self.service.context().clock.as_ref()
+    }
+
+    fn name_of(&self, id: &str) -> String {
+        S::Resource::name_in(&self.parent.name(), id)
+    }
+
+    fn short_name(&self, id: &str) -> Option<String> {
+        Some(<S::Resource as Named>::name_of(id))
+    }
+
+    fn check_caller(&self, principal: &Principal, current: &S::Resource) -> Result<()> {
+        self.service.check_caller(principal, current)
+    }
+
+    /// The read before a change: the parent must admit changes.
+    async fn read(&self, principal: &Principal, id: &str) -> Result<S::Resource> {
+        self.check_parent(principal, true).await?;
+        self.fetch(principal, id).await
+    }
+
+    async fn write_new<'a>(
+        &self,
+        tenant: &TenantId,
+        resource: &S::Resource,
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> std::result::Result<CreateOutcome, RepositoryError> {
+        self.service
+            .store()
+            .create(tenant, resource, key, events)
+            .await
+    }
+
+    async fn write_version(
+        &self,
+        tenant: &TenantId,
+        updated: &S::Resource,
+        expected_revision: i64,
+        events: &[NewEvent],
+    ) -> std::result::Result<(), RepositoryError> {
+        self.service
+            .store()
+            .update(tenant, updated, expected_revision, events)
+            .await
     }
 }
 

@@ -44,6 +44,23 @@ where
         validate_user_id(Self::ID_PARAMETER, id)
     }
 
+    /// The id the caller chose, if any: by default `id`, the query's
+    /// [`Self::ID_PARAMETER`], checked by [`Self::check_id`]. A resource whose id the
+    /// body's `name` chooses reads it from `body` instead.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for an id that breaks the rule.
+    fn chosen_id(&self, _body: &Value, id: Option<&str>) -> Result<Option<String>> {
+        id.map(|id| self.check_id(id).map(|()| id.to_owned()))
+            .transpose()
+    }
+
+    /// The request's parameters its idempotency key binds beside the body: by default
+    /// the id the caller chose, under [`Self::ID_PARAMETER`].
+    fn key_parameters(&self, id: Option<&str>) -> Vec<(&'static str, Value)> {
+        vec![(Self::ID_PARAMETER, serde_json::json!(id))]
+    }
+
     /// Makes `resource`, as the request gives it, keep the resource's own rules at
     /// `now`: validates it and checks what it refers to. Nothing is stored yet.
     ///
@@ -76,24 +93,21 @@ where
         request_id: Option<&str>,
     ) -> Result<Self::Resource> {
         let request_id = request_id.map(parse_request_id).transpose()?;
-        if let Some(id) = id {
-            self.check_id(id)?;
-        }
+        let chosen = self.chosen_id(&body, id)?;
         let body = fields::input(self.table(), body, Self::BODY)?;
         let mut resource: Self::Resource = parse_body(body.clone(), Self::BODY)?;
         let now = self.clock().now();
         self.admit_new(principal, &mut resource, now).await?;
-        let name =
-            Self::Resource::name_of(&id.map_or_else(|| self.ids().resource_id(), str::to_owned));
+        let name = self.name_of(&chosen.unwrap_or_else(|| self.ids().resource_id()));
         resource.begin(name, self.ids().uid(), now);
         self.fill_new(principal, &mut resource, now);
+        let parameters = self.key_parameters(id);
+        let mut parts: Vec<(&str, &Value)> = parameters.iter().map(|(k, v)| (*k, v)).collect();
+        parts.push((Self::BODY, &body));
         let key = create_key(
             request_id,
             Self::Resource::CREATE_METHOD,
-            &[
-                (Self::ID_PARAMETER, &serde_json::json!(id)),
-                (Self::BODY, &body),
-            ],
+            &parts,
             resource.resource_name(),
         );
         self.store_new(principal, resource, key.as_ref(), now).await
@@ -142,7 +156,8 @@ where
     /// `{kind}.updated` event.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT for a bad body or mask, a name that is not the path's, or a
+    /// INVALID_ARGUMENT for a bad body or mask, a name that is not the path's (in full,
+    /// or the [`StoreVersions::short_name`]), or a
     /// resource that breaks its rules; NOT_FOUND; FAILED_PRECONDITION when it may not
     /// change ([`Self::check_writable`]) or a reference is deleted; ABORTED for a stale
     /// etag or a concurrent change.
@@ -154,11 +169,17 @@ where
         update_mask: Option<&str>,
     ) -> Result<Self::Resource> {
         let table = self.table();
-        let name = Self::Resource::name_of(id);
+        let name = self.name_of(id);
+        let given = body.get("name").and_then(Value::as_str);
+        let expected = match self.short_name(id) {
+            Some(short) if given == Some(short.as_str()) => short,
+            _ => name.clone(),
+        };
         let patch =
-            fields::read_patch::<Self::Resource>(table, body, update_mask, &name, Self::BODY)?;
+            fields::read_patch::<Self::Resource>(table, body, update_mask, &expected, Self::BODY)?;
         let current = self.read(principal, id).await?;
         self.check_writable(&current)?;
+        self.check_caller(principal, &current)?;
         check_etag(&name, current.current_etag(), patch.etag.as_deref())?;
         let current_json = to_json(&current)?;
         let merged =

@@ -113,7 +113,9 @@ pub trait ResourceStore<R: Send + Sync + 'static>: Send + Sync {
         events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError>;
 
-    /// The resource with `id`, deleted or not; `None` when there is none.
+    /// The resource with `id`, deleted or not; `None` when there is none. A resource
+    /// under a parent, whose id is unique only within it, is addressed by its name
+    /// (`entities/{entity}/notes/{note}`) instead.
     ///
     /// # Errors
     /// Only the common errors.
@@ -142,6 +144,21 @@ pub trait ResourceStore<R: Send + Sync + 'static>: Send + Sync {
         tenant: &TenantId,
         resource: &R,
         expected_revision: i64,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
+    /// Removes the stored `resource` if its stored revision is still the one it has,
+    /// with `events`: the Delete of a resource that is removed when deleted (never
+    /// soft-deleted).
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone; [`RepositoryError::Conflict`]
+    /// when its revision changed; [`RepositoryError::Internal`] for a soft-deleted
+    /// kind of resource, which is never removed so.
+    async fn remove(
+        &self,
+        tenant: &TenantId,
+        resource: &R,
         events: &[NewEvent],
     ) -> Result<(), RepositoryError>;
 

@@ -24,9 +24,40 @@ pub trait Named {
     }
 }
 
+/// A resource of a collection under a parent resource, named
+/// `{parent}/{collection}/{id}` (`entities/{entity}/notes/{note}`), as its model
+/// declares it with `named_resource!(.., under a parent)`. Its [`Named::name_of`] is
+/// its name within the parent (`notes/{note}`), which requests may also give.
+pub trait Parented: Named {
+    /// The name of the resource `id` under the parent named `parent`.
+    fn name_in(parent: &str, id: &str) -> String {
+        format!("{parent}/{}", Self::name_of(id))
+    }
+
+    /// The parent's name and the id in the resource name `name`; `None` for a name of
+    /// another shape.
+    fn parent_and_id(name: &str) -> Option<(&str, &str)> {
+        let (rest, id) = name.rsplit_once('/')?;
+        let parent = rest.strip_suffix(Self::COLLECTION)?.strip_suffix('/')?;
+        Some((parent, id))
+    }
+}
+
+/// What the path of a [`Parented`] resource names as its parent (an entity or a
+/// workspace for a note).
+pub trait Parent: Clone + Send + Sync + 'static {
+    /// The parent's resource name (`entities/{entity}`).
+    fn name(&self) -> String;
+
+    /// The parent's id.
+    fn id(&self) -> &str;
+}
+
 /// Declares a model with a `name` field a resource named `{collection}/{id}`: gives it
 /// `COLLECTION`, `name_of(id)` and `id()`, and implements [`Named`] with `label`, the
-/// word messages use for one.
+/// word messages use for one. With `under a parent`, a resource named
+/// `{parent}/{collection}/{id}`: implements [`Named`] and [`Parented`] and gives it
+/// `parent_and_id()`.
 #[macro_export]
 macro_rules! named_resource {
     ($resource:ty, $collection:literal, $label:literal) => {
@@ -52,6 +83,22 @@ macro_rules! named_resource {
             const LABEL: &'static str = $label;
             const CREATE_METHOD: &'static str = concat!($collection, ".create");
         }
+    };
+    ($resource:ty, $collection:literal, $label:literal, under a parent) => {
+        impl $resource {
+            /// The parent's name and the id, from the resource name.
+            pub fn parent_and_id(&self) -> Option<(&str, &str)> {
+                <$resource as $crate::resource::Parented>::parent_and_id(&self.name)
+            }
+        }
+
+        impl $crate::resource::Named for $resource {
+            const COLLECTION: &'static str = $collection;
+            const LABEL: &'static str = $label;
+            const CREATE_METHOD: &'static str = concat!($collection, ".create");
+        }
+
+        impl $crate::resource::Parented for $resource {}
     };
 }
 

@@ -1,26 +1,20 @@
-//! The note repository over Diesel.
+//! The note repository over Diesel: a note is a row of `notes`, keyed by its parent's
+//! name and its id.
 
-use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
-use rics_domain::event::NewEvent;
-use rics_domain::list::{ListQuery, Page};
 use rics_domain::note::model::Note;
-use rics_domain::note::ports::NoteRepository;
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError};
+use rics_domain::repository::RepositoryError;
 use rics_domain::resource;
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
-use crate::database::Database;
-use crate::error::{repository_error, revision_missed};
-use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, ScalarKind, Unset, compile_list};
-use crate::idempotency;
-use crate::paging::load_page;
+use crate::error::repository_error;
+use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{internal, timestamp};
 use crate::schema::notes;
+use crate::store::{DieselStore, StoredTable, row_statements};
 
 /// Where the note filter fields live.
 const NOTE_FIELDS: FieldMap = FieldMap {
@@ -67,7 +61,7 @@ const NOTE_FIELDS: FieldMap = FieldMap {
 /// One row of `notes`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = notes, primary_key(tenant_id, parent, id))]
-struct NoteRow {
+pub struct NoteRow {
     tenant_id: String,
     parent: String,
     id: String,
@@ -115,31 +109,6 @@ impl NoteRow {
             revision: self.revision,
         })
     }
-
-    fn sort_value(&self, expression: &str) -> Result<CursorValue, RepositoryError> {
-        Ok(match expression {
-            "n.id" => CursorValue::Text(self.id.clone()),
-            "n.create_time" => CursorValue::Integer(self.create_time),
-            "n.update_time" => CursorValue::Integer(self.update_time),
-            other => return Err(internal("no cursor value for sort expression", other)),
-        })
-    }
-}
-
-fn load_row(
-    conn: &mut DbConnection,
-    tenant: &str,
-    parent: &str,
-    id: &str,
-) -> Result<Option<NoteRow>, RepositoryError> {
-    notes::table
-        .filter(notes::tenant_id.eq(tenant))
-        .filter(notes::parent.eq(parent))
-        .filter(notes::id.eq(id))
-        .select(NoteRow::as_select())
-        .first(conn)
-        .optional()
-        .map_err(repository_error)
 }
 
 /// Removes every note of the erased entity `entity_id`; returns how many. Part of an
@@ -162,155 +131,43 @@ pub(crate) fn erase_entity_notes(
     .map_err(repository_error)
 }
 
+/// The notes table, for [`DieselStore`]: a note is addressed by its name, listed
+/// within its parent, and removed when deleted.
+#[derive(Debug, Clone, Copy)]
+pub struct NoteTable;
+
 /// The Diesel note repository.
-#[derive(Debug, Clone)]
-pub struct DieselNoteRepository {
-    db: Database,
-}
+pub type DieselNoteRepository = DieselStore<NoteTable>;
 
-impl DieselNoteRepository {
-    /// A repository over `db`.
-    pub fn new(db: Database) -> DieselNoteRepository {
-        DieselNoteRepository { db }
-    }
-}
+impl StoredTable for NoteTable {
+    type Resource = Note;
+    type Row = NoteRow;
 
-#[async_trait]
-impl NoteRepository for DieselNoteRepository {
-    async fn create<'a>(
-        &self,
-        tenant: &TenantId,
-        note: &Note,
-        key: Option<&'a IdempotencyKey>,
-        new_events: &[NewEvent],
-    ) -> Result<CreateOutcome, RepositoryError> {
-        let row = NoteRow::from_note(tenant, note)?;
-        let (tenant, key, new_events) = (
-            tenant.as_str().to_owned(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let now = timestamp(row.create_time)?;
-                if let Some(replay) = idempotency::claim(conn, &tenant, key.as_ref(), now)? {
-                    return Ok(replay);
-                }
-                diesel::insert_into(notes::table)
-                    .values(&row)
-                    .execute(conn)
-                    .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(CreateOutcome::Created)
-            })
-            .await
+    const TABLE: &'static str = "notes";
+    const FIELDS: &'static FieldMap = &NOTE_FIELDS;
+    const PARENT_COLUMN: Option<&'static str> = Some("n.parent");
+    const SOFT_DELETES: bool = false;
+
+    row_statements!(notes, parent);
+
+    fn row(tenant: &TenantId, note: &Note) -> Result<NoteRow, RepositoryError> {
+        NoteRow::from_note(tenant, note)
     }
 
-    async fn get(
-        &self,
-        tenant: &TenantId,
-        parent: &str,
-        id: &str,
-    ) -> Result<Option<Note>, RepositoryError> {
-        let (tenant, parent, id) = (tenant.as_str().to_owned(), parent.to_owned(), id.to_owned());
-        self.db
-            .run(move |conn| {
-                load_row(conn, &tenant, &parent, &id)?
-                    .map(NoteRow::into_note)
-                    .transpose()
-            })
-            .await
+    fn sort_value(row: &NoteRow, column: &str) -> Option<CursorValue> {
+        Some(match column {
+            "n.id" => CursorValue::Text(row.id.clone()),
+            "n.create_time" => CursorValue::Integer(row.create_time),
+            "n.update_time" => CursorValue::Integer(row.update_time),
+            _ => return None,
+        })
     }
 
-    async fn list(
-        &self,
-        tenant: &TenantId,
-        parent: &str,
-        query: &ListQuery,
-    ) -> Result<Page<Note>, RepositoryError> {
-        let mut compiled = compile_list(query, &NOTE_FIELDS, tenant.as_str(), None)?;
-        compiled.filter.push(" AND n.parent = ").bind(parent);
-        let query = query.clone();
-        self.db
-            .read(move |conn| {
-                let sort_columns = compiled.sort_columns.clone();
-                load_page(conn, "notes n", "n.*", compiled, &query, |row: NoteRow| {
-                    let position = sort_columns
-                        .iter()
-                        .map(|c| row.sort_value(c))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok((row.into_note()?, position))
-                })
-            })
-            .await
-    }
-
-    async fn update(
-        &self,
-        tenant: &TenantId,
-        note: &Note,
-        expected_revision: i64,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let row = NoteRow::from_note(tenant, note)?;
-        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
-        self.db
-            .write(move |conn| {
-                let updated = diesel::update(
-                    notes::table
-                        .filter(notes::tenant_id.eq(&tenant))
-                        .filter(notes::parent.eq(&row.parent))
-                        .filter(notes::id.eq(&row.id))
-                        .filter(notes::revision.eq(expected_revision)),
-                )
-                .set(&row)
-                .execute(conn)
-                .map_err(repository_error)?;
-                if updated == 0 {
-                    return Err(revision_missed(load_row(
-                        conn,
-                        &tenant,
-                        &row.parent,
-                        &row.id,
-                    )?));
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
-            })
-            .await
-    }
-
-    async fn delete(
-        &self,
-        tenant: &TenantId,
-        parent: &str,
-        id: &str,
-        expected_revision: i64,
-        new_events: &[NewEvent],
-    ) -> Result<(), RepositoryError> {
-        let (tenant, parent, id, new_events) = (
-            tenant.as_str().to_owned(),
-            parent.to_owned(),
-            id.to_owned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let removed = diesel::delete(
-                    notes::table
-                        .filter(notes::tenant_id.eq(&tenant))
-                        .filter(notes::parent.eq(&parent))
-                        .filter(notes::id.eq(&id))
-                        .filter(notes::revision.eq(expected_revision)),
-                )
-                .execute(conn)
-                .map_err(repository_error)?;
-                if removed == 0 {
-                    return Err(revision_missed(load_row(conn, &tenant, &parent, &id)?));
-                }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
-                Ok(())
-            })
-            .await
+    fn resources(
+        _conn: &mut DbConnection,
+        _tenant: &str,
+        rows: Vec<NoteRow>,
+    ) -> Result<Vec<Note>, RepositoryError> {
+        rows.into_iter().map(NoteRow::into_note).collect()
     }
 }

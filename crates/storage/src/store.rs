@@ -128,6 +128,34 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
         with_side_rows::<Self>(conn, tenant, row)
     }
 
+    /// The stored version of the resource `row` stores, if any: after a write of `row`
+    /// missed, it tells a resource that is gone from one that changed. By default
+    /// [`StoredTable::load`] of its id.
+    ///
+    /// # Errors
+    /// Database failures.
+    fn reload(
+        conn: &mut DbConnection,
+        tenant: &str,
+        row: &Self::Row,
+    ) -> QueryResult<Option<Self::Row>> {
+        Self::load(conn, tenant, Self::row_id(row))
+    }
+
+    /// Deletes the stored row of `row`'s resource if its revision is still the one
+    /// `row` has; returns how many rows it removed (0 or 1). Only a resource removed
+    /// when deleted (not [`StoredTable::SOFT_DELETES`]) has it, written by
+    /// `row_statements!(table, parent)`; soft-deleted rows are never removed so, and by
+    /// default refused.
+    ///
+    /// # Errors
+    /// Database failures; for soft-deleted rows, always.
+    fn remove(_conn: &mut DbConnection, _row: &Self::Row) -> QueryResult<usize> {
+        Err(diesel::result::Error::QueryBuilderError(
+            format!("{} rows are soft-deleted, never removed", Self::TABLE).into(),
+        ))
+    }
+
     /// Checks what a new resource needs before it is inserted (after its idempotency
     /// key is claimed), such as a parent that must exist.
     ///
@@ -195,7 +223,7 @@ pub(crate) fn overwrite<T: StoredTable>(
     expected_revision: i64,
 ) -> Result<(), RepositoryError> {
     if T::update(conn, row, expected_revision).map_err(repository_error)? == 0 {
-        let stored = T::load(conn, tenant, T::row_id(row)).map_err(repository_error)?;
+        let stored = T::reload(conn, tenant, row).map_err(repository_error)?;
         return Err(revision_missed(stored));
     }
     Ok(())
@@ -217,6 +245,12 @@ pub enum Write {
 /// `diesel::prelude::*`. `update` writes the whole row, which must then be
 /// `AsChangeset`; with `updates(column, ...)` it writes only those columns (of a
 /// resource whose other columns never change).
+///
+/// `row_statements!(table, parent)` is for a resource under a parent, whose row also has
+/// a `parent` field (the parent's name) and whose store addresses it by its name: its
+/// `load` reads the resource so named, `reload` the one a row stores, `update` and
+/// `remove` (which it writes) address the row by parent and id (the resource must be
+/// `Parented`, its row `AsChangeset`).
 macro_rules! row_statements {
     ($table:ident) => {
         $crate::store::row_statements!(@ $table, row, row);
@@ -224,22 +258,70 @@ macro_rules! row_statements {
     ($table:ident, updates($($column:ident),+)) => {
         $crate::store::row_statements!(@ $table, row, ($($table::$column.eq(&row.$column)),+,));
     };
+    ($table:ident, parent) => {
+        $crate::store::row_statements!(@rows $table, row);
+
+        fn load(
+            conn: &mut $crate::connection::DbConnection,
+            tenant: &str,
+            name: &str,
+        ) -> diesel::QueryResult<Option<Self::Row>> {
+            let Some((parent, id)) =
+                <Self::Resource as rics_domain::resource::Parented>::parent_and_id(name)
+            else {
+                return Ok(None);
+            };
+            $table::table
+                .filter($table::tenant_id.eq(tenant))
+                .filter($table::parent.eq(parent))
+                .filter($table::id.eq(id))
+                .select(<Self::Row>::as_select())
+                .first(conn)
+                .optional()
+        }
+
+        fn reload(
+            conn: &mut $crate::connection::DbConnection,
+            tenant: &str,
+            row: &Self::Row,
+        ) -> diesel::QueryResult<Option<Self::Row>> {
+            let name = <Self::Resource as rics_domain::resource::Parented>::name_in(&row.parent, &row.id);
+            Self::load(conn, tenant, &name)
+        }
+
+        fn update(
+            conn: &mut $crate::connection::DbConnection,
+            row: &Self::Row,
+            expected_revision: i64,
+        ) -> diesel::QueryResult<usize> {
+            diesel::update(
+                $table::table
+                    .filter($table::tenant_id.eq(&row.tenant_id))
+                    .filter($table::parent.eq(&row.parent))
+                    .filter($table::id.eq(&row.id))
+                    .filter($table::revision.eq(expected_revision)),
+            )
+            .set(row)
+            .execute(conn)
+        }
+
+        fn remove(
+            conn: &mut $crate::connection::DbConnection,
+            row: &Self::Row,
+        ) -> diesel::QueryResult<usize> {
+            diesel::delete(
+                $table::table
+                    .filter($table::tenant_id.eq(&row.tenant_id))
+                    .filter($table::parent.eq(&row.parent))
+                    .filter($table::id.eq(&row.id))
+                    .filter($table::revision.eq(row.revision)),
+            )
+            .execute(conn)
+        }
+    };
     // `$row` names the row in `$changes`, what `update` sets.
     (@ $table:ident, $row:ident, $changes:expr) => {
-        fn row_id($row: &Self::Row) -> &str {
-            &$row.id
-        }
-
-        fn create_time($row: &Self::Row) -> i64 {
-            $row.create_time
-        }
-
-        fn insert(
-            conn: &mut $crate::connection::DbConnection,
-            $row: &Self::Row,
-        ) -> diesel::QueryResult<usize> {
-            diesel::insert_into($table::table).values($row).execute(conn)
-        }
+        $crate::store::row_statements!(@rows $table, $row);
 
         fn load(
             conn: &mut $crate::connection::DbConnection,
@@ -267,6 +349,23 @@ macro_rules! row_statements {
             )
             .set($changes)
             .execute(conn)
+        }
+    };
+    // What every table's statements share: its id, its creation time and its insert.
+    (@rows $table:ident, $row:ident) => {
+        fn row_id($row: &Self::Row) -> &str {
+            &$row.id
+        }
+
+        fn create_time($row: &Self::Row) -> i64 {
+            $row.create_time
+        }
+
+        fn insert(
+            conn: &mut $crate::connection::DbConnection,
+            $row: &Self::Row,
+        ) -> diesel::QueryResult<usize> {
+            diesel::insert_into($table::table).values($row).execute(conn)
         }
     };
 }
@@ -825,6 +924,25 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
                 T::write_side_rows(conn, &resource, &row, Write::Update)?;
                 insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
                 Ok(())
+            })
+            .await
+    }
+
+    async fn remove(
+        &self,
+        tenant: &TenantId,
+        resource: &T::Resource,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let row = T::row(tenant, resource)?;
+        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        self.db
+            .write(move |conn| {
+                if T::remove(conn, &row).map_err(repository_error)? == 0 {
+                    let stored = T::reload(conn, &tenant, &row).map_err(repository_error)?;
+                    return Err(revision_missed(stored));
+                }
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)
             })
             .await
     }

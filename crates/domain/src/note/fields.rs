@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
+use super::model::Note;
 use crate::list::ListSpec;
 
 /// Every field of the note JSON with its update behaviour. The name is checked
@@ -13,15 +14,11 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     use Behavior::{OutputOnly, Required};
     use FieldKind::{MultiLineText, Scalar};
     FieldTable::new()
-        .field("name", Scalar, OutputOnly)
-        .field("uid", Scalar, OutputOnly)
+        .output_only(Note::STANDARD_FIELDS)
         .field("content", MultiLineText, Required)
         .field("authorId", Scalar, OutputOnly)
         .field("author", Scalar, OutputOnly)
-        .field("createTime", Scalar, OutputOnly)
-        .field("updateTime", Scalar, OutputOnly)
         .field("isEdited", Scalar, OutputOnly)
-        .field("etag", Scalar, OutputOnly)
 });
 
 /// What note list filters may refer to.

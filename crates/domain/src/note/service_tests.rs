@@ -1,6 +1,7 @@
 //! Unit tests of the note service with mocked ports.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mockall::predicate::eq;
 use serde_json::json;
@@ -12,7 +13,9 @@ use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
 use crate::id::MockIdGenerator;
+use crate::lifecycle::{DeleteMethod, ServiceContext};
 use crate::list::Paging;
+use crate::methods::{CreateMethod, UpdateMethod};
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
@@ -60,13 +63,17 @@ fn service(
     clock.expect_now().returning(now);
     let clock = Arc::new(clock);
     let paging = Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap());
+    let context = ServiceContext {
+        clock,
+        ids: ids(),
+        paging,
+        retention: Duration::ZERO,
+    };
     NoteService::new(
         Arc::new(notes),
         Arc::new(entities),
         Arc::new(workspaces),
-        clock,
-        ids(),
-        paging,
+        context,
     )
 }
 
@@ -107,11 +114,9 @@ async fn create_records_the_author_and_an_entity_event() {
         })
         .returning(|_, _, _, _| Ok(CreateOutcome::Created));
     let service = service(notes, live_entity(false), MockWorkspaceRepository::new());
-    let note = service
-        .create(
-            &person("alice"),
-            &jane(),
+    let note = service.within(jane()).create(&person("alice"),
             json!({"name": "entities/jane/notes/my-note", "content": "hello", "authorId": "mallory"}),
+            None,
             None,
         )
         .await
@@ -132,17 +137,19 @@ async fn content_must_be_present_and_at_most_100_kib() {
         "x".repeat(MAX_CONTENT_BYTES + 1),
     ] {
         let error = service
-            .create(&person("alice"), &jane(), json!({"content": content}), None)
+            .within(jane())
+            .create(&person("alice"), json!({"content": content}), None, None)
             .await
             .unwrap_err();
         assert_eq!(error.code, Code::InvalidArgument);
         assert_eq!(error.field_violations[0].field, "note.content");
     }
     let error = service
+        .within(jane())
         .create(
             &person("alice"),
-            &jane(),
             json!({"content": "x", "name": "entities/john/notes/abcd"}),
+            None,
             None,
         )
         .await
@@ -155,19 +162,24 @@ async fn only_the_author_changes_or_deletes_a_note() {
     let mut notes = MockNoteRepository::new();
     notes
         .expect_get()
-        .with(eq(TenantId::new("t1")), eq("entities/jane"), eq("n1"))
-        .returning(|_, _, _| Ok(Some(stored("alice"))));
+        .with(eq(TenantId::new("t1")), eq("entities/jane/notes/n1"))
+        .returning(|_, _| Ok(Some(stored("alice"))));
     let service = service(notes, live_entity(false), MockWorkspaceRepository::new());
     let bob = person("bob");
     let error = service
-        .update(&bob, &jane(), "n1", json!({"content": "mine now"}), None)
+        .within(jane())
+        .update(&bob, "n1", json!({"content": "mine now"}), None)
         .await
         .unwrap_err();
     assert_eq!(
         (error.code, error.reason),
         (Code::PermissionDenied, "NOT_NOTE_AUTHOR")
     );
-    let error = service.delete(&bob, &jane(), "n1", None).await.unwrap_err();
+    let error = service
+        .within(jane())
+        .delete(&bob, "n1", None)
+        .await
+        .unwrap_err();
     assert_eq!(error.code, Code::PermissionDenied);
 }
 
@@ -176,7 +188,7 @@ async fn the_first_change_marks_the_note_edited() {
     let mut notes = MockNoteRepository::new();
     notes
         .expect_get()
-        .returning(|_, _, _| Ok(Some(stored("alice"))));
+        .returning(|_, _| Ok(Some(stored("alice"))));
     notes
         .expect_update()
         .withf(|_, note, revision, events| {
@@ -190,19 +202,21 @@ async fn the_first_change_marks_the_note_edited() {
     let service = service(notes, live_entity(false), MockWorkspaceRepository::new());
     let alice = person("alice");
     let same = service
-        .update(&alice, &jane(), "n1", json!({"content": "first"}), None)
+        .within(jane())
+        .update(&alice, "n1", json!({"content": "first"}), None)
         .await
         .unwrap();
     assert!(!same.is_edited, "an update that changes nothing is no edit");
     let edited = service
-        .update(&alice, &jane(), "n1", json!({"content": "second"}), None)
+        .within(jane())
+        .update(&alice, "n1", json!({"content": "second"}), None)
         .await
         .unwrap();
     assert!(edited.is_edited);
     let error = service
+        .within(jane())
         .update(
             &alice,
-            &jane(),
             "n1",
             json!({"name": "entities/jane/notes/n2", "content": "x"}),
             None,
@@ -220,7 +234,8 @@ async fn notes_of_a_deleted_parent_are_unreachable() {
         MockWorkspaceRepository::new(),
     );
     let error = service
-        .get(&person("alice"), &jane(), "n1")
+        .within(jane())
+        .get(&person("alice"), "n1")
         .await
         .unwrap_err();
     assert_eq!(error.code, Code::NotFound);
@@ -238,16 +253,23 @@ async fn a_closed_workspace_keeps_its_notes_readable_but_frozen() {
         }))
     });
     let mut notes = MockNoteRepository::new();
-    notes.expect_get().returning(|_, _, _| {
+    notes.expect_get().returning(|_, _| {
         let mut note = stored("alice");
         note.name = "workspaces/case/notes/n1".into();
         Ok(Some(note))
     });
     let service = service(notes, MockEntityRepository::new(), workspaces);
     let case = NoteParent::Workspace("case".into());
-    assert!(service.get(&person("alice"), &case, "n1").await.is_ok());
+    assert!(
+        service
+            .within(case.clone())
+            .get(&person("alice"), "n1")
+            .await
+            .is_ok()
+    );
     let error = service
-        .create(&person("alice"), &case, json!({"content": "late"}), None)
+        .within(case.clone())
+        .create(&person("alice"), json!({"content": "late"}), None, None)
         .await
         .unwrap_err();
     assert_eq!(error.reason, "WORKSPACE_CLOSED");

@@ -72,6 +72,21 @@ macro_rules! route_table {
 ///   GET answering `PAGE`, with `showDeleted` when `SPEC` is soft-deletable.
 ///
 /// `params(...)` then lists every parameter, path variables included.
+///
+/// A resource under a parent collection (`entities/{entity}/notes/{note}`) adds to
+/// the header `parent: Parent::Variant, ("entity" = String, Path, ...)`: the
+/// constructor of its domain `Parent` from the parent's path variable, and that
+/// variable as a utoipa parameter. Its handlers take the parent from the path and
+/// address the service [`Within`](rics_domain::lifecycle::Within) it; a request may
+/// name a resource in full or within its parent (`notes/{note}`). Its methods:
+/// - `list PATH, SCOPE, lists SPEC => PAGE, params(...);` with the redundant `parent`;
+/// - `create PATH, SCOPE, [id "xId",] body "description", params(...);` the id chosen
+///   by the query's `xId`, or by the body;
+/// - `get PATH, SCOPE, params(...);` (the params give the redundant `name`);
+/// - `update PATH, SCOPE, body "description", params(...);`
+/// - `delete PATH, SCOPE, removes, params(...);` DELETE removing it for good
+///   ([`DeleteMethod`](rics_domain::lifecycle::DeleteMethod)), with the redundant
+///   `name` and `etag`.
 macro_rules! resource_routes {
     (
         service: $service:ident, resource: $resource:ident, tag: $tag:literal, id: $id:tt;
@@ -257,6 +272,122 @@ macro_rules! resource_routes {
     (@text $var:ident) => { String };
     (@names [$($name:expr),+]) => { Some(&[$($name),+]) };
     (@names) => { None };
+
+    (
+        service: $service:ident, resource: $resource:ident, tag: $tag:literal, id: $id:tt,
+        parent: $parent:path, $parent_param:tt;
+        $($routes:tt)+
+    ) => {
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [] $($routes)+);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* list $path:literal, $scope:expr, lists $spec:path => $page:ident, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] list get $path $tag [$parent_param, $($params)*]
+            [responses((status = 200, body = $page), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: String, state) {
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(path.into_inner()));
+                let parent = rics_domain::resource::Parent::name(&within.parent);
+                $crate::routes::standard::list_in::<_, $page>(&req, &parent, $spec.soft_delete, async |request| {
+                    within.list(&caller.0, request).await
+                })
+                .await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* GET $path => list, $scope, lists $spec;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* create $path:literal, $scope:expr, $(id $id_param:literal,)? body $body_doc:literal, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] create post $path $tag [$parent_param, $($params)*]
+            [request_body(content = $resource, description = $body_doc),
+                responses((status = 200, body = $resource), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: String, state, body) {
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(path.into_inner()));
+                $crate::routes::standard::create_with(&req, None $(.or(Some($id_param)))?, async |id, request_id| {
+                    rics_domain::methods::CreateMethod::create(&within, &caller.0, body.0, id, request_id).await
+                })
+                .await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* POST $path => create, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* get $path:literal, $scope:expr, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] get get $path $tag [$parent_param, $id, $($params)*]
+            [responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: (String, String), state) {
+                let (parent, id) = path.into_inner();
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(parent));
+                let names = resource_routes!(@full_and_short within, $resource, id);
+                $crate::routes::standard::get(&req, &[&names.0, &names.1], within.get(&caller.0, &id)).await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* GET $path => get, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* update $path:literal, $scope:expr, body $body_doc:literal, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] update patch $path $tag [$parent_param, $id, $($params)*]
+            [request_body(content = $resource, description = $body_doc),
+                responses((status = 200, body = $resource), (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: (String, String), state, body) {
+                let (parent, id) = path.into_inner();
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(parent));
+                $crate::routes::standard::update(&req, async |mask| {
+                    rics_domain::methods::UpdateMethod::update(&within, &caller.0, &id, body.0, mask).await
+                })
+                .await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* PATCH $path => update, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* delete $path:literal, $scope:expr, removes, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] delete delete $path $tag [$parent_param, $id, $($params)*]
+            [responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: (String, String), state) {
+                let (parent, id) = path.into_inner();
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(parent));
+                let names = resource_routes!(@full_and_short within, $resource, id);
+                $crate::routes::standard::remove(&within, &caller.0, &req, &id, &[&names.0, &names.1]).await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* DELETE $path => delete, $scope;] $($rest)*);
+    };
+
+    // One handler of a resource under a parent: its doc comment, its operation (the
+    // HTTP method, the parameters, then the body and responses) and its function, whose
+    // parameters the caller names so that its block can use them.
+    (@handler [$($doc:tt)*] $name:ident $http:ident $path:literal $tag:literal [$($params:tt)*] [$($operation:tt)*]
+        ($caller:ident, $req:ident, $path_var:ident: $path_type:ty, $state:ident $(, $json:ident)?) $block:block
+    ) => {
+        $($doc)*
+        #[utoipa::path($http, path = $path, tag = $tag, params($($params)*), $($operation)*)]
+        pub async fn $name(
+            $caller: $crate::extract::Caller,
+            $req: actix_web::HttpRequest,
+            $path_var: actix_web::web::Path<$path_type>,
+            $state: actix_web::web::Data<$crate::state::ApiState>,
+            $($json: $crate::extract::JsonBody,)?
+        ) -> $crate::routes::Response $block
+    };
+
+    // The names a request may give the resource `id` under the parent: in full, and
+    // within the parent.
+    (@full_and_short $within:ident, $resource:ident, $id:ident) => {
+        (
+            rics_domain::lifecycle::StoreVersions::name_of(&$within, &$id),
+            <$resource as rics_domain::resource::Named>::name_of(&$id),
+        )
+    };
 
     (@route $header:tt [$($rows:tt)*]
         $method:ident $path:literal $(as $operation_id:literal)? => $handler:ident, $scope:expr $(, lists $spec:path)?;

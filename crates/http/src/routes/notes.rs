@@ -1,16 +1,7 @@
 //! The note routes, the same five under `entities/{entity}` and under
-//! `workspaces/{workspace}`: `note_routes!` declares each parent's, whose handlers
-//! share one implementation.
+//! `workspaces/{workspace}`, each parent's in a module of its own.
 
-use actix_web::HttpRequest;
-use actix_web::web::Data;
-use rics_domain::error::Error;
-use rics_domain::note::{Note, NoteParent};
-
-use super::{Response, check_name_param, ok};
-use crate::error::ApiError;
-use crate::extract::{Caller, JsonBody, QueryParams};
-use crate::state::ApiState;
+use rics_domain::note::Note;
 
 list_response! {
     /// A page of notes.
@@ -22,97 +13,10 @@ list_response! {
     }
 }
 
-async fn list(
-    caller: Caller,
-    req: HttpRequest,
-    parent: NoteParent,
-    state: Data<ApiState>,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    if let Some(given) = query.take("parent")?
-        && given != parent.name()
-    {
-        return Err(ApiError(Error::invalid_field(
-            "parent",
-            "PARENT_MISMATCH",
-            format!("'{given}' does not match the path's '{}'", parent.name()),
-        )));
-    }
-    let request = query.take_list(false)?;
-    query.finish()?;
-    let page = state.notes.list(&caller.0, &parent, &request).await?;
-    ok(&ListNotesResponse::from(page))
-}
-
-async fn create(
-    caller: Caller,
-    req: HttpRequest,
-    parent: NoteParent,
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let request_id = query.take("requestId")?;
-    query.finish()?;
-    ok(&state
-        .notes
-        .create(&caller.0, &parent, body.0, request_id.as_deref())
-        .await?)
-}
-
-/// Checks the redundant `name` parameter: the note's full name or `notes/{note}`.
-fn check_note_name(query: &mut QueryParams, parent: &NoteParent, id: &str) -> Result<(), ApiError> {
-    check_name_param(query, &[&parent.note_name(id), &format!("notes/{id}")])
-}
-
-async fn get(
-    caller: Caller,
-    req: HttpRequest,
-    (parent, id): (NoteParent, String),
-    state: Data<ApiState>,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    check_note_name(&mut query, &parent, &id)?;
-    query.finish()?;
-    ok(&state.notes.get(&caller.0, &parent, &id).await?)
-}
-
-async fn update(
-    caller: Caller,
-    req: HttpRequest,
-    (parent, id): (NoteParent, String),
-    state: Data<ApiState>,
-    body: JsonBody,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    let mask = query.take("updateMask")?;
-    query.finish()?;
-    ok(&state
-        .notes
-        .update(&caller.0, &parent, &id, body.0, mask.as_deref())
-        .await?)
-}
-
-async fn delete(
-    caller: Caller,
-    req: HttpRequest,
-    (parent, id): (NoteParent, String),
-    state: Data<ApiState>,
-) -> Response {
-    let mut query = QueryParams::parse(req.query_string())?;
-    check_note_name(&mut query, &parent, &id)?;
-    let etag = query.take("etag")?;
-    query.finish()?;
-    ok(&state
-        .notes
-        .delete(&caller.0, &parent, &id, etag.as_deref())
-        .await?)
-}
-
-/// Declares the note routes under one kind of parent, in a module of their own: its
-/// path variable as a utoipa parameter, its [`NoteParent`] variant and the description
-/// of the redundant `parent` parameter, then each route's path after its doc comment
-/// (the operation's summary).
+/// Declares the note routes under one kind of parent, in a module of its own: its
+/// [`NoteParent`](rics_domain::note::NoteParent) variant, its path variable as a
+/// utoipa parameter and the description of the redundant `parent` parameter, then
+/// each route's path after its doc comment (the operation's summary).
 macro_rules! note_routes {
     (
         $(#[$module_doc:meta])*
@@ -125,108 +29,37 @@ macro_rules! note_routes {
     ) => {
         $(#[$module_doc])*
         pub mod $module {
-            use actix_web::HttpRequest;
-            use actix_web::web::{Data, Path};
             use rics_domain::note::{Note, NoteParent};
             use rics_domain::principal::Scope;
 
             use super::ListNotesResponse;
-            use crate::error::ErrorEnvelope;
-            use crate::extract::{Caller, JsonBody};
-            use crate::routes::Response;
-            use crate::state::ApiState;
 
-            route_table! {
-                GET $collection => list, Some(Scope::Read), lists rics_domain::note::fields::LIST;
-                POST $collection_again => create, Some(Scope::Write);
-                GET $item => get, Some(Scope::Read);
-                PATCH $item_again => update, Some(Scope::Write);
-                DELETE $item_once_more => delete, Some(Scope::Write);
-            }
+            resource_routes! {
+                service: notes, resource: Note, tag: "notes",
+                id: ("note" = String, Path, description = "Note id"),
+                parent: NoteParent::$variant, $parent;
 
-            $(#[$list_doc])*
-            #[utoipa::path(get, path = $collection, tag = "notes",
-                params($parent,
+                $(#[$list_doc])*
+                list $collection, Some(Scope::Read), lists rics_domain::note::fields::LIST => ListNotesResponse, params(
                     ("parent" = Option<String>, Query, description = $parent_name),
                     ("pageSize" = Option<i32>, Query, description = "Default 50, at most 1000 (larger values are coerced to 1000)"),
                     ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
                     ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
                     ("filter" = Option<String>, Query, description = "AIP-160 over authorId, isEdited, createTime, updateTime"),
-                    ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime")),
-                responses((status = 200, body = ListNotesResponse), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
-            pub async fn list(
-                caller: Caller,
-                req: HttpRequest,
-                path: Path<String>,
-                state: Data<ApiState>,
-            ) -> Response {
-                super::list(caller, req, NoteParent::$variant(path.into_inner()), state).await
-            }
-
-            $(#[$create_doc])*
-            #[utoipa::path(post, path = $collection_again, tag = "notes",
-                params($parent, ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
-                request_body(content = Note, description = "`content` required; `name` optional, choosing the note's id"),
-                responses((status = 200, body = Note), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-            pub async fn create(
-                caller: Caller,
-                req: HttpRequest,
-                path: Path<String>,
-                state: Data<ApiState>,
-                body: JsonBody,
-            ) -> Response {
-                super::create(caller, req, NoteParent::$variant(path.into_inner()), state, body).await
-            }
-
-            $(#[$get_doc])*
-            #[utoipa::path(get, path = $item, tag = "notes",
-                params($parent, ("note" = String, Path, description = "Note id"),
-                    ("name" = Option<String>, Query, description = "Redundant name (`notes/{note}` or the full name); must match the path")),
-                responses((status = 200, body = Note), (status = 404, body = ErrorEnvelope)))]
-            pub async fn get(
-                caller: Caller,
-                req: HttpRequest,
-                path: Path<(String, String)>,
-                state: Data<ApiState>,
-            ) -> Response {
-                super::get(caller, req, note(path), state).await
-            }
-
-            $(#[$update_doc])*
-            #[utoipa::path(patch, path = $item_again, tag = "notes",
-                params($parent, ("note" = String, Path, description = "Note id"),
-                    ("updateMask" = Option<String>, Query, description = "`content` or `*`; absent = the populated fields of the body")),
-                request_body(content = Note, description = "The note; its `name`, when given, must be the note's"),
-                responses((status = 200, body = Note), (status = 400, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-            pub async fn update(
-                caller: Caller,
-                req: HttpRequest,
-                path: Path<(String, String)>,
-                state: Data<ApiState>,
-                body: JsonBody,
-            ) -> Response {
-                super::update(caller, req, note(path), state, body).await
-            }
-
-            $(#[$delete_doc])*
-            #[utoipa::path(delete, path = $item_once_more, tag = "notes",
-                params($parent, ("note" = String, Path, description = "Note id"),
+                    ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime"));
+                $(#[$create_doc])*
+                create $collection_again, Some(Scope::Write), body "`content` required; `name` optional, choosing the note's id", params(
+                    ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent"));
+                $(#[$get_doc])*
+                get $item, Some(Scope::Read), params(
+                    ("name" = Option<String>, Query, description = "Redundant name (`notes/{note}` or the full name); must match the path"));
+                $(#[$update_doc])*
+                update $item_again, Some(Scope::Write), body "The note; its `name`, when given, must be the note's", params(
+                    ("updateMask" = Option<String>, Query, description = "`content` or `*`; absent = the populated fields of the body"));
+                $(#[$delete_doc])*
+                delete $item_once_more, Some(Scope::Write), removes, params(
                     ("name" = Option<String>, Query, description = "Redundant name (`notes/{note}` or the full name); must match the path"),
-                    ("etag" = Option<String>, Query, description = "When given, must be the note's current etag")),
-                responses((status = 200, body = Note), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-            pub async fn delete(
-                caller: Caller,
-                req: HttpRequest,
-                path: Path<(String, String)>,
-                state: Data<ApiState>,
-            ) -> Response {
-                super::delete(caller, req, note(path), state).await
-            }
-
-            /// The note's parent and id, from the path.
-            fn note(path: Path<(String, String)>) -> (NoteParent, String) {
-                let (parent, note) = path.into_inner();
-                (NoteParent::$variant(parent), note)
+                    ("etag" = Option<String>, Query, description = "When given, must be the note's current etag"));
             }
         }
     };

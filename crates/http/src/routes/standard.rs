@@ -4,12 +4,13 @@
 
 use actix_web::HttpRequest;
 use rics_domain::error::Error;
-use rics_domain::lifecycle::SoftDeleteMethods;
+use rics_domain::lifecycle::{DeleteMethod, SoftDeleteMethods};
 use rics_domain::list::{ListRequest, ListResponse};
 use rics_domain::principal::Principal;
 use serde::Serialize;
 
 use super::{Response, body_etag, check_name_param, ok};
+use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 
 /// List (AIP-132): the paging, filter and order parameters, and `showDeleted` when
@@ -22,7 +23,44 @@ pub async fn list<T, Page>(
 where
     Page: From<ListResponse<T>> + Serialize,
 {
+    let query = QueryParams::parse(req.query_string())?;
+    list_page::<T, Page>(query, soft_deletable, read).await
+}
+
+/// List (AIP-132) of the resources under the parent named `parent`, as [`list`]; the
+/// redundant `parent` parameter must be `parent` when given.
+pub async fn list_in<T, Page>(
+    req: &HttpRequest,
+    parent: &str,
+    soft_deletable: bool,
+    read: impl AsyncFnOnce(&ListRequest) -> Result<ListResponse<T>, Error>,
+) -> Response
+where
+    Page: From<ListResponse<T>> + Serialize,
+{
     let mut query = QueryParams::parse(req.query_string())?;
+    if let Some(given) = query.take("parent")?
+        && given != parent
+    {
+        return Err(ApiError(Error::invalid_field(
+            "parent",
+            "PARENT_MISMATCH",
+            format!("'{given}' does not match the path's '{parent}'"),
+        )));
+    }
+    list_page::<T, Page>(query, soft_deletable, read).await
+}
+
+/// The rest of a List's `query`: the paging, filter and order parameters, and
+/// `showDeleted` when `soft_deletable`.
+async fn list_page<T, Page>(
+    mut query: QueryParams,
+    soft_deletable: bool,
+    read: impl AsyncFnOnce(&ListRequest) -> Result<ListResponse<T>, Error>,
+) -> Response
+where
+    Page: From<ListResponse<T>> + Serialize,
+{
     let request = query.take_list(soft_deletable)?;
     query.finish()?;
     ok(&Page::from(read(&request).await?))
@@ -35,8 +73,21 @@ pub async fn create<T: Serialize>(
     id_param: &str,
     create: impl AsyncFnOnce(Option<&str>, Option<&str>) -> Result<T, Error>,
 ) -> Response {
+    create_with(req, Some(id_param), create).await
+}
+
+/// Create (AIP-133) of a resource whose id the query's `id_param` chooses, or, without
+/// one, the body (`create` is then given no id): as [`create`].
+pub async fn create_with<T: Serialize>(
+    req: &HttpRequest,
+    id_param: Option<&str>,
+    create: impl AsyncFnOnce(Option<&str>, Option<&str>) -> Result<T, Error>,
+) -> Response {
     let mut query = QueryParams::parse(req.query_string())?;
-    let id = query.take(id_param)?;
+    let id = id_param
+        .map(|param| query.take(param))
+        .transpose()?
+        .flatten();
     let request_id = query.take("requestId")?;
     query.finish()?;
     ok(&create(id.as_deref(), request_id.as_deref()).await?)
@@ -136,4 +187,24 @@ where
 {
     let etag = body_etag(body, "undelete")?;
     ok(&service.undelete(caller, id, etag.as_deref()).await?)
+}
+
+/// The standard Delete of a resource removed when deleted (AIP-135): the redundant
+/// `name` parameter must be one of `accepted_names`, and `etag` must be current when
+/// given; answers the removed resource.
+pub async fn remove<S: DeleteMethod>(
+    service: &S,
+    caller: &Principal,
+    req: &HttpRequest,
+    id: &str,
+    accepted_names: &[&str],
+) -> Response
+where
+    S::Resource: Serialize,
+{
+    let mut query = QueryParams::parse(req.query_string())?;
+    check_name_param(&mut query, accepted_names)?;
+    let etag = query.take("etag")?;
+    query.finish()?;
+    ok(&service.delete(caller, id, etag.as_deref()).await?)
 }

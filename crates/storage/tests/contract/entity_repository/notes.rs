@@ -43,7 +43,11 @@ pub async fn count_notes(f: &Fixture, parent: &str) -> usize {
         let page = f
             .notes
             .clone()
-            .list(&tenant, parent, &query(&paging(), &ListRequest::default()))
+            .list(
+                &tenant,
+                Some(parent),
+                &query(&paging(), &ListRequest::default()),
+            )
             .await
             .unwrap();
         total += page.items.len();
@@ -79,10 +83,10 @@ async fn notes_are_kept_per_parent_and_tenant(backend: Backend) {
         Err(RepositoryError::AlreadyExists)
     );
     assert_eq!(
-        repo.get(&t1(), "entities/amy", "n1").await,
+        repo.get(&t1(), "entities/amy/notes/n1").await,
         Ok(Some(first.clone()))
     );
-    assert_eq!(repo.get(&t1(), "entities/bob", "n1").await, Ok(None));
+    assert_eq!(repo.get(&t1(), "entities/bob/notes/n1").await, Ok(None));
     let mut edited = first.clone();
     edited.content = "changed".into();
     edited.is_edited = true;
@@ -102,29 +106,27 @@ async fn notes_are_kept_per_parent_and_tenant(backend: Backend) {
     .await
     .unwrap();
     assert_eq!(
-        repo.get(&t1(), "entities/amy", "n1").await,
-        Ok(Some(edited))
+        repo.get(&t1(), "entities/amy/notes/n1").await,
+        Ok(Some(edited.clone()))
     );
     assert_eq!(
-        repo.delete(&t1(), "entities/amy", "n1", 1, &[]).await,
+        repo.remove(&t1(), &first, &[]).await,
         Err(RepositoryError::Conflict)
     );
-    repo.delete(
+    repo.remove(
         &t1(),
-        "entities/amy",
-        "n1",
-        2,
+        &edited,
         &[event("ev-3", Some("amy"), "note.deleted", 6)],
     )
     .await
     .unwrap();
     assert_eq!(
-        repo.delete(&t1(), "entities/amy", "n1", 2, &[]).await,
+        repo.remove(&t1(), &edited, &[]).await,
         Err(RepositoryError::NotFound)
     );
-    assert_eq!(repo.get(&t1(), "entities/amy", "n1").await, Ok(None));
+    assert_eq!(repo.get(&t1(), "entities/amy/notes/n1").await, Ok(None));
     assert!(
-        repo.get(&t2(), "entities/amy", "n1")
+        repo.get(&t2(), "entities/amy/notes/n1")
             .await
             .unwrap()
             .is_some()
@@ -182,7 +184,10 @@ async fn a_parents_notes_page_in_creation_order(backend: Backend) {
         let (query, context) = paging
             .prepare(&LIST, &t1(), Some("entities/amy"), &request)
             .unwrap();
-        let page = repo.list(&t1(), "entities/amy", &query).await.unwrap();
+        let page = repo
+            .list(&t1(), Some("entities/amy"), &query)
+            .await
+            .unwrap();
         assert_eq!(page.total_size, 4);
         let response = paging.finish(context, page);
         seen.extend(response.items.into_iter().map(|n| n.name));
