@@ -13,7 +13,7 @@ resource_routes! {
     list "/v1alpha/activityLogTypes", Some(Scope::Read), lists rics_domain::activity::fields::TYPE_LIST => ListActivityLogTypesResponse,
         params(ListActivityLogTypesParams);
     /// Creates an activity log type.
-    create "/v1alpha/activityLogTypes", Some(Scope::Admin), "activityLogTypeId",
+    create "/v1alpha/activityLogTypes", Some(Scope::Admin),
         params(CreateActivityLogTypeParams);
     /// Gets an activity log type, deleted or not.
     get "/v1alpha/activityLogTypes/{activityLogType}", Some(Scope::Read);

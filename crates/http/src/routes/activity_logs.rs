@@ -18,7 +18,7 @@ resource_routes! {
     id: ("activityLog" = String, Path, description = "Activity log id");
 
     /// Writes an activity log about one or more entities.
-    create "/v1alpha/activityLogs", Some(Scope::Write), "activityLogId",
+    create "/v1alpha/activityLogs", Some(Scope::Write),
         params(CreateActivityLogParams);
     GET "/v1alpha/activityLogs:batchGet" => batch_get, Some(Scope::Read);
     /// Gets an activity log, deleted or not.

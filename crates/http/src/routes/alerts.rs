@@ -22,7 +22,7 @@ resource_routes! {
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc (newest first)"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted alerts"));
     /// Creates an ACTIVE alert raised by the caller.
-    create "/v1alpha/alerts", Some(Scope::Write), "alertId", params(
+    create "/v1alpha/alerts", Some(Scope::Write), params(
         ("alertId" = Option<String>, Query, description = "The id to give the alert: 4 to 63 of `[a-z0-9-]`, starting with a letter; generated when absent"),
         ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent"));
     /// Gets an alert, deleted or not.

@@ -53,7 +53,8 @@ macro_rules! route_table {
 ///
 /// The standard methods:
 /// - `list PATH, SCOPE => PAGE, params(...);` GET, answering `PAGE` (`list_response!`);
-/// - `create PATH, SCOPE, "xId", params(...);` POST, the id chosen by the query's `xId`;
+/// - `create PATH, SCOPE, params(...);` POST, the id chosen by the query parameter the
+///   service's `CreateMethod::ID_PARAMETER` names;
 /// - `get PATH, SCOPE;` GET, with the redundant `name` parameter;
 /// - `update PATH, SCOPE, params(...);` PATCH;
 /// - `delete PATH, SCOPE, params(...);` DELETE, soft (AIP-164);
@@ -117,7 +118,7 @@ macro_rules! resource_routes {
     };
 
     (@route [$service:ident $resource:ident $tag:literal $id:tt] [$($rows:tt)*]
-        $(#[$doc:meta])* create $path:literal, $scope:expr, $id_param:literal, params($($params:tt)*);
+        $(#[$doc:meta])* create $path:literal, $scope:expr, params($($params:tt)*);
         $($rest:tt)*
     ) => {
         $(#[$doc])*
@@ -129,12 +130,7 @@ macro_rules! resource_routes {
             state: actix_web::web::Data<$crate::state::ApiState>,
             body: $crate::extract::JsonBody,
         ) -> $crate::routes::Response {
-            $crate::routes::standard::create(&req, $id_param, async |id, request_id| {
-                let service = state.$service.as_ref();
-                rics_domain::methods::CreateMethod::create(service, &caller.0, body.0, id, request_id)
-                    .await
-            })
-            .await
+            $crate::routes::standard::create(&req, state.$service.as_ref(), &caller.0, body.0).await
         }
 
         resource_routes!(@route [$service $resource $tag $id] [$($rows)* POST $path => create, $scope;] $($rest)*);

@@ -20,7 +20,7 @@ resource_routes! {
         ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents"));
     /// Records an identity document of an entity.
-    create "/v1alpha/documents", Some(Scope::Write), "documentId", params(
+    create "/v1alpha/documents", Some(Scope::Write), params(
         ("documentId" = Option<String>, Query, description = "The id to give the document: 4 to 63 of `[a-z0-9-]`, starting with a letter; generated when absent"),
         ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent"));
     /// Gets an identity document, deleted or not.

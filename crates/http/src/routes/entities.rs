@@ -22,7 +22,7 @@ resource_routes! {
     /// Lists entities.
     list "/v1alpha/entities", Some(Scope::Read), lists rics_domain::entity::fields::LIST => ListEntitiesResponse, params(ListParams);
     /// Creates an entity.
-    create "/v1alpha/entities", Some(Scope::Write), "entityId", params(CreateParams);
+    create "/v1alpha/entities", Some(Scope::Write), params(CreateParams);
     GET "/v1alpha/entities:batchGet" => batch_get, Some(Scope::Read);
     /// Gets an entity, deleted or not.
     get "/v1alpha/entities/{entity}", Some(Scope::Read);

@@ -6,8 +6,12 @@ use actix_web::HttpRequest;
 use rics_domain::error::Error;
 use rics_domain::lifecycle::{DeleteMethod, SoftDeleteMethods};
 use rics_domain::list::{ListRequest, ListResponse};
+use rics_domain::methods::CreateMethod;
 use rics_domain::principal::Principal;
+use rics_domain::resource::Named;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use super::{Response, body_etag, check_name_param, ok};
 use crate::error::ApiError;
@@ -66,14 +70,22 @@ where
     ok(&Page::from(read(&request).await?))
 }
 
-/// Create (AIP-133): `create` is given the query's `id_param` (the id the caller
-/// chooses) and `requestId`.
-pub async fn create<T: Serialize>(
+/// Create (AIP-133) through the service's [`CreateMethod`]: the query's id parameter
+/// (its `ID_PARAMETER`, the id the caller chooses) and `requestId`, then `body`.
+pub async fn create<S>(
     req: &HttpRequest,
-    id_param: &str,
-    create: impl AsyncFnOnce(Option<&str>, Option<&str>) -> Result<T, Error>,
-) -> Response {
-    create_with(req, Some(id_param), create).await
+    service: &S,
+    principal: &Principal,
+    body: Value,
+) -> Response
+where
+    S: CreateMethod + Sync,
+    S::Resource: DeserializeOwned + Named + Serialize,
+{
+    create_with(req, Some(S::ID_PARAMETER), async |id, request_id| {
+        service.create(principal, body, id, request_id).await
+    })
+    .await
 }
 
 /// Create (AIP-133) of a resource whose id the query's `id_param` chooses, or, without

@@ -19,7 +19,7 @@ resource_routes! {
         ("orderBy" = Option<String>, Query, description = "displayName, createTime, updateTime, each optionally ` desc`; default createTime"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted workspaces"));
     /// Creates an OPEN workspace.
-    create "/v1alpha/workspaces", Some(Scope::Write), "workspaceId", params(
+    create "/v1alpha/workspaces", Some(Scope::Write), params(
         ("workspaceId" = Option<String>, Query, description = "The id to give the workspace: 4 to 63 of `[a-z0-9-]`, starting with a letter; generated when absent"),
         ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent"));
     /// Gets a workspace, deleted or not.
