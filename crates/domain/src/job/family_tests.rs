@@ -99,20 +99,42 @@ fn entities_holding(entity: Entity) -> Arc<MockEntityRepository> {
     Arc::new(entities)
 }
 
+/// The log `log` as the records store it under `id`.
+fn stored_log(id: &str, log: ActivityLog) -> crate::error::Result<ActivityLog> {
+    Ok(ActivityLog {
+        name: format!("activityLogs/{id}"),
+        ..log
+    })
+}
+
+/// The log an earlier attempt stored under `id`, with its `payload`.
+fn first_attempt_log(
+    id: &str,
+    log: ActivityLog,
+    payload: Value,
+) -> crate::error::Result<ActivityLog> {
+    Ok(ActivityLog {
+        payload: payload.as_object().cloned(),
+        ..stored_log(id, log)?
+    })
+}
+
+/// The alert the records raise under `id`.
+fn raised_alert(id: &str) -> crate::error::Result<Alert> {
+    Ok(Alert {
+        name: format!("alerts/{id}"),
+        ..Alert::default()
+    })
+}
+
 /// Records that store the log and the alert as given, naming them by their ids.
 fn recording(records: &mut MockRunRecords) {
-    records.expect_log().returning(|_, id, log| {
-        Ok(ActivityLog {
-            name: format!("activityLogs/{id}"),
-            ..log
-        })
-    });
-    records.expect_alert().returning(|_, id, _, _| {
-        Ok(Alert {
-            name: format!("alerts/{id}"),
-            ..Alert::default()
-        })
-    });
+    records
+        .expect_log()
+        .returning(|_, id, log| stored_log(id, log));
+    records
+        .expect_alert()
+        .returning(|_, id, _, _| raised_alert(id));
 }
 
 fn screener(matches: Vec<ScreenMatch>) -> Arc<MockScreener> {
@@ -188,12 +210,7 @@ async fn a_screen_that_matches_sets_the_status_logs_it_and_raises_one_alert() {
                 && !payload.contains_key("alert")
         })
         .times(1)
-        .returning(|_, id, log| {
-            Ok(ActivityLog {
-                name: format!("activityLogs/{id}"),
-                ..log
-            })
-        });
+        .returning(|_, id, log| stored_log(id, log));
     records
         .expect_alert()
         .withf(|_, id, source, alert| {
@@ -202,12 +219,7 @@ async fn a_screen_that_matches_sets_the_status_logs_it_and_raises_one_alert() {
                 && alert.details.get("matchCount") == Some(&json!(1))
         })
         .times(1)
-        .returning(|_, id, _, _| {
-            Ok(Alert {
-                name: format!("alerts/{id}"),
-                ..Alert::default()
-            })
-        });
+        .returning(|_, id, _, _| raised_alert(id));
     let result = run_screening(&screening(vec![a_match()], records))
         .await
         .unwrap();
@@ -226,12 +238,9 @@ async fn a_clear_screen_raises_no_alert() {
         .expect_entity_output()
         .withf(|_, _, output, _| *output == EntityOutput::ScreeningStatus(ScreeningStatus::Clear))
         .returning(|_, _, _, _| Ok(()));
-    records.expect_log().returning(|_, id, log| {
-        Ok(ActivityLog {
-            name: format!("activityLogs/{id}"),
-            ..log
-        })
-    });
+    records
+        .expect_log()
+        .returning(|_, id, log| stored_log(id, log));
     records.expect_alert().never();
     let result = run_screening(&screening(Vec::new(), records))
         .await
@@ -378,24 +387,14 @@ async fn a_failed_check_sets_failed_and_raises_the_alert() {
                 && payload.get("verifyDate") == Some(&json!("2026-11-24"))
                 && !payload.contains_key("activityLog")
         })
-        .returning(|_, id, log| {
-            Ok(ActivityLog {
-                name: format!("activityLogs/{id}"),
-                ..log
-            })
-        });
+        .returning(|_, id, log| stored_log(id, log));
     records
         .expect_alert()
         .withf(|_, id, source, _| {
             id == "idv-failed-task-1" && source == "individualEntityIDVerificationJobs/job-1"
         })
         .times(1)
-        .returning(|_, id, _, _| {
-            Ok(Alert {
-                name: format!("alerts/{id}"),
-                ..Alert::default()
-            })
-        });
+        .returning(|_, id, _, _| raised_alert(id));
     let jobs = verification(records);
     // The passport's machine readable zone does not read: MRZ_FORMAT fails.
     let (job, task) = (verification_job(), task());
@@ -415,16 +414,15 @@ async fn a_failed_check_sets_failed_and_raises_the_alert() {
 async fn a_repeated_attempt_reports_what_the_first_attempt_recorded() {
     let mut records = MockRunRecords::new();
     records.expect_log().returning(|_, id, log| {
-        let first = json!({
-            "outcome": "PASSED", "checks": [],
-            "document": "documents/passport-1", "documentType": "PASSPORT",
-            "verifyDate": "2026-11-23",
-        });
-        Ok(ActivityLog {
-            name: format!("activityLogs/{id}"),
-            payload: first.as_object().cloned(),
-            ..log
-        })
+        first_attempt_log(
+            id,
+            log,
+            json!({
+                "outcome": "PASSED", "checks": [],
+                "document": "documents/passport-1", "documentType": "PASSPORT",
+                "verifyDate": "2026-11-23",
+            }),
+        )
     });
     records
         .expect_entity_output()
@@ -566,12 +564,7 @@ async fn a_rating_records_its_log_and_the_entity_risk_details() {
                 && payload.contains_key("input")
         })
         .times(1)
-        .returning(|_, id, log| {
-            Ok(ActivityLog {
-                name: format!("activityLogs/{id}"),
-                ..log
-            })
-        });
+        .returning(|_, id, log| stored_log(id, log));
     records
         .expect_entity_output()
         .withf(|_, _, output, cause| match output {
@@ -597,17 +590,16 @@ async fn a_rating_records_its_log_and_the_entity_risk_details() {
 async fn a_repeated_attempt_rates_as_recorded_and_a_rise_to_high_raises_edd() {
     let mut records = MockRunRecords::new();
     records.expect_log().returning(|_, id, log| {
-        let first = json!({
-            "input": {},
-            "rating": {"riskScore": 80, "riskLevel": "HIGH", "contributions": [],
-                       "modelVersion": "riskModels/1"},
-            "previousRiskLevel": "MEDIUM",
-        });
-        Ok(ActivityLog {
-            name: format!("activityLogs/{id}"),
-            payload: first.as_object().cloned(),
-            ..log
-        })
+        first_attempt_log(
+            id,
+            log,
+            json!({
+                "input": {},
+                "rating": {"riskScore": 80, "riskLevel": "HIGH", "contributions": [],
+                           "modelVersion": "riskModels/1"},
+                "previousRiskLevel": "MEDIUM",
+            }),
+        )
     });
     records
         .expect_alert()
@@ -617,12 +609,7 @@ async fn a_repeated_attempt_rates_as_recorded_and_a_rise_to_high_raises_edd() {
                 && alert.details.get("previousRiskLevel") == Some(&json!("MEDIUM"))
         })
         .times(1)
-        .returning(|_, id, _, _| {
-            Ok(Alert {
-                name: format!("alerts/{id}"),
-                ..Alert::default()
-            })
-        });
+        .returning(|_, id, _, _| raised_alert(id));
     records
         .expect_entity_output()
         .withf(|_, _, output, _| {
