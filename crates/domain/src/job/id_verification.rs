@@ -281,7 +281,6 @@ impl JobFamily for IdVerificationJobs {
     const COLLECTION: &'static str = "individualEntityIDVerificationJobs";
     const EVENT_PREFIX: &'static str = "id_verification_job";
     const OPERATION_TYPE: &'static str = "rics.v1alpha.IndividualEntityIDVerificationJob";
-    const TOP_LEVEL: bool = true;
 
     type Input = IdVerificationInput;
     type RunRequest = IdVerificationRunRequest;

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::model::{ClaimedTask, JobRecord};
+use super::model::{ClaimedTask, JobRecord, TOP_LEVEL_FAMILIES};
 use crate::entity::Entity;
 use crate::error::{Code, Error, Result};
 use crate::principal::Principal;
@@ -23,9 +23,6 @@ pub trait JobFamily: Send + Sync + 'static {
     const EVENT_PREFIX: &'static str;
     /// `metadata.type` of its runs' operations.
     const OPERATION_TYPE: &'static str;
-    /// Whether its jobs are top-level (`{collection}/{job}`, the entity an input)
-    /// rather than children of their entity (`entities/{entity}/{collection}/{job}`).
-    const TOP_LEVEL: bool = false;
 
     /// The inputs a create body gives (the body without the standard job fields),
     /// stored with the job.
@@ -136,7 +133,9 @@ pub trait JobKind: Send + Sync {
     /// See [`JobFamily::OPERATION_TYPE`].
     fn operation_type(&self) -> &'static str;
 
-    /// See [`JobFamily::TOP_LEVEL`].
+    /// Whether its jobs are top-level (`{collection}/{job}`, the entity an input)
+    /// rather than children of their entity: whether it is one of the
+    /// [`TOP_LEVEL_FAMILIES`].
     fn top_level(&self) -> bool;
 
     /// Reads the inputs from `input` (INVALID_ARGUMENT under `job.`), then as
@@ -194,7 +193,7 @@ impl<F: JobFamily> JobKind for F {
     }
 
     fn top_level(&self) -> bool {
-        F::TOP_LEVEL
+        TOP_LEVEL_FAMILIES.contains(&F::COLLECTION)
     }
 
     async fn check_input(

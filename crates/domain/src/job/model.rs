@@ -53,8 +53,7 @@ pub struct JobRecord {
 }
 
 /// The families whose jobs are top-level resources (`{family}/{job}`, the entity an
-/// input), not children of their entity (`entities/{entity}/{family}/{job}`): those
-/// whose [`JobFamily::TOP_LEVEL`] says so.
+/// input), not children of their entity (`entities/{entity}/{family}/{job}`).
 pub const TOP_LEVEL_FAMILIES: [&str; 1] = [IdVerificationJobs::COLLECTION];
 
 /// The name of job `id` of `family` about the entity `entity_id`.

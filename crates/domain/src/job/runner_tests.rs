@@ -19,8 +19,9 @@ fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
 }
 
-/// A family whose runs do what the test says.
-struct Scripted(fn(u32) -> Result<Value>);
+/// A family that takes any inputs and whose runs do what the test says (given the
+/// attempt); the service tests use it too.
+pub(super) struct Scripted(pub(super) fn(u32) -> Result<Value>);
 
 #[async_trait]
 impl JobFamily for Scripted {

@@ -2,16 +2,15 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{JobRecord, JobState};
 use super::ports::{MockJobRepository, MockRunQueued};
+use super::runner_tests::Scripted;
 use super::service::{JobPorts, JobService, RunBody};
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
-use crate::error::{Code, Result};
+use crate::error::Code;
 use crate::id::MockIdGenerator;
 use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
@@ -19,33 +18,6 @@ use crate::operation::MockOperationRepository;
 use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
-
-struct Inputs;
-
-#[async_trait]
-impl JobFamily for Inputs {
-    const COLLECTION: &'static str = "testJobs";
-    const EVENT_PREFIX: &'static str = "test_job";
-    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
-
-    type Input = Value;
-    type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
-    type Output = Value;
-
-    async fn check_input(
-        &self,
-        _principal: &crate::principal::Principal,
-        _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        Ok(input)
-    }
-
-    async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
-        Ok(json!({}))
-    }
-}
 
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
@@ -103,7 +75,7 @@ fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
             retention: std::time::Duration::ZERO,
         },
     };
-    JobService::new(Arc::new(Inputs), ports)
+    JobService::new(Arc::new(Scripted(|_| Ok(json!({})))), ports)
 }
 
 #[tokio::test]
