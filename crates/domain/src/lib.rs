@@ -13,6 +13,7 @@ pub mod enums;
 pub mod error;
 pub mod event;
 pub mod fields;
+pub mod file;
 pub mod housekeeping;
 pub mod icao;
 pub mod id;
