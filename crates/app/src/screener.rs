@@ -11,9 +11,10 @@ use arc_swap::ArcSwapOption;
 use async_trait::async_trait;
 use rics_domain::error::{Error, Result};
 use rics_domain::screen::{
-    ListVersionInfo, NameMatcher, ScreenMatch, ScreenOutcome, ScreenRequest, Screener,
+    ListVersionInfo, ListedPosition, ListedRecord, MatchCategory, NameMatcher, ScreenMatch,
+    ScreenOutcome, ScreenRequest, Screener,
 };
-use rics_screening::model::{EntityKind, Gender};
+use rics_screening::model::{EntityKind, Gender, Record, Topic};
 use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, published};
 use tokio::sync::Mutex;
 
@@ -94,6 +95,50 @@ fn version_info(version: &ListVersion) -> ListVersionInfo {
         content_hash: version.content_hash.clone(),
         list_date: version.list_date.clone(),
         records: version.records as u64,
+        topics: version
+            .topics
+            .iter()
+            .map(|t| topic_name(*t).to_owned())
+            .collect(),
+    }
+}
+
+/// A topic as the API writes it.
+fn topic_name(topic: Topic) -> &'static str {
+    match topic {
+        Topic::Sanction => "sanction",
+        Topic::Pep => "pep",
+    }
+}
+
+/// The category of a matched record: SANCTIONS when it is sanctioned at all, else PEP.
+fn category(record: &Record) -> MatchCategory {
+    if record.topics.contains(&Topic::Pep) && !record.topics.contains(&Topic::Sanction) {
+        MatchCategory::Pep
+    } else {
+        MatchCategory::Sanctions
+    }
+}
+
+/// The record as a reviewer reads it.
+fn listed(record: &Record) -> ListedRecord {
+    ListedRecord {
+        dataset: record.dataset.clone(),
+        id: record.id.clone(),
+        names: record.names.iter().map(|n| n.full.clone()).collect(),
+        dates_of_birth: record.birth_dates.iter().map(ToString::to_string).collect(),
+        nationalities: record.nationalities.clone(),
+        programs: record.programs.clone(),
+        positions: record
+            .positions
+            .iter()
+            .map(|p| ListedPosition {
+                title: p.title.clone(),
+                start_date: p.start_date.clone(),
+                end_date: p.end_date.clone(),
+            })
+            .collect(),
+        source_url: record.source_url.clone(),
     }
 }
 
@@ -151,6 +196,8 @@ impl Screener for ListScreener {
                     matched_name: found.explanation.matched_name.clone(),
                     screened_name: name.clone(),
                     score,
+                    category: category(&found.record),
+                    record: listed(&found.record),
                     explanation: serde_json::to_value(&found.explanation)
                         .map_err(|e| Error::internal(e.to_string()))?,
                 };

@@ -27,6 +27,57 @@ pub struct ScreenRequest {
     pub threshold: f64,
 }
 
+crate::proto_enum! {
+    /// Why a matched entry is listed, for sorting the work of review: a record that is
+    /// both sanctioned and politically exposed counts as SANCTIONS.
+    pub enum MatchCategory("MATCH_CATEGORY_UNSPECIFIED") {
+        /// A politically exposed person.
+        Pep = "PEP",
+        /// A sanctioned party.
+        Sanctions = "SANCTIONS",
+    }
+}
+
+/// A public function a politically exposed person holds or held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ListedPosition {
+    /// The position ("United States Senator for Ohio").
+    pub title: String,
+    /// When it was taken up: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<String>,
+    /// When it ended or the current term ends, in the same form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
+}
+
+/// The list entry a match is about, as the list gives it, so that a reviewer decides
+/// without opening the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ListedRecord {
+    /// The dataset, such as `ofac_sdn` or `us_congress_pep`.
+    pub dataset: String,
+    /// The entry's id in its list.
+    pub id: String,
+    /// Every name of the entry, the primary name first.
+    pub names: Vec<String>,
+    /// Dates of birth as listed (`YYYY-MM-DD`, `YYYY-MM`, `YYYY`, `circa YYYY`, ranges).
+    pub dates_of_birth: Vec<String>,
+    /// Nationalities, ISO 3166-1 alpha-2.
+    pub nationalities: Vec<String>,
+    /// Sanctions programs or regimes.
+    pub programs: Vec<String>,
+    /// Public functions, for a politically exposed person.
+    pub positions: Vec<ListedPosition>,
+    /// The publisher's page about the entry, when the list gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+}
+
 /// One list entry that matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -42,6 +93,10 @@ pub struct ScreenMatch {
     pub screened_name: String,
     /// Score in [0, 1].
     pub score: f64,
+    /// PEP or SANCTIONS.
+    pub category: MatchCategory,
+    /// The entry as listed.
+    pub record: ListedRecord,
     /// Why it matched: the per-feature contributions (name, date of birth,
     /// nationality) as the engine explains them.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -62,6 +117,8 @@ pub struct ListVersionInfo {
     pub list_date: Option<String>,
     /// How many records it holds.
     pub records: u64,
+    /// Why its entries are listed: `sanction`, `pep` or both.
+    pub topics: Vec<String>,
 }
 
 /// What a screen found.

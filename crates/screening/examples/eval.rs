@@ -5,7 +5,8 @@
 //! Prints, at the default threshold and as a curve: precision, recall and F1 on the nomenklatura
 //! name pairs; recall of the yente UN positives against the UN list, plain and perturbed; alerts
 //! per 100,000 screens of the synthetic negatives against all bundled lists; accuracy on the
-//! watchman cross-script pairs.
+//! watchman cross-script pairs; recall of the yente US Congress positives against the
+//! bundled PEP list.
 
 #![allow(
     clippy::print_stdout,
@@ -17,7 +18,7 @@ use std::error::Error;
 use std::path::Path;
 use std::time::Instant;
 
-use rics_screening::bundled::{BUNDLED_UN, data_dir, load_bundled};
+use rics_screening::bundled::{BUNDLED_PEP, BUNDLED_UN, data_dir, load_bundled};
 use rics_screening::matcher::name_only_score;
 use rics_screening::{
     BirthDate, DEFAULT_THRESHOLD, EntityKind, Evidence, Gender, Index, Query, ScreenOptions,
@@ -358,6 +359,84 @@ fn un_recall(labeled: &Path, lists: &Path) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Recall of the yente US Congress positives against the bundled PEP list. A positive is
+/// in office in 2026-06 when a record of the list carries its name (any of the record's
+/// names, case, spacing and punctuation aside) and its year of birth: the ground truth. The
+/// rest left Congress before 2026-06; how many of them alert anyway (namesakes, relatives
+/// with the same name) is printed beside.
+fn congress_recall(labeled: &Path, lists: &Path) -> Result<(), Box<dyn Error>> {
+    let pep = load_path(&lists.join(BUNDLED_PEP), None)?;
+    let index = Index::build(vec![pep]);
+    // Case, spacing and punctuation aside: `J. D. Vance` is `J.D. Vance`.
+    let key = |s: &str| {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let options = ScreenOptions {
+        threshold: CURVE[0],
+        limit: 50,
+        datasets: None,
+    };
+    let mut reader =
+        csv::Reader::from_path(labeled.join("yente/positives_us_congress_untreated.csv"))?;
+    let mut in_office: Vec<f32> = Vec::new();
+    let mut former: Vec<f32> = Vec::new();
+    let mut misses = Vec::new();
+    for row in reader.records() {
+        let query = person_row(&row?, 0);
+        let year = query.evidence.birth_date.map(|d| d.year_span().0);
+        let truth: HashSet<&str> = index
+            .records()
+            .iter()
+            .filter(|r| r.names.iter().any(|n| key(&n.full) == key(&query.name)))
+            .filter(|r| r.birth_dates.iter().any(|d| Some(d.year_span().0) == year))
+            .map(|r| r.id.as_str())
+            .collect();
+        let matches = index.screen(&query, &options).matches;
+        if truth.is_empty() {
+            former.push(matches.first().map_or(0.0, |m| m.score));
+            continue;
+        }
+        let score = matches
+            .iter()
+            .filter(|m| truth.contains(m.list_entry.as_str()))
+            .map(|m| m.score)
+            .fold(0.0f32, f32::max);
+        if score < DEFAULT_THRESHOLD {
+            misses.push(format!("{:?} {score:.3}", query.name));
+        }
+        in_office.push(score);
+    }
+    println!(
+        "\n## US Congress positives (yente positives_us_congress_untreated.csv vs us_congress_pep; {} in office in 2026-06, {} former members)",
+        in_office.len(),
+        former.len()
+    );
+    println!("threshold | recall of members in office | former members alerting");
+    for t in CURVE {
+        let rate = |v: &[f32]| v.iter().filter(|s| **s >= t).count() as f64 / v.len().max(1) as f64;
+        let mark = if (t - DEFAULT_THRESHOLD).abs() < 1e-6 {
+            "  <- default"
+        } else {
+            ""
+        };
+        println!(
+            "{t:.2} | {:.3} | {:.3}{mark}",
+            rate(&in_office),
+            rate(&former)
+        );
+    }
+    if std::env::var_os("EVAL_VERBOSE").is_some() {
+        for m in &misses {
+            println!("  missed {m}");
+        }
+    }
+    Ok(())
+}
+
 fn negatives(index: &Index, labeled: &Path, limit: usize) -> Result<(), Box<dyn Error>> {
     let mut reader = csv::Reader::from_path(labeled.join("yente/negatives_global.csv"))?;
     let options = ScreenOptions {
@@ -441,6 +520,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     name_pairs(&index, &labeled)?;
     cross_script(&index, &labeled)?;
     un_recall(&labeled, &data.join("lists"))?;
+    congress_recall(&labeled, &data.join("lists"))?;
     negatives(&index, &labeled, limit)?;
     Ok(())
 }

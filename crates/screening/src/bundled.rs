@@ -7,14 +7,19 @@ use std::path::{Path, PathBuf};
 use crate::error::LoadError;
 use crate::load::{LoadedList, load_path, load_paths};
 
-/// The newest bundled snapshot of each list, relative to `data/lists`.
+/// The newest bundled snapshot of each list, relative to `data/lists`: five sanctions lists
+/// and one PEP list (`us_congress_pep`).
 pub const BUNDLED_LISTS: &[&str] = &[
     "ofac_sdn_2024-05/sdn.csv",
     "ofac_consolidated_2025-12/cons_prim.csv",
     "un_2026-02/UN_consolidated.xml",
     "uk_2025-08/uk_sanctions_list_2025-08-11.csv",
     "us_csl_2023-11/csl.csv",
+    "us_congress_2026-06/us_congress_pep.jsonl",
 ];
+
+/// The bundled PEP list, relative to `data/lists`.
+pub const BUNDLED_PEP: &str = "us_congress_2026-06/us_congress_pep.jsonl";
 
 /// The bundled UN list, relative to `data/lists`.
 pub const BUNDLED_UN: &str = "un_2026-02/UN_consolidated.xml";

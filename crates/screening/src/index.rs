@@ -20,7 +20,7 @@ use crate::matcher::{
     PreparedToken, TokenStats, compare_names, name_log_odds, name_similarity, phonetic_codes,
     phonetic_encoder, score_record,
 };
-use crate::model::{EntityKind, NameRole, Record, Topic};
+use crate::model::{EntityKind, NameRole, Record};
 use crate::normalize::{TokenKind, normalize, skeleton};
 
 /// How many candidate names a screen compares in full.
@@ -120,19 +120,13 @@ pub struct Match {
     pub list_entry: String,
     /// Its dataset.
     pub dataset: String,
-    /// Its kind.
-    pub kind: EntityKind,
     /// Its display name.
     pub display_name: String,
     /// Score in [0, 1]; see [`crate::matcher`] for its meaning.
     #[serde(serialize_with = "crate::matcher::serialize_published")]
     pub score: f32,
-    /// Programs of the entry.
-    pub programs: Vec<String>,
-    /// Topics of the entry.
-    pub topics: Vec<Topic>,
-    /// Where the entry is in its source file.
-    pub source: String,
+    /// The entry as listed, for the reviewer: names, dates, programs, topics, positions.
+    pub record: Record,
     /// Why it matched.
     pub explanation: Explanation,
 }
@@ -487,12 +481,9 @@ impl Index {
                     Match {
                         list_entry: record.id.clone(),
                         dataset: record.dataset.clone(),
-                        kind: record.kind,
                         display_name: record.display_name().to_string(),
                         score,
-                        programs: record.programs.clone(),
-                        topics: record.topics.clone(),
-                        source: record.source.clone(),
+                        record: record.clone(),
                         explanation,
                     },
                 ),

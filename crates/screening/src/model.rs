@@ -88,8 +88,25 @@ pub enum Topic {
     Pep,
 }
 
+/// A public function a politically exposed person holds or held. Dates are ISO 8601 as the
+/// list gives them: `YYYY-MM-DD`, or `YYYY-MM` or `YYYY` when only that is known; an end
+/// date in the future is the end of the current term.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Position {
+    /// The position as a person reads it ("United States Senator for Ohio").
+    pub title: String,
+    /// When the person took it up, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<String>,
+    /// When the person left it or the term ends, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
+}
+
 /// One list entry, whatever list it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Record {
     /// The entry's identifier inside its list (OFAC `ent_num`, UN `DATAID`, UK `Unique ID`, ...).
     pub id: String,
@@ -114,6 +131,10 @@ pub struct Record {
     pub programs: Vec<String>,
     /// Why the entry is listed.
     pub topics: Vec<Topic>,
+    /// Public functions held, for a politically exposed person.
+    pub positions: Vec<Position>,
+    /// The publisher's page about the entry, when the list gives one.
+    pub source_url: Option<String>,
     /// Where the entry came from: file and line, so that a reviewer can find it.
     pub source: String,
 }
@@ -133,6 +154,8 @@ impl Record {
             gender: None,
             programs: Vec::new(),
             topics: Vec::new(),
+            positions: Vec::new(),
+            source_url: None,
             source: String::new(),
         }
     }

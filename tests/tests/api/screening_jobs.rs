@@ -187,6 +187,73 @@ fn a_listed_person_is_a_potential_match_with_explanations(backend: Backend) {
     assert_eq!(server.entity("jane-doe")["screeningStatus"], "CLEAR");
 }
 
+#[test]
+fn a_member_of_congress_is_a_pep_match_with_positions_sqlite() {
+    a_member_of_congress_is_a_pep_match_with_positions(Backend::Sqlite);
+}
+
+#[test]
+fn a_member_of_congress_is_a_pep_match_with_positions_postgres() {
+    a_member_of_congress_is_a_pep_match_with_positions(Backend::Postgres);
+}
+
+/// With the bundled PEP list beside the UN list, a senator screened by the name he goes
+/// by is a PEP match that shows the listed record: names, date of birth, nationality,
+/// positions and the publisher's page; the lists say which topic each holds.
+fn a_member_of_congress_is_a_pep_match_with_positions(backend: Backend) {
+    let server = Server::start_with(backend, |config| {
+        config.screening_lists.push(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../data/lists/us_congress_2026-06/us_congress_pep.jsonl"),
+        );
+    });
+    let mut sanders = person("Bernie Sanders");
+    sanders["individual"]["dateOfBirth"] = json!("1941-09-08");
+    sanders["individual"]["nationalities"] = json!(["US"]);
+    server.create("?entityId=bernie-sanders", &sanders);
+    let (done, _) = screen(&server, "bernie-sanders", &json!({}));
+    let result = &done["response"]["result"];
+    assert_eq!(result["status"], "POTENTIAL_MATCH", "{done}");
+    let best = &result["matches"][0];
+    assert_eq!(
+        (
+            best["dataset"].as_str(),
+            best["listEntry"].as_str(),
+            best["category"].as_str()
+        ),
+        (Some("us_congress_pep"), Some("S000033"), Some("PEP")),
+        "{best}"
+    );
+    let record = &best["record"];
+    assert_eq!(
+        record["names"],
+        json!(["Bernard Sanders", "Bernie Sanders"])
+    );
+    assert_eq!(record["datesOfBirth"], json!(["1941-09-08"]));
+    assert_eq!(record["nationalities"], json!(["US"]));
+    assert_eq!(
+        record["positions"][1],
+        json!({"title": "United States Senator for Vermont", "startDate": "2007-01-04", "endDate": "2031-01-03"})
+    );
+    assert_eq!(
+        record["sourceUrl"],
+        "https://bioguide.congress.gov/search/bio/S000033"
+    );
+    assert_camel_case_with_four_decimals(&done, "operation");
+    let lists = server.get("/v1alpha/screeningLists").ok();
+    let topics: Vec<(&str, &Value)> = array(&lists["screeningLists"])
+        .iter()
+        .map(|l| (l["dataset"].as_str().unwrap(), &l["topics"]))
+        .collect();
+    assert_eq!(
+        topics,
+        vec![
+            ("un_sc", &json!(["sanction"])),
+            ("us_congress_pep", &json!(["pep"]))
+        ]
+    );
+}
+
 on_both_backends! {
     /// The bad inputs of jobs and runs.
     fn bad_job_requests_are_refused(server) {

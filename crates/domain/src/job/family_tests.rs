@@ -33,7 +33,10 @@ use crate::risk::default_model::default_model;
 use crate::risk::model::RiskModel;
 use crate::risk::ports::MockRiskModelRepository;
 use crate::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
-use crate::screen::{ListVersionInfo, MockNameMatcher, MockScreener, ScreenMatch, ScreenOutcome};
+use crate::screen::{
+    ListVersionInfo, ListedRecord, MatchCategory, MockNameMatcher, MockScreener, ScreenMatch,
+    ScreenOutcome,
+};
 use crate::time::{MockClock, Timestamp};
 use crate::workspace::ports::MockWorkspaceRepository;
 
@@ -145,6 +148,7 @@ fn screener(matches: Vec<ScreenMatch>) -> Arc<MockScreener> {
             content_hash: "h".into(),
             list_date: None,
             records: 1,
+            topics: vec!["sanction".into()],
         }])
     });
     screener.expect_screen().returning(move |_| {
@@ -163,6 +167,17 @@ fn a_match() -> ScreenMatch {
         matched_name: "AMY LEE".into(),
         screened_name: "Amy Lee".into(),
         score: 0.93,
+        category: MatchCategory::Sanctions,
+        record: ListedRecord {
+            dataset: "un_sc".into(),
+            id: "QDi.001".into(),
+            names: vec!["LEE, Amy".into()],
+            dates_of_birth: Vec::new(),
+            nationalities: Vec::new(),
+            programs: vec!["1267".into()],
+            positions: Vec::new(),
+            source_url: None,
+        },
         explanation: json!({}),
     }
 }

@@ -307,6 +307,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::screen::{ListedRecord, MatchCategory};
 
     fn person() -> Entity {
         serde_json::from_value(json!({
@@ -368,6 +369,17 @@ mod tests {
             matched_name: "JANE DOE".into(),
             screened_name: "Jane Doe".into(),
             score: 0.912,
+            category: MatchCategory::Sanctions,
+            record: ListedRecord {
+                dataset: "un_sc".into(),
+                id: "QDi.001".into(),
+                names: vec!["LEE, Amy".into()],
+                dates_of_birth: Vec::new(),
+                nationalities: Vec::new(),
+                programs: vec!["1267".into()],
+                positions: Vec::new(),
+                source_url: None,
+            },
             explanation: json!({}),
         };
         assert_eq!(

@@ -393,7 +393,9 @@ mod tests {
     use rics_domain::entity::model::{RiskLevel, ScreeningStatus};
     use rics_domain::job::model::JobRecord;
     use rics_domain::risk::rating::{Contribution, Rating};
-    use rics_domain::screen::{ListVersionInfo, ScreenMatch};
+    use rics_domain::screen::{
+        ListVersionInfo, ListedPosition, ListedRecord, MatchCategory, ScreenMatch,
+    };
     use rics_domain::time::Timestamp;
     use serde_json::{Value, json};
 
@@ -449,6 +451,21 @@ mod tests {
                 matched_name: "AMY LEE".into(),
                 screened_name: "Amy Lee".into(),
                 score: 0.93,
+                category: MatchCategory::Pep,
+                record: ListedRecord {
+                    dataset: "us_congress_pep".into(),
+                    id: "L000001".into(),
+                    names: vec!["Amy Lee".into(), "Amy B. Lee".into()],
+                    dates_of_birth: vec!["1970-01-02".into()],
+                    nationalities: vec!["US".into()],
+                    programs: Vec::new(),
+                    positions: vec![ListedPosition {
+                        title: "United States Senator for Ohio".into(),
+                        start_date: Some("2019-01-03".into()),
+                        end_date: None,
+                    }],
+                    source_url: Some("https://bioguide.congress.gov/search/bio/L000001".into()),
+                },
                 explanation: json!({"name": 0.93}),
             }],
             list_versions: vec![ListVersionInfo {
@@ -456,6 +473,7 @@ mod tests {
                 content_hash: "abc".into(),
                 list_date: Some("2026-11-01".into()),
                 records: 1000,
+                topics: vec!["sanction".into()],
             }],
             screen_time: now(),
             activity_log: Some("activityLogs/screening-1".into()),

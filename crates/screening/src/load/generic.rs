@@ -15,9 +15,17 @@
 //! | `gender` | `male`, `female`, anything else unknown |
 //! | `programs` | programs or regimes |
 //! | `topics` | `sanction` and/or `pep`; default `sanction` |
+//! | `positions` | public functions of a PEP, each a title with optional start and end dates |
+//! | `source_url` or `url` | the publisher's page about the entry |
 //!
 //! In CSV, multi-valued cells separate values with `;`. In JSON lines a multi-valued field is
 //! an array of strings or a `;`-separated string.
+//!
+//! A position is written `title|start_date|end_date` in CSV (the dates may be left empty:
+//! `Mayor of Springfield|2019-01-01|`), and in JSON lines as that text or as an object
+//! `{"title", "start_date", "end_date"}` (`startDate`, `endDate` also read). Dates are
+//! `YYYY-MM-DD`, `YYYY-MM` or `YYYY`; a date that is none of these is dropped from its
+//! position and reported.
 
 use std::collections::HashMap;
 
@@ -25,11 +33,116 @@ use crate::country::to_alpha2;
 use crate::date::BirthDate;
 use crate::error::LoadError;
 use crate::load::{LoadReport, LoadedList, split_multi};
-use crate::model::{EntityKind, Gender, NameRole, Record, Topic};
+use crate::model::{EntityKind, Gender, NameRole, Position, Record, Topic};
 
-/// Builds a record from a field lookup; `Err` is the reason the row is malformed.
+/// A position as a row writes it, before its dates are checked.
+#[derive(Debug, Default)]
+struct RawPosition {
+    title: String,
+    start_date: Option<String>,
+    end_date: Option<String>,
+}
+
+impl RawPosition {
+    /// Reads `title|start_date|end_date`; missing or empty parts are absent.
+    fn from_text(text: &str) -> RawPosition {
+        let mut parts = text.split('|').map(str::trim);
+        let mut part = || parts.next().filter(|p| !p.is_empty()).map(str::to_string);
+        RawPosition {
+            title: part().unwrap_or_default(),
+            start_date: part(),
+            end_date: part(),
+        }
+    }
+
+    /// Reads a JSON position: text as in CSV, or an object.
+    fn from_json(value: &serde_json::Value) -> Option<RawPosition> {
+        match value {
+            serde_json::Value::String(text) => Some(RawPosition::from_text(text)),
+            serde_json::Value::Object(map) => {
+                let field = |names: &[&str]| {
+                    names
+                        .iter()
+                        .find_map(|n| map.get(*n).and_then(serde_json::Value::as_str))
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_string)
+                };
+                Some(RawPosition {
+                    title: field(&["title"]).unwrap_or_default(),
+                    start_date: field(&["start_date", "startDate"]),
+                    end_date: field(&["end_date", "endDate"]),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The position with its dates in ISO form; a date that cannot be read is dropped and
+    /// reported, a position without a title is reported and skipped.
+    fn check(self, line: u64, report: &mut LoadReport) -> Option<Position> {
+        if self.title.is_empty() {
+            report.ignored_value(line, "a position without a title");
+            return None;
+        }
+        let mut date = |text: Option<String>, which: &str| {
+            let text = text?;
+            if iso_date(&text) {
+                return Some(text);
+            }
+            report.ignored_value(
+                line,
+                format!(
+                    "{which} date {text:?} of position {:?} is not YYYY-MM-DD, YYYY-MM or YYYY",
+                    self.title
+                ),
+            );
+            None
+        };
+        let start_date = date(self.start_date, "start");
+        let end_date = date(self.end_date, "end");
+        Some(Position {
+            title: self.title,
+            start_date,
+            end_date,
+        })
+    }
+}
+
+/// Whether `text` is `YYYY-MM-DD` (a day that exists), `YYYY-MM` or `YYYY`. Unlike dates
+/// of birth, any year is taken: the first presidents took office in 1789.
+fn iso_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let number = |part: &str, digits: usize| {
+        (part.len() == digits && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse::<u16>().ok())
+            .flatten()
+    };
+    let year = parts.first().and_then(|y| number(y, 4));
+    let month = parts.get(1).map(|m| number(m, 2));
+    let day = parts.get(2).map(|d| number(d, 2));
+    match (year, month, day, parts.len()) {
+        (Some(_), None, None, 1) => true,
+        (Some(_), Some(Some(m)), None, 2) => (1..=12).contains(&m),
+        (Some(y), Some(Some(m)), Some(Some(d)), 3) => {
+            let days = match m {
+                2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                1..=12 => 31,
+                _ => 0,
+            };
+            (1..=days).contains(&d)
+        }
+        _ => false,
+    }
+}
+
+/// Builds a record from a field lookup and the row's positions; `Err` is the reason the
+/// row is malformed.
 fn build(
     get: &dyn Fn(&str) -> Vec<String>,
+    positions: Vec<RawPosition>,
     line: u64,
     dataset: &str,
     label: &str,
@@ -107,6 +220,11 @@ fn build(
     if record.topics.is_empty() {
         record.topics.push(Topic::Sanction);
     }
+    record.positions = positions
+        .into_iter()
+        .filter_map(|p| p.check(line, report))
+        .collect();
+    record.source_url = first(&["source_url", "url"]).into_iter().next();
     record.source = format!("{label}:{line}");
     Ok(record)
 }
@@ -156,7 +274,12 @@ pub fn load_generic_csv(
                 .map(|cell| split_multi(cell).map(str::to_string).collect())
                 .unwrap_or_default()
         };
-        match build(&get, line, dataset, label, &mut report) {
+        let positions = column
+            .get("positions")
+            .and_then(|&i| row.get(i))
+            .map(|cell| split_multi(cell).map(RawPosition::from_text).collect())
+            .unwrap_or_default();
+        match build(&get, positions, line, dataset, label, &mut report) {
             Ok(record) => records.push(record),
             Err(reason) => report.malformed_row(line, reason),
         }
@@ -216,7 +339,14 @@ pub fn load_generic_jsonl(
                 .map(|v| json_values(v))
                 .unwrap_or_default()
         };
-        match build(&get, line, dataset, label, &mut report) {
+        let positions = match lowered.get("positions") {
+            Some(serde_json::Value::Array(items)) => {
+                items.iter().filter_map(RawPosition::from_json).collect()
+            }
+            Some(single) => RawPosition::from_json(single).into_iter().collect(),
+            None => Vec::new(),
+        };
+        match build(&get, positions, line, dataset, label, &mut report) {
             Ok(record) => records.push(record),
             Err(reason) => report.malformed_row(line, reason),
         }
@@ -260,5 +390,76 @@ mod tests {
     #[test]
     fn rejects_csv_without_name_column() {
         assert!(load_generic_csv(b"a,b\n1,2\n", "x", None, "t").is_err());
+    }
+
+    #[test]
+    fn reads_positions_in_csv_and_json_lines() {
+        let csv = "id,name,topics,positions,url\n\
+                   p1,Jane Doe,pep,Mayor of Springfield|2019-01-01|;Senator|2023|2029-01-03,https://example.org/p1\n";
+        let loaded = load_generic_csv(csv.as_bytes(), "peps", None, "t").expect("loads");
+        let jane = &loaded.records[0];
+        assert_eq!(jane.source_url.as_deref(), Some("https://example.org/p1"));
+        assert_eq!(
+            jane.positions,
+            vec![
+                Position {
+                    title: "Mayor of Springfield".into(),
+                    start_date: Some("2019-01-01".into()),
+                    end_date: None
+                },
+                Position {
+                    title: "Senator".into(),
+                    start_date: Some("2023".into()),
+                    end_date: Some("2029-01-03".into())
+                },
+            ]
+        );
+        let jsonl = r#"{"name":"Ivan Petrov","topics":"pep","positions":[{"title":"Governor","startDate":"2001-02","end_date":"2004-06-30"},"Minister||2010"]}"#;
+        let loaded = load_generic_jsonl(jsonl.as_bytes(), "peps", None, "t");
+        let ivan = &loaded.records[0];
+        assert_eq!(ivan.positions[0].start_date.as_deref(), Some("2001-02"));
+        assert_eq!(ivan.positions[0].end_date.as_deref(), Some("2004-06-30"));
+        assert_eq!(ivan.positions[1].title, "Minister");
+        assert_eq!(ivan.positions[1].start_date, None);
+        assert_eq!(ivan.positions[1].end_date.as_deref(), Some("2010"));
+        assert_eq!(loaded.report.ignored_values, 0);
+    }
+
+    /// A PEP file with bad dates loads: each bad date is dropped from its position and
+    /// reported with its line, and a position without a title is reported and skipped.
+    #[test]
+    fn bad_position_dates_are_dropped_and_reported() {
+        let jsonl = concat!(
+            r#"{"name":"Ivan Petrov","topics":"pep","positions":[{"title":"Governor","start_date":"2001-02-30","end_date":"soon"},{"start_date":"2001"}]}"#,
+            "\n",
+            r#"{"name":"Anna Petrova","topics":"pep","positions":["Mayor|circa 1990|1995 to 1997"]}"#,
+        );
+        let loaded = load_generic_jsonl(jsonl.as_bytes(), "peps", None, "t");
+        assert_eq!(loaded.records.len(), 2);
+        assert_eq!(
+            loaded.records[0].positions,
+            vec![Position {
+                title: "Governor".into(),
+                start_date: None,
+                end_date: None
+            }]
+        );
+        assert_eq!(loaded.records[1].positions[0].start_date, None);
+        assert_eq!(loaded.report.ignored_values, 5);
+        let reasons: Vec<(u64, &str)> = loaded
+            .report
+            .issues
+            .iter()
+            .map(|i| (i.line, i.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons[0],
+            (
+                1,
+                "start date \"2001-02-30\" of position \"Governor\" is not YYYY-MM-DD, YYYY-MM or YYYY"
+            )
+        );
+        assert_eq!(reasons[2], (1, "a position without a title"));
+        assert_eq!(reasons[3].0, 2);
     }
 }

@@ -23,7 +23,7 @@ pub use uk::load_uk_csv;
 pub use un::load_un_xml;
 
 use crate::error::LoadError;
-use crate::model::Record;
+use crate::model::{Record, Topic};
 
 /// How many row issues a report keeps verbatim; the count goes on past it.
 const MAX_ISSUES: usize = 50;
@@ -41,6 +41,8 @@ pub struct ListVersion {
     pub list_date: Option<String>,
     /// Number of records loaded.
     pub records: usize,
+    /// Why its entries are listed: every topic of its records, sanctions first.
+    pub topics: Vec<Topic>,
 }
 
 /// One skipped row or ignored value, for the operator.
@@ -139,6 +141,10 @@ impl LoadedList {
                 content_hash,
                 list_date,
                 records: records.len(),
+                topics: [Topic::Sanction, Topic::Pep]
+                    .into_iter()
+                    .filter(|topic| records.iter().any(|r| r.topics.contains(topic)))
+                    .collect(),
             },
             records,
             report,

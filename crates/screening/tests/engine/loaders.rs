@@ -229,6 +229,57 @@ fn us_congress_fixture_as_a_generic_pep_list() {
     );
 }
 
+/// The bundled PEP list: every member of Congress in office in 2026-06 and every
+/// president and vice president, with nickname forms, dates of birth and positions.
+#[test]
+fn us_congress_pep_list() {
+    let l = load("us_congress_2026-06/us_congress_pep.jsonl");
+    assert_eq!(l.version.dataset, "us_congress_pep");
+    assert_eq!(l.version.topics, vec![Topic::Pep]);
+    assert_eq!(l.records.len(), 617);
+    // Dates of birth before 1800 are taken for typos (21 early presidents and vice
+    // presidents); their positions keep every date.
+    assert_eq!((l.report.malformed, l.report.ignored_values), (0, 21));
+    let washington = person(&l, "W000178");
+    assert!(washington.birth_dates.is_empty());
+    assert_eq!(
+        washington.positions[0].start_date.as_deref(),
+        Some("1789-04-30")
+    );
+    let sanders = person(&l, "S000033");
+    assert_eq!(sanders.display_name(), "Bernard Sanders");
+    assert!(sanders.names.iter().any(|n| n.full == "Bernie Sanders"));
+    assert_eq!(sanders.nationalities, vec!["US".to_string()]);
+    assert_eq!(sanders.gender, Some(Gender::Male));
+    assert_eq!(
+        sanders.birth_dates,
+        vec![BirthDate::Exact {
+            year: 1941,
+            month: 9,
+            day: 8
+        }]
+    );
+    let titles: Vec<(&str, Option<&str>)> = sanders
+        .positions
+        .iter()
+        .map(|p| (p.title.as_str(), p.start_date.as_deref()))
+        .collect();
+    assert_eq!(
+        titles,
+        vec![
+            (
+                "Member of the US House of Representatives for Vermont's at-large district",
+                Some("1991-01-03")
+            ),
+            ("United States Senator for Vermont", Some("2007-01-04")),
+        ]
+    );
+    assert_eq!(
+        sanders.source_url.as_deref(),
+        Some("https://bioguide.congress.gov/search/bio/S000033")
+    );
+}
+
 /// A folder stands for its list files: OFAC companion files are read with their
 /// `sdn.csv`, not as lists of their own, and subfolders are not entered.
 #[test]
