@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
-use rics_domain::alert::model::{Alert, AlertState, AlertType, Severity};
+use rics_domain::alert::model::{Alert, AlertState, AlertType, Disposition, Severity};
 use rics_domain::alert::ports::AlertTypeRepository;
 use rics_domain::entity::model::Entity;
 use rics_domain::list::{ListQuery, Page};
@@ -134,6 +134,22 @@ const ALERT_FIELDS: FieldMap = FieldMap {
             },
         ),
         (
+            "resolveTime",
+            Column::Scalar {
+                column: "a.resolve_time",
+                kind: ScalarKind::Timestamp,
+                unset: Unset::InMessage,
+            },
+        ),
+        (
+            "disposition",
+            Column::Scalar {
+                column: "a.disposition",
+                kind: ScalarKind::Enum,
+                unset: Unset::ZeroValue,
+            },
+        ),
+        (
             "deleteTime",
             Column::Scalar {
                 column: "a.delete_time",
@@ -146,7 +162,7 @@ const ALERT_FIELDS: FieldMap = FieldMap {
 };
 
 /// Fields kept in columns or side rows rather than in the body.
-const COLUMN_FIELDS: [&str; 13] = [
+const COLUMN_FIELDS: [&str; 15] = [
     "name",
     "uid",
     "alertType",
@@ -157,6 +173,8 @@ const COLUMN_FIELDS: [&str; 13] = [
     "createTime",
     "updateTime",
     "acknowledgeTime",
+    "resolveTime",
+    "disposition",
     "deleteTime",
     "purgeTime",
     "etag",
@@ -266,6 +284,8 @@ pub struct AlertRow {
     acknowledge_time: Option<i64>,
     delete_time: Option<i64>,
     purge_time: Option<i64>,
+    resolve_time: Option<i64>,
+    disposition: Option<String>,
 }
 
 impl AlertRow {
@@ -285,6 +305,9 @@ impl AlertRow {
             acknowledge_time: micros(alert.acknowledge_time),
             delete_time: micros(alert.delete_time),
             purge_time: micros(alert.purge_time),
+            resolve_time: micros(alert.resolve_time),
+            disposition: (!alert.disposition.is_unspecified())
+                .then(|| alert.disposition.as_str().to_owned()),
         })
     }
 
@@ -308,6 +331,12 @@ impl AlertRow {
         alert.acknowledge_time = self.acknowledge_time.map(timestamp).transpose()?;
         alert.delete_time = self.delete_time.map(timestamp).transpose()?;
         alert.purge_time = self.purge_time.map(timestamp).transpose()?;
+        alert.resolve_time = self.resolve_time.map(timestamp).transpose()?;
+        alert.disposition = match self.disposition {
+            Some(text) => Disposition::parse(&text)
+                .ok_or_else(|| internal("stored alert disposition", &text))?,
+            None => Disposition::Unspecified,
+        };
         Ok(alert)
     }
 }

@@ -505,6 +505,10 @@ diesel::table! {
         delete_time -> Nullable<BigInt>,
         /// `purgeTime`, when soft-deleted.
         purge_time -> Nullable<BigInt>,
+        /// `resolveTime`, once resolved.
+        resolve_time -> Nullable<BigInt>,
+        /// `disposition`, once resolved.
+        disposition -> Nullable<Text>,
     }
 }
 

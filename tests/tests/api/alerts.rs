@@ -352,6 +352,7 @@ on_both_backends! {
         let attempts = [
             (Method::POST, ALERTS.to_owned(), Some(alert("unusual-event", &[], "Mine"))),
             (Method::POST, format!("{ALERTS}/watch-1:acknowledge"), Some(json!({}))),
+            (Method::POST, format!("{ALERTS}/watch-1:resolve"), Some(json!({"disposition": "FALSE_POSITIVE"}))),
             (Method::DELETE, format!("{ALERTS}/watch-1"), None),
             (Method::POST, format!("{ALERTS}/watch-1:undelete"), Some(json!({}))),
         ];
@@ -362,6 +363,44 @@ on_both_backends! {
         }
         assert_eq!(server.get(&format!("{ALERTS}/watch-1")).ok(), created);
         assert_eq!(server.get(ALERTS).ok()["totalSize"], 1);
+    }
+
+    /// `:resolve` moves an ACTIVE or ACKNOWLEDGED alert to RESOLVED with a disposition,
+    /// a comment, the resolver and the time; a second resolve is refused and changes
+    /// nothing; bad requests change nothing; lists filter on the resolution.
+    fn alerts_are_resolved_once_with_a_disposition(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        let active = create(&server, "active-one", &alert("pep-and-sanctions-match-found", &["jane-doe"], "Match"));
+        create(&server, "taken-one", &alert("unusual-event", &["jane-doe"], "Odd login"));
+        server.post(&format!("{ALERTS}/taken-one:acknowledge"), &json!({})).ok();
+        create(&server, "open-one", &alert("unusual-event", &[], "Still open"));
+        let path = format!("{ALERTS}/active-one");
+        server.post(&format!("{path}:resolve"), &json!({"comment": "no disposition"})).invalid("REQUIRED", "disposition");
+        server.post(&format!("{path}:resolve"), &json!({"disposition": "MAYBE"})).invalid("INVALID_VALUE", "resolve.disposition");
+        server.post(&format!("{path}:resolve"), &json!({"disposition": "FALSE_POSITIVE", "comment": "x".repeat(2001)})).invalid("TOO_LONG", "comment");
+        server.post(&format!("{path}:resolve"), &json!({"disposition": "FALSE_POSITIVE", "colour": 1})).invalid("UNKNOWN_FIELD", "resolve.colour");
+        server.post(&format!("{path}:resolve"), &json!({"disposition": "FALSE_POSITIVE", "etag": "\"stale\""})).error(409, "ABORTED", "ETAG_MISMATCH");
+        assert_eq!(server.get(&path).ok(), active, "refused requests change nothing");
+        let resolved = server.post(&format!("{path}:resolve"), &json!({"disposition": "FALSE_POSITIVE", "comment": "Another person:\nborn 1961.", "etag": active["etag"]})).ok();
+        assert_eq!(
+            (&resolved["state"], &resolved["disposition"], &resolved["resolver"], &resolved["resolveComment"]),
+            (&json!("RESOLVED"), &json!("FALSE_POSITIVE"), &json!(ADMIN_CLIENT_ID), &json!("Another person:\nborn 1961."))
+        );
+        assert!(timestamp(&resolved["resolveTime"]) >= timestamp(&active["createTime"]));
+        let again = server.post(&format!("{path}:resolve"), &json!({"disposition": "TRUE_POSITIVE"}));
+        again.error(400, "FAILED_PRECONDITION", "ALERT_ALREADY_RESOLVED");
+        assert_eq!(again.metadata("disposition"), Some("FALSE_POSITIVE"));
+        server.post(&format!("{path}:acknowledge"), &json!({})).error(400, "FAILED_PRECONDITION", "ALERT_NOT_ACTIVE");
+        assert_eq!(server.get(&path).ok(), resolved);
+        let taken = server.post(&format!("{ALERTS}/taken-one:resolve"), &json!({"disposition": "NOT_RELEVANT"})).ok();
+        assert_eq!((&taken["state"], &taken["disposition"]), (&json!("RESOLVED"), &json!("NOT_RELEVANT")));
+        assert!(taken.get("resolveComment").is_none(), "{taken}");
+        let dismissed = server.get(&format!("{ALERTS}{}", query(&[("filter", "disposition = FALSE_POSITIVE AND resolveTime > \"2000-01-01T00:00:00Z\"")]))).ok();
+        assert_eq!(ids(&dismissed, "alerts"), vec!["active-one"]);
+        let open = server.get(&format!("{ALERTS}{}", query(&[("filter", "disposition = DISPOSITION_UNSPECIFIED")]))).ok();
+        assert_eq!(ids(&open, "alerts"), vec!["open-one"], "the zero value is the unresolved");
+        let resolved_events = event_types(&server, "jane-doe").into_iter().filter(|t| t == "alert.resolved").count();
+        assert_eq!(resolved_events, 2);
     }
 
     /// Erasing an entity takes it out of every alert; the alerts stay, as the firm's

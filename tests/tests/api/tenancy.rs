@@ -417,6 +417,7 @@ on_both_backends! {
                 let context = format!("tenant {attacker_tenant} calling {} {path}", route.method);
                 let body = match route.path.rsplit(':').next().unwrap_or("") {
                     "addTag" | "removeTag" => json!({"tag": "vip"}),
+                    "resolve" => json!({"disposition": "FALSE_POSITIVE"}),
                     "addEntityRelationship" | "removeEntityRelationship" => {
                         json!({"relatedEntity": format!("entities/mine-{attacker}"), "relationshipType": "DIRECTOR"})
                     }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::model::{Alert, AlertState, Severity};
+use super::model::{Alert, AlertState, Disposition, Severity};
 use crate::list::{ListSpec, NEWEST_FIRST, SortKey};
 
 /// What alert type list filters may refer to.
@@ -41,6 +41,10 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("details", FreeForm, Immutable)
         .field("acknowledgeTime", Scalar, OutputOnly)
         .field("acknowledger", Scalar, OutputOnly)
+        .field("resolveTime", Scalar, OutputOnly)
+        .field("resolver", Scalar, OutputOnly)
+        .field("disposition", Scalar, OutputOnly)
+        .field("resolveComment", MultiLineText, OutputOnly)
 });
 
 /// What alert list filters may refer to.
@@ -54,6 +58,8 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
         .field("createTime", FieldType::Timestamp)
         .field("updateTime", FieldType::Timestamp)
         .field("acknowledgeTime", FieldType::Timestamp)
+        .field("resolveTime", FieldType::Timestamp)
+        .field("disposition", FieldType::Enum(Disposition::VALUES))
         .field("deleteTime", FieldType::Timestamp)
 });
 

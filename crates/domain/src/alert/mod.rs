@@ -6,7 +6,7 @@ pub mod model;
 pub mod ports;
 pub mod service;
 
-pub use model::{Alert, AlertState, AlertType, NewAlert, Severity};
+pub use model::{Alert, AlertState, AlertType, Disposition, NewAlert, ResolveRequest, Severity};
 pub use ports::{AlertRepository, AlertTypeRepository};
 pub use service::{AlertService, DefaultAlertTypes};
 

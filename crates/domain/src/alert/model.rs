@@ -29,9 +29,37 @@ proto_enum! {
         Active = "ACTIVE",
         /// An analyst has taken it (`:acknowledge`).
         Acknowledged = "ACKNOWLEDGED",
-        /// Dealt with.
+        /// Dealt with (`:resolve`), with a disposition.
         Resolved = "RESOLVED",
     }
+}
+
+proto_enum! {
+    /// What a resolved alert turned out to be.
+    pub enum Disposition("DISPOSITION_UNSPECIFIED") {
+        /// It was right: the match or the event is real.
+        TruePositive = "TRUE_POSITIVE",
+        /// It was wrong: the match is another person, the event did not happen.
+        FalsePositive = "FALSE_POSITIVE",
+        /// It was right but needs no action.
+        NotRelevant = "NOT_RELEVANT",
+    }
+}
+
+/// The body of `:resolve`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResolveRequest {
+    /// What the alert turned out to be. Required.
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
+    pub disposition: Disposition,
+    /// Why, for the record: at most 2,000 characters; line breaks allowed.
+    #[serde(default, deserialize_with = "crate::serde_util::null_as_default")]
+    pub comment: String,
+    /// When given, must be the alert's current etag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
 }
 
 /// The id of the alert type raised when an individual's verification fails.
@@ -224,7 +252,8 @@ crate::resource_struct! {
             skip_serializing_if = "Severity::is_unspecified"
         )]
         pub severity: Severity,
-        /// ACTIVE when raised, ACKNOWLEDGED by `:acknowledge`. Output only.
+        /// ACTIVE when raised, ACKNOWLEDGED by `:acknowledge`, RESOLVED by `:resolve`.
+        /// Output only.
         #[serde(
             default,
             deserialize_with = "crate::serde_util::null_as_default",
@@ -257,6 +286,30 @@ crate::resource_struct! {
             skip_serializing_if = "String::is_empty"
         )]
         pub acknowledger: String,
+        /// When it was resolved. Output only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resolve_time: Option<Timestamp>,
+        /// The subject (client or user id) who resolved it. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub resolver: String,
+        /// What it turned out to be, once resolved. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Disposition::is_unspecified"
+        )]
+        pub disposition: Disposition,
+        /// The resolver's comment. Output only.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "String::is_empty"
+        )]
+        pub resolve_comment: String,
     }
     times: update_time delete_time purge_time;
 }

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::fields;
-use super::model::{Alert, AlertState, AlertType, NewAlert};
+use super::model::{Alert, AlertState, AlertType, Disposition, NewAlert, ResolveRequest};
 use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
@@ -24,7 +24,7 @@ use crate::resource::to_json;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
 use crate::time::Timestamp;
-use crate::validate::Violations;
+use crate::validate::{Lines, Violations};
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
 
@@ -193,11 +193,7 @@ impl AlertService {
         id: &str,
         etag: Option<&str>,
     ) -> Result<Alert> {
-        let current = self.get(principal, id).await?;
-        if current.is_deleted() {
-            return Err(deleted(&current.name));
-        }
-        check_etag(&current.name, &current.etag, etag)?;
+        let current = self.changeable(principal, id, etag).await?;
         if current.state != AlertState::Active {
             return Err(Error::failed_precondition(
                 "ALERT_NOT_ACTIVE",
@@ -209,18 +205,79 @@ impl AlertService {
             .with_metadata("resource", current.name.clone())
             .with_metadata("state", current.state.as_str()));
         }
+        let now = self.context.clock.now();
         let mut acknowledged = current.clone();
         acknowledged.state = AlertState::Acknowledged;
         acknowledged.acknowledger = principal.subject.clone();
-        acknowledged.acknowledge_time = Some(self.context.clock.now());
-        self.save(
-            principal,
-            &current,
-            acknowledged,
-            "alert.acknowledged",
-            self.context.clock.now(),
-        )
-        .await
+        acknowledged.acknowledge_time = Some(now);
+        self.save(principal, &current, acknowledged, "alert.acknowledged", now)
+            .await
+    }
+
+    /// Resolves an ACTIVE or ACKNOWLEDGED alert: it becomes RESOLVED with the request's
+    /// disposition and comment, the caller's subject as `resolver` and the time as
+    /// `resolveTime`.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT without a disposition or with a comment that breaks its rules;
+    /// NOT_FOUND; FAILED_PRECONDITION when the alert is deleted (`RESOURCE_DELETED`) or
+    /// already resolved (`ALERT_ALREADY_RESOLVED`); ABORTED for a stale etag or a
+    /// concurrent change.
+    pub async fn resolve(
+        &self,
+        principal: &Principal,
+        id: &str,
+        request: &ResolveRequest,
+    ) -> Result<Alert> {
+        let mut v = Violations::new();
+        if request.disposition.is_unspecified() {
+            v.add(
+                "disposition",
+                "REQUIRED",
+                "is required: TRUE_POSITIVE, FALSE_POSITIVE or NOT_RELEVANT",
+            );
+        }
+        v.optional_text("comment", &request.comment, MAX_DESCRIPTION);
+        v.control_characters("comment", &request.comment, Lines::Multi);
+        v.finish()?;
+        let current = self
+            .changeable(principal, id, request.etag.as_deref())
+            .await?;
+        if current.state == AlertState::Resolved {
+            return Err(Error::failed_precondition(
+                "ALERT_ALREADY_RESOLVED",
+                format!(
+                    "'{}' is already resolved as {}; a resolved alert stays as it was resolved.",
+                    current.name, current.disposition
+                ),
+            )
+            .with_metadata("resource", current.name.clone())
+            .with_metadata("disposition", current.disposition.as_str()));
+        }
+        let now = self.context.clock.now();
+        let mut resolved = current.clone();
+        resolved.state = AlertState::Resolved;
+        resolved.resolver = principal.subject.clone();
+        resolved.resolve_time = Some(now);
+        resolved.disposition = request.disposition;
+        resolved.resolve_comment = request.comment.clone();
+        self.save(principal, &current, resolved, "alert.resolved", now)
+            .await
+    }
+
+    /// The alert `id` for a state change: live, and at `etag` when one is given.
+    async fn changeable(
+        &self,
+        principal: &Principal,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Alert> {
+        let current = self.get(principal, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&current.name));
+        }
+        check_etag(&current.name, &current.etag, etag)?;
+        Ok(current)
     }
 
     /// Checks an alert a caller asks for and fills in the alert type's default
@@ -368,6 +425,10 @@ fn raised(alert: &mut Alert, source: String) {
     alert.source = source;
     alert.acknowledger = String::new();
     alert.acknowledge_time = None;
+    alert.resolver = String::new();
+    alert.resolve_time = None;
+    alert.disposition = Disposition::Unspecified;
+    alert.resolve_comment = String::new();
     alert.delete_time = None;
     alert.purge_time = None;
 }

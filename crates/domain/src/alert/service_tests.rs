@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::model::{
-    Alert, AlertState, AlertType, NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND, Severity, UNUSUAL_EVENT,
+    Alert, AlertState, AlertType, Disposition, NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND,
+    ResolveRequest, Severity, UNUSUAL_EVENT,
 };
 use super::ports::{MockAlertRepository, MockAlertTypeRepository};
 use super::service::{AlertService, DefaultAlertTypes};
@@ -386,6 +387,106 @@ async fn only_an_active_live_alert_is_acknowledged_by_the_caller() {
         (error.code, error.reason),
         (Code::FailedPrecondition, "RESOURCE_DELETED")
     );
+}
+
+#[tokio::test]
+async fn an_active_or_acknowledged_alert_is_resolved_once_with_a_disposition() {
+    let mut alerts = MockAlertRepository::new();
+    alerts.expect_get().returning(|_, id| {
+        Ok(Some(match id {
+            "active" => stored(AlertState::Active, &["live-a"]),
+            "acknowledged" => stored(AlertState::Acknowledged, &[]),
+            "resolved" => Alert {
+                disposition: Disposition::NotRelevant,
+                ..stored(AlertState::Resolved, &[])
+            },
+            _ => Alert {
+                delete_time: Some(now()),
+                ..stored(AlertState::Active, &[])
+            },
+        }))
+    });
+    alerts
+        .expect_update()
+        .withf(|_, alert, _, events| {
+            alert.state == AlertState::Resolved
+                && scopes(events)
+                    .iter()
+                    .all(|(_, kind)| kind == "alert.resolved")
+        })
+        .times(2)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service(alerts);
+    let p = principal();
+    let request = |disposition, comment: &str| ResolveRequest {
+        disposition,
+        comment: comment.into(),
+        etag: None,
+    };
+    let resolved = service
+        .resolve(
+            &p,
+            "active",
+            &request(Disposition::FalsePositive, "Another person:\nborn 1961."),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            resolved.state,
+            resolved.disposition,
+            resolved.resolver.as_str()
+        ),
+        (AlertState::Resolved, Disposition::FalsePositive, "alice")
+    );
+    assert_eq!(resolved.resolve_time, Some(now()));
+    assert_eq!(resolved.resolve_comment, "Another person:\nborn 1961.");
+    let from_acknowledged = service
+        .resolve(&p, "acknowledged", &request(Disposition::TruePositive, ""))
+        .await
+        .unwrap();
+    assert_eq!(from_acknowledged.disposition, Disposition::TruePositive);
+    let error = service
+        .resolve(&p, "resolved", &request(Disposition::TruePositive, ""))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.code, error.reason),
+        (Code::FailedPrecondition, "ALERT_ALREADY_RESOLVED")
+    );
+    assert_eq!(error.metadata["disposition"], "NOT_RELEVANT");
+    let error = service
+        .resolve(&p, "deleted", &request(Disposition::TruePositive, ""))
+        .await
+        .unwrap_err();
+    assert_eq!(error.reason, "RESOURCE_DELETED");
+    // Bad requests are refused before any lookup, every problem at once.
+    let error = service
+        .resolve(
+            &p,
+            "active",
+            &request(Disposition::Unspecified, &"x".repeat(2001)),
+        )
+        .await
+        .unwrap_err();
+    let fields: Vec<(&str, &str)> = error
+        .field_violations
+        .iter()
+        .map(|v| (v.field.as_str(), v.reason))
+        .collect();
+    assert_eq!(
+        fields,
+        vec![("disposition", "REQUIRED"), ("comment", "TOO_LONG")]
+    );
+    let error = service
+        .resolve(
+            &p,
+            "active",
+            &request(Disposition::TruePositive, "bell\u{7}"),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.field_violations[0].reason, "CONTROL_CHARACTER");
 }
 
 #[tokio::test]

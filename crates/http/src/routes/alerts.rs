@@ -2,7 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Path};
-use rics_domain::alert::{Alert, AlertType};
+use rics_domain::alert::{Alert, AlertType, ResolveRequest};
 use rics_domain::principal::Scope;
 
 use super::{EtagRequest, PageParams, Response, body_etag, check_name_param, ok, standard};
@@ -18,7 +18,7 @@ resource_routes! {
     GET "/v1alpha/alertTypes/{alertType}" => get_type, Some(Scope::Read);
     /// Lists alerts, newest first.
     list "/v1alpha/alerts", Some(Scope::Read), lists rics_domain::alert::fields::LIST => ListAlertsResponse, params(PageParams,
-        ("filter" = Option<String>, Query, description = "AIP-160 over state, severity, alertType, entities, workspace, createTime, updateTime, acknowledgeTime, deleteTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over state, severity, alertType, entities, workspace, createTime, updateTime, acknowledgeTime, resolveTime, disposition, deleteTime"),
         ("orderBy" = Option<String>, Query, description = "createTime or updateTime, optionally ` desc`; default createTime desc (newest first)"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted alerts"));
     /// Creates an ACTIVE alert raised by the caller.
@@ -34,6 +34,7 @@ resource_routes! {
     /// Restores a soft-deleted alert.
     undelete "/v1alpha/alerts/{alert}:undelete", Some(Scope::Write);
     POST "/v1alpha/alerts/{alert}:acknowledge" => acknowledge, Some(Scope::Write);
+    POST "/v1alpha/alerts/{alert}:resolve" => resolve, Some(Scope::Write);
 }
 
 list_response! {
@@ -101,4 +102,20 @@ pub async fn acknowledge(
         .alerts
         .acknowledge(&caller.0, &path, etag.as_deref())
         .await?)
+}
+
+/// Resolves an ACTIVE or ACKNOWLEDGED alert as the caller, with a disposition
+/// (TRUE_POSITIVE, FALSE_POSITIVE, NOT_RELEVANT) and a comment.
+#[utoipa::path(post, path = "/v1alpha/alerts/{alert}:resolve", tag = "alerts",
+    params(("alert" = String, Path, description = "Alert id")), request_body = ResolveRequest,
+    responses((status = 200, body = Alert), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+pub async fn resolve(
+    caller: Caller,
+    _query: NoQuery,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let request: ResolveRequest = rics_domain::resource::parse_body(body.0, "resolve")?;
+    ok(&state.alerts.resolve(&caller.0, &path, &request).await?)
 }

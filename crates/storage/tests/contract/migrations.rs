@@ -618,7 +618,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         activity_logs: (S, S, S, i64, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
         activity_log_entities: (S, S, S),
         alert_types: (S, S, S, i64, S, S, S, i64, i64),
-        alerts: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<i64>),
+        alerts: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<i64>, Maybe<i64>, Maybe<S>),
         alert_entities: (S, S, S, i64),
         risk_models: (S, i64, S, S, i64),
         documents: (S, S, S, i64, S, S, S, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>, S, i64),

@@ -1,0 +1,2 @@
+ALTER TABLE alerts DROP COLUMN disposition;
+ALTER TABLE alerts DROP COLUMN resolve_time;
