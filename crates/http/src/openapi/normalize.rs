@@ -992,12 +992,24 @@ fn accept_lower_case_field_types(document: &mut Value) {
     };
     let mut values: Vec<&str> = FieldType::VALUES[1..].to_vec();
     values.extend(FieldType::ALIASES.iter().map(|(alias, _)| *alias));
+    // Generators name enum members by upper-casing the values; the lower-case
+    // spellings get names of their own.
+    let mut names: Vec<String> = FieldType::VALUES[1..]
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect();
+    names.extend(
+        FieldType::ALIASES
+            .iter()
+            .map(|(_, value)| format!("{value}_LOWER_CASE")),
+    );
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         properties.insert(
             "type".into(),
             json!({
                 "type": "string",
                 "enum": values,
+                "x-enum-varnames": names,
                 "description": "What the answer is, in upper or lower case (answered in upper case). Required."
             }),
         );
