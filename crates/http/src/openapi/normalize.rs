@@ -22,6 +22,7 @@
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::order_by::OrderBy;
 use rics_aip::resource_id::USER_ID_PATTERN;
+use rics_domain::form_definition::model::REVISION_ID_PATTERN;
 use rics_domain::form_definition::rules::{ACCEPT_PATTERN, KEY_PATTERN};
 use rics_domain::id::{REQUEST_ID_PATTERN, WELL_FORMED_ID_PATTERN};
 use rics_domain::list::ListSpec;
@@ -839,6 +840,12 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         // Not null: a definition needs its steps (REQUIRED).
         || json!({ "oneOf": [{ "$ref": "#/components/schemas/FormSchema" }] }),
         true,
+    ),
+    (
+        "FormDefinition",
+        "revisionId",
+        || json!({ "pattern": REVISION_ID_PATTERN }),
+        false,
     ),
     ("FormSchema", "steps", || json!({ "minItems": 1 }), true),
     (
