@@ -20,8 +20,12 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   them (only the last band has no upper bound), and factors or countries given twice,
   an individual's date of birth against today, an identity document's dates against
   each other and today, its files against its entity, a Medicare number's check digit
-  and, in an update, a new number against the stored document type, and an integer
-  written with a fraction (`58.0`, an integer to JSON Schema).
+  and, in an update, a new number against the stored document type, a form
+  definition's rules over its fields together (unique keys, a select's options, the
+  attributes and bounds of each type, a compilable pattern), a form's response
+  against its definition's derived schema, its files against the form and its deadline
+  against now, and an integer written with a fraction (`58.0`, an integer to JSON
+  Schema).
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
 own check already lets their 400s through when credentials are refused, so this check
@@ -63,6 +67,25 @@ UNSTATABLE_REASONS = frozenset(
         "IN_THE_FUTURE",
         "EXPIRY_NOT_AFTER_ISSUE",
         "BIRTH_AFTER_ISSUE",
+        # A form definition's rules over its fields together: keys unique across the
+        # steps, the options a SELECT needs, the attributes and bounds each type takes,
+        # a pattern the regular expression engine compiles.
+        "DUPLICATE_STEP_KEY",
+        "DUPLICATE_FIELD_KEY",
+        "OPTIONS_REQUIRED",
+        "NOT_FOR_TYPE",
+        "INVALID_PATTERN",
+        "INVALID_BOUND",
+        "MIN_ABOVE_MAX",
+        # A form's response against its definition's schema, which the document cannot
+        # know (each definition derives its own), its files against the form, and its
+        # deadline against now; a workspace's definitions named twice in two spellings.
+        "UNKNOWN_ANSWER",
+        "INVALID_ANSWER",
+        "ANSWER_REQUIRED",
+        "FILE_OF_ANOTHER_FORM",
+        "EXPIRE_TIME_NOT_IN_FUTURE",
+        "DUPLICATE_FORM_DEFINITION",
     }
 )
 # Reasons of rules that relate an update to the stored resource: a new document number

@@ -20,7 +20,9 @@ use rics_domain::entity::EntityService;
 use rics_domain::entity::output::OutputWriter;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
-use rics_domain::housekeeping::{Housekeeping, Purge};
+use rics_domain::form::service::{FormPorts, FormService};
+use rics_domain::form_definition::{DefaultFormDefinitions, FormDefinitionService};
+use rics_domain::housekeeping::{Housekeeping, Purge, Sweep};
 use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
@@ -47,7 +49,8 @@ use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository, DieselIdempotencyKeys,
+    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
     DieselWorkspaceRepository, PoolOptions, migrations, secrets,
@@ -223,6 +226,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let steps: Vec<Arc<dyn ProvisioningStep>> = vec![
         Arc::new(FirstClient::new(registrar.clone())),
         Arc::new(DefaultAlertTypes),
+        Arc::new(DefaultFormDefinitions),
     ];
     let context = ServiceContext {
         clock: clock.clone(),
@@ -252,9 +256,27 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let workspace_repository: Arc<dyn WorkspaceRepository> =
         Arc::new(DieselWorkspaceRepository::new(db.clone()));
+    let definition_repository = Arc::new(DieselFormDefinitionRepository::new(db.clone()));
+    let form_definitions = Arc::new(FormDefinitionService::new(
+        definition_repository.clone(),
+        definition_repository,
+        context.clone(),
+    ));
+    let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
+    let forms = Arc::new(FormService::new(
+        FormPorts {
+            forms: form_repository.clone(),
+            records: form_repository,
+            definitions: form_definitions.clone(),
+            entities: entity_repository.clone(),
+            workspaces: workspace_repository.clone(),
+        },
+        context.clone(),
+    ));
     let workspaces = Arc::new(WorkspaceService::new(
         workspace_repository.clone(),
         entity_repository.clone(),
+        forms.clone(),
         context.clone(),
     ));
     let notes = Arc::new(NoteService::new(
@@ -358,9 +380,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         activity_logs.clone(),
         alerts.clone(),
         documents.clone(),
+        form_definitions.clone(),
     ];
+    let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone()];
     let housekeeping = Arc::new(Housekeeping::new(
         purges,
+        sweeps,
         Arc::new(DieselIdempotencyKeys::new(db.clone())),
         identity.clone(),
         Arc::new(DieselOperationRepository::new(db.clone())),
@@ -382,6 +407,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         activity_logs,
         alerts,
         documents,
+        form_definitions,
+        forms,
         authorization,
     };
     Ok(Services {

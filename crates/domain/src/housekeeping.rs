@@ -1,7 +1,7 @@
 //! Housekeeping: the periodic work that keeps stored data within its promises. It
-//! purges soft-deleted resources whose purge time has passed, forgets idempotency keys
-//! past their window, expires OAuth grants, and removes one-time secrets from
-//! operations. The app only schedules [`Housekeeping::run`] and logs its report.
+//! purges soft-deleted resources whose purge time has passed, records what time made
+//! due (forms past their deadline expire), forgets idempotency keys past their
+//! window, expires OAuth grants, and removes one-time secrets from operations. The app only schedules [`Housekeeping::run`] and logs its report.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +64,27 @@ pub trait Purge: Send + Sync {
     }
 }
 
+/// A change that time makes due, recorded by housekeeping: a DRAFT form whose
+/// deadline passed is EXPIRED, with its `form.expired` event. Until a run records it,
+/// the resource already reads as changed.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Sweep: Send + Sync {
+    /// The task, as the report names it (`expire forms`).
+    fn task(&self) -> &'static str;
+
+    /// Records the changes due at `now`, at most `limit`, made by `system` (in each
+    /// resource's own tenant); returns how many were recorded. One that changed
+    /// meanwhile is passed over.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when storage fails.
+    async fn sweep(&self, system: &Principal, now: Timestamp, limit: u32) -> Result<u64>;
+}
+
+/// Most changes of one [`Sweep`] recorded by one run; the rest wait for the next.
+pub const SWEEP_BATCH: u32 = 500;
+
 /// What storage answers: the value, or why it failed.
 pub type Stored<T> = std::result::Result<T, RepositoryError>;
 
@@ -100,6 +121,7 @@ pub struct Report {
 #[derive(derive_new::new)]
 pub struct Housekeeping {
     purges: Vec<Arc<dyn Purge>>,
+    sweeps: Vec<Arc<dyn Sweep>>,
     idempotency_keys: Arc<dyn IdempotencyKeyStore>,
     identity: Arc<dyn IdentityRepository>,
     operations: Arc<dyn OperationRepository>,
@@ -117,6 +139,10 @@ impl Housekeeping {
             report
                 .tasks
                 .push((format!("purge {}", purge.collection()), purged));
+        }
+        for sweep in &self.sweeps {
+            let swept = sweep.sweep(&self.system, now, SWEEP_BATCH).await;
+            report.tasks.push((sweep.task().to_owned(), swept));
         }
         let expired = self
             .idempotency_keys
@@ -155,6 +181,16 @@ mod tests {
             .withf(|system, _, limit| system.subject == "system" && *limit == PURGE_BATCH)
             .return_once(move |_, _, _| outcome);
         Arc::new(purge)
+    }
+
+    fn sweep(task: &'static str, outcome: Result<u64>) -> Arc<dyn Sweep> {
+        let mut sweep = MockSweep::new();
+        sweep.expect_task().return_const(task);
+        sweep
+            .expect_sweep()
+            .withf(|system, _, limit| system.subject == "system" && *limit == SWEEP_BATCH)
+            .return_once(move |_, _, _| outcome);
+        Arc::new(sweep)
     }
 
     /// A collection of three due resources: `b` was restored meanwhile, `x` fails.
@@ -234,6 +270,7 @@ mod tests {
                 ),
                 purge("workspaces", Ok(2)),
             ],
+            vec![sweep("expire forms", Ok(4))],
             Arc::new(keys),
             Arc::new(identity),
             Arc::new(operations),
@@ -251,6 +288,7 @@ mod tests {
             [
                 ("purge entities", None),
                 ("purge workspaces", Some(2)),
+                ("expire forms", Some(4)),
                 ("expire idempotency keys", Some(3)),
                 ("expire grants", None),
                 ("redact operation secrets", Some(1)),

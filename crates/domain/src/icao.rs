@@ -70,6 +70,21 @@ const KOSOVO_USER_ASSIGNED: &str = "XKX";
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IcaoCode(String);
 
+impl IcaoCode {
+    /// Every code as a document prints it, sorted: Doc 9303's own codes and the
+    /// assigned ISO 3166-1 alpha-3 codes (not the alpha-2 codes `parse` also reads).
+    pub fn printed() -> Vec<&'static str> {
+        let mut codes: Vec<&'static str> = ICAO_ONLY.iter().map(|(code, _)| *code).collect();
+        for country in &celes::Country::get_countries() {
+            codes.push(country.alpha3);
+        }
+        codes.retain(|code| IcaoCode::parse(code).is_ok_and(|parsed| parsed.as_str() == *code));
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+}
+
 /// Every code [`IcaoCode::parse`] reads, in upper case: Doc 9303's own codes and the
 /// assigned ISO 3166-1 alpha-3 and alpha-2 codes.
 #[cfg(feature = "openapi")]

@@ -14,6 +14,8 @@ pub mod error;
 pub mod event;
 pub mod fields;
 pub mod file;
+pub mod form;
+pub mod form_definition;
 pub mod housekeeping;
 pub mod icao;
 pub mod id;

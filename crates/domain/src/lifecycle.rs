@@ -117,6 +117,8 @@ pub enum Referred {
     ActivityLogType,
     /// `documents/{document}`.
     Document,
+    /// `formDefinitions/{formDefinition}`.
+    FormDefinition,
 }
 
 impl Referred {
@@ -126,6 +128,7 @@ impl Referred {
             Referred::Workspace => "WORKSPACE_DELETED",
             Referred::ActivityLogType => "ACTIVITY_LOG_TYPE_DELETED",
             Referred::Document => "DOCUMENT_DELETED",
+            Referred::FormDefinition => "FORM_DEFINITION_DELETED",
         }
     }
 
@@ -135,6 +138,7 @@ impl Referred {
             Referred::Workspace => "workspace",
             Referred::ActivityLogType => "activityLogType",
             Referred::Document => "document",
+            Referred::FormDefinition => "formDefinition",
         }
     }
 }
@@ -919,43 +923,16 @@ impl<S: ParentedService> StoreVersions for Within<'_, S> {
     }
 }
 
-/// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with a
-/// [`ServiceContext`] field `context` and a `get(principal, id)` method, as every
-/// resource service has them: `fields = TABLE as "body"` names its field table and what
-/// errors call its request bodies ([`DeclaredFields`](crate::methods::DeclaredFields));
-/// `store = field.method` names the repository (whose `create`
-/// writes a new resource) and its method that writes a version (`repository.update`);
-/// `check = method` names the service's [`SoftDeleteMethods::check_deletion`],
-/// `creation_error = method` its [`StoreVersions::creation_error`], and `purge =
-/// "collection"` implements [`Purge`](crate::housekeeping::Purge) over a
-/// [`ResourceStore`] field with [`purge_recorded`].
-macro_rules! soft_delete_methods {
-    ($service:ty, $resource:ty, $kind:literal, fields = $table:path as $body:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)? $(, purge = $collection:literal)?) => {
-        $(
-            #[async_trait::async_trait]
-            impl $crate::housekeeping::Purge for $service {
-                fn collection(&self) -> &'static str {
-                    $collection
-                }
-
-                async fn find_purge_due(
-                    &self,
-                    now: $crate::time::Timestamp,
-                    limit: u32,
-                ) -> $crate::housekeeping::Stored<Vec<($crate::principal::TenantId, String)>> {
-                    self.$store.find_purge_due(now, limit).await
-                }
-
-                async fn purge_one(
-                    &self,
-                    system: &$crate::principal::Principal,
-                    due: &$crate::housekeeping::PurgeDue,
-                ) -> $crate::housekeeping::Stored<()> {
-                    $crate::lifecycle::purge_recorded(self, self.$store.as_ref(), system, due).await
-                }
-            }
-        )?
-
+/// Implements [`StoreVersions`] and [`DeclaredFields`](crate::methods::DeclaredFields)
+/// for a service with a [`ServiceContext`] field `context` and a `get(principal, id)`
+/// method: `fields = TABLE as "body"` names its field table and what errors call its
+/// request bodies; `store = field.method` names the repository (whose `create` writes a
+/// new resource) and its method that writes a version (`repository.update`);
+/// `creation_error = method` names its [`StoreVersions::creation_error`]. A resource
+/// that is never deleted (forms) has only these; [`soft_delete_methods!`] adds Delete,
+/// Undelete and the purge.
+macro_rules! store_methods {
+    ($service:ty, $resource:ty, $kind:literal, fields = $table:path as $body:literal, store = $store:ident . $write:ident $(, creation_error = $creation_error:ident)?) => {
         impl $crate::methods::DeclaredFields for $service {
             const BODY: &'static str = $body;
 
@@ -1014,6 +991,49 @@ macro_rules! soft_delete_methods {
                     .await
             }
         }
+
+    };
+}
+
+pub(crate) use store_methods;
+
+/// Implements [`StoreVersions`] and [`SoftDeleteMethods`] for a service with a
+/// [`ServiceContext`] field `context` and a `get(principal, id)` method, as every
+/// resource service has them: what [`store_methods!`] implements, and `check = method`
+/// names the service's [`SoftDeleteMethods::check_deletion`] and `purge =
+/// "collection"` implements [`Purge`](crate::housekeeping::Purge) over a
+/// [`ResourceStore`] field with [`purge_recorded`].
+macro_rules! soft_delete_methods {
+    ($service:ty, $resource:ty, $kind:literal, fields = $table:path as $body:literal, store = $store:ident . $write:ident $(, check = $check:ident)? $(, creation_error = $creation_error:ident)? $(, purge = $collection:literal)?) => {
+        $(
+            #[async_trait::async_trait]
+            impl $crate::housekeeping::Purge for $service {
+                fn collection(&self) -> &'static str {
+                    $collection
+                }
+
+                async fn find_purge_due(
+                    &self,
+                    now: $crate::time::Timestamp,
+                    limit: u32,
+                ) -> $crate::housekeeping::Stored<Vec<($crate::principal::TenantId, String)>> {
+                    self.$store.find_purge_due(now, limit).await
+                }
+
+                async fn purge_one(
+                    &self,
+                    system: &$crate::principal::Principal,
+                    due: &$crate::housekeeping::PurgeDue,
+                ) -> $crate::housekeeping::Stored<()> {
+                    $crate::lifecycle::purge_recorded(self, self.$store.as_ref(), system, due).await
+                }
+            }
+        )?
+
+        $crate::lifecycle::store_methods!(
+            $service, $resource, $kind, fields = $table as $body, store = $store.$write
+            $(, creation_error = $creation_error)?
+        );
 
         #[async_trait::async_trait]
         impl $crate::lifecycle::SoftDeleteMethods for $service {

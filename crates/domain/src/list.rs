@@ -193,6 +193,15 @@ impl ListQuery {
             show_deleted: false,
         }
     }
+
+    /// Keeps only the items `condition` holds for too: a List within a scope that a
+    /// filter field states (the forms or documents of a workspace).
+    pub fn narrow(&mut self, condition: Condition) {
+        self.condition = Some(match self.condition.take() {
+            Some(filter) => Condition::And(vec![filter, condition]),
+            None => condition,
+        });
+    }
 }
 
 /// One page from a repository.

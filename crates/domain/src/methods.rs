@@ -148,9 +148,11 @@ where
         updated: &mut Self::Resource,
     ) -> Result<()>;
 
-    /// What a stored change also changes (an entity's rating becomes outdated);
-    /// nothing by default.
-    fn on_change(&self, _updated: &mut Self::Resource) {}
+    /// What a stored change of `current` also changes in `updated` (an entity's
+    /// rating becomes outdated, a form definition's new schema is a new revision);
+    /// nothing by default. It runs after the output-only fields are carried over, so
+    /// it may set them.
+    fn on_change(&self, _current: &Self::Resource, _updated: &mut Self::Resource) {}
 
     /// Updates the resource `id` from `body` under `update_mask`, with its
     /// `{kind}.updated` event.
@@ -193,7 +195,7 @@ where
         }
         let mut updated: Self::Resource =
             serde_json::from_value(updated_json).map_err(|e| Error::internal(e.to_string()))?;
-        self.on_change(&mut updated);
+        self.on_change(&current, &mut updated);
         let event_type = format!("{}.updated", Self::EVENT_KIND);
         self.save(
             principal,

@@ -124,6 +124,16 @@ pub const FULL_DATE_PATTERN: &str = concat!(
     ")$"
 );
 
+/// An email address as the API states it for clients: one to three dot-separated
+/// atoms of letters, digits, `_`, `+` and `-` (so the local part stays within 64
+/// characters), then a domain of at least two labels. What the `email_address` crate
+/// reads is wider; this is the part every client can check alike.
+pub const EMAIL_PATTERN: &str = "^[A-Za-z0-9_+-]{1,16}(\\.[A-Za-z0-9_+-]{1,16}){0,2}@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+
+/// A phone number: a leading `+`, then 6 to 15 digits among spaces, hyphens, dots and
+/// parentheses.
+pub const PHONE_PATTERN: &str = "^\\+?[ .()-]*([0-9][ .()-]*){6,15}$";
+
 /// What [`PartialDate::parse`] accepts, as an ECMA-262 regular expression for JSON
 /// Schema.
 pub const PARTIAL_DATE_PATTERN: &str = concat!(

@@ -8,6 +8,8 @@ use rics_domain::alert::AlertService;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
+use rics_domain::form::FormService;
+use rics_domain::form_definition::FormDefinitionService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
@@ -73,6 +75,10 @@ pub struct UseCases {
     pub alerts: Arc<AlertService>,
     /// Identity document use cases.
     pub documents: Arc<DocumentService>,
+    /// Form definition use cases.
+    pub form_definitions: Arc<FormDefinitionService>,
+    /// Form use cases.
+    pub forms: Arc<FormService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
 }

@@ -60,6 +60,14 @@ const DOCUMENT_FIELDS: FieldMap = FieldMap {
             },
         ),
         (
+            "workspace",
+            Column::Scalar {
+                column: "d.workspace",
+                kind: ScalarKind::Text,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
             "documentType",
             Column::Scalar {
                 column: "d.document_type",
@@ -146,6 +154,7 @@ pub struct DocumentRow {
     purge_time: Option<i64>,
     display_name: String,
     display_name_trigrams: i64,
+    workspace: String,
 }
 
 impl DocumentRow {
@@ -177,6 +186,7 @@ impl DocumentRow {
             purge_time: micros(document.purge_time),
             display_name: document.display_name.clone(),
             display_name_trigrams: text_search::trigrams(&document.display_name).len() as i64,
+            workspace: document.workspace.clone(),
         })
     }
 

@@ -40,6 +40,7 @@ fn step(resource: &str) -> Option<Step> {
         "jobs" => jobs,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
+        "forms" => forms,
         _ => return None,
     })
 }
@@ -258,6 +259,16 @@ fn alert_memberships(
 ) -> Result<(), RepositoryError> {
     let removed = crate::alerts::remove_erased_entity(conn, target.tenant, target.id)?;
     add(counts, "alertMemberships", removed);
+    Ok(())
+}
+
+fn forms(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let unlinked = crate::forms::unlink_erased_entity(conn, target.tenant, target.id)?;
+    add(counts, "forms", unlinked);
     Ok(())
 }
 

@@ -577,6 +577,9 @@ diesel::table! {
         /// How many trigrams the display name has (fuzzy ranking); -1 until the server
         /// writes the trigrams of a document recorded before display names.
         display_name_trigrams -> BigInt,
+        /// `workspace`, `workspaces/{workspace}`; empty when there is none (the body
+        /// holds it too).
+        workspace -> Text,
     }
 }
 
@@ -696,3 +699,105 @@ diesel::table! {
         entity_id -> Text,
     }
 }
+
+diesel::table! {
+    /// Form definitions: the columns filters, orders and counts use, and the JSON body
+    /// (description and current schema).
+    form_definitions (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4, or `{tenant}:{id}` for a seeded definition).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `revisionId` of the current schema.
+        revision_id -> Text,
+        /// `revisionCreateTime` of the current schema.
+        revision_create_time -> BigInt,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// Every revision of a form definition's schema (AIP-162).
+    form_definition_revisions (tenant_id, definition_id, revision_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The definition.
+        definition_id -> Text,
+        /// `revisionId`.
+        revision_id -> Text,
+        /// The schema of the revision (JSON).
+        form_schema -> Text,
+        /// `revisionCreateTime`.
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// Forms: the columns filters, orders and counts use, and the JSON body (the
+    /// response).
+    forms (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `formDefinition`, `formDefinitions/{id}@{revisionId}`.
+        form_definition -> Text,
+        /// `entity`, `entities/{entity}`; empty when there is none.
+        entity -> Text,
+        /// `state`: DRAFT, SUBMITTED or EXPIRED, as stored (a DRAFT past its deadline
+        /// reads EXPIRED).
+        state -> Text,
+        /// The resource JSON without the fields held in columns and `workspaces`.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `submitTime`, once submitted.
+        submit_time -> Nullable<BigInt>,
+        /// `expireTime`, when the form has a deadline.
+        expire_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// One row per workspace of a form, in order (`workspaces`).
+    form_workspaces (tenant_id, form_id, workspace) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The form.
+        form_id -> Text,
+        /// The workspace's name.
+        workspace -> Text,
+        /// Its place in the form's list.
+        position -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    form_definitions,
+    form_definition_revisions,
+    forms,
+    form_workspaces,
+);

@@ -751,6 +751,27 @@ pub(crate) fn insert_once(
     Ok(CreateOutcome::Created)
 }
 
+/// Writes the new `resource` of `T` for `tenant` in the caller's transaction, with
+/// `events`: what a create of another resource writes beside its own row (the forms a
+/// new workspace opens, the activity log a form's submit writes). No idempotency key:
+/// the create it goes with has one.
+///
+/// # Errors
+/// What [`StoredTable::before_insert`] and [`StoredTable::write_side_rows`] refuse;
+/// database failures (a unique violation when the id is taken).
+pub(crate) fn insert_with_events<T: StoredTable>(
+    conn: &mut DbConnection,
+    tenant: &TenantId,
+    resource: &T::Resource,
+    events: &[NewEvent],
+) -> Result<(), RepositoryError> {
+    let row = T::row(tenant, resource)?;
+    T::before_insert(conn, tenant.as_str(), resource)?;
+    T::insert(conn, &row).map_err(repository_error)?;
+    T::write_side_rows(conn, resource, &row, Write::Insert)?;
+    insert_events(conn, tenant.as_str(), events).map_err(repository_error)
+}
+
 /// A row with its relevance, in ranked (fuzzy) searches.
 #[derive(Debug)]
 struct Ranked<R> {

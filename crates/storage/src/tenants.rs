@@ -18,6 +18,7 @@ use crate::database::Database;
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
+use crate::form_definitions::insert_seeded;
 use crate::identity::{insert_client, insert_user};
 use crate::locks::{Table, lock_table};
 use crate::operations::insert_operation;
@@ -135,7 +136,8 @@ impl ListedTable for ChildTenantTable {
     }
 }
 
-/// Writes the tenant of `plan`, then its clients, users and alert types, in the
+/// Writes the tenant of `plan`, then its clients, users, alert types and form
+/// definitions, in the
 /// current transaction. They must all belong to the plan's tenant.
 fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), RepositoryError> {
     let id = plan.tenant.id();
@@ -162,6 +164,7 @@ fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), Reposito
         insert_user(conn, user)?;
     }
     insert_alert_types(conn, id, &plan.alert_types)?;
+    insert_seeded(conn, id, &plan.form_definitions)?;
     Ok(())
 }
 

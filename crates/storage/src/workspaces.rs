@@ -12,6 +12,7 @@ use rics_domain::workspace::model::{Workspace, WorkspaceState};
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
+use crate::forms::insert_new_forms;
 use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::{notes, workspaces};
 use crate::side_rows::ValueRows;
@@ -171,7 +172,8 @@ pub(crate) fn remove_erased_entity(
 }
 
 /// The workspaces table, for [`DieselStore`]: the entities of a workspace are side
-/// rows, and its notes go when it is purged.
+/// rows, the forms a new workspace opens are stored with it, and its notes go when it
+/// is purged.
 #[derive(Debug, Clone, Copy)]
 pub struct WorkspaceTable;
 
@@ -216,6 +218,7 @@ impl StoredTable for WorkspaceTable {
         )
     }
 
+    /// Its entities; on create, the forms it opens too.
     fn write_side_rows(
         conn: &mut DbConnection,
         workspace: &Workspace,
@@ -224,7 +227,11 @@ impl StoredTable for WorkspaceTable {
     ) -> Result<(), RepositoryError> {
         ENTITIES
             .write(conn, (&row.tenant_id, &row.id), &workspace.entities, write)
-            .map_err(repository_error)
+            .map_err(repository_error)?;
+        if write == Write::Insert {
+            insert_new_forms(conn, &row.tenant_id, &workspace.new_forms)?;
+        }
+        Ok(())
     }
 
     /// Its entity rows go with it (ON DELETE CASCADE); its notes are keyed by name, not

@@ -777,6 +777,7 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
             "displayName = \"{}\"",
             "displayName:\"{}\"",
             "entity = \"{}\"",
+            "workspace = \"{}\"",
             "issuingCountry = \"{}\"",
             "expiryDate < \"{}\"",
         ],
@@ -794,6 +795,27 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
     (
         "/v1alpha/tenants/{tenant}/children",
         &["displayName = \"{}\""],
+    ),
+    (
+        "/v1alpha/workspaces/{workspace}/documents",
+        &["displayName:\"{}\"", "workspace = \"{}\""],
+    ),
+    (
+        "/v1alpha/formDefinitions",
+        &["displayName = \"{}\"", "revisionId = \"{}\""],
+    ),
+    (
+        "/v1alpha/forms",
+        &[
+            "formDefinition = \"{}\"",
+            "entity = \"{}\"",
+            "workspaces:\"{}\"",
+            "expireTime < \"{}\"",
+        ],
+    ),
+    (
+        "/v1alpha/workspaces/{workspace}/forms",
+        &["displayName = \"{}\"", "workspaces:\"{}\""],
     ),
 ];
 

@@ -13,6 +13,8 @@ mod concurrency;
 mod documents;
 mod entities;
 mod events;
+mod form_definitions;
+mod forms;
 mod generated_client;
 mod id_verification;
 mod lists;

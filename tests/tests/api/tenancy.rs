@@ -246,7 +246,8 @@ on_both_backends! {
 
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
     /// entity with a tag, a relationship, an activity log type and an activity log
-    /// about the entity, a case, an alert and an identity document about it. Then, for every gated route of the route
+    /// about the entity, a case, a form definition and a form about the entity in the
+    /// case, an alert and an identity document about it. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -293,6 +294,24 @@ on_both_backends! {
             );
             as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
             as_owner(Method::POST, &format!("/v1alpha/workspaces/case-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
+            // A form definition of the tenant's own, and a form of it about the secret
+            // entity, collected for the case.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/formDefinitions?formDefinitionId=secret-def-{i}"),
+                Some(json!({"displayName": "Secret definition", "schema": {"steps": [{"key": "s", "label": "S",
+                    "fields": [{"key": "secret", "label": "Secret", "type": "TEXT"}]}]}})),
+            );
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/forms?formId=form-{i}"),
+                Some(json!({
+                    "formDefinition": format!("formDefinitions/secret-def-{i}"),
+                    "entity": format!("entities/secret-{i}"),
+                    "workspaces": [format!("workspaces/case-{i}")],
+                    "response": {"secret": "Secret answer"},
+                })),
+            );
             // An alert about the secret entity, in the case.
             as_owner(
                 Method::POST,
@@ -359,6 +378,10 @@ on_both_backends! {
             all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null));
             let risk_models = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/riskModels?pageSize=100")).ok();
             all.push((risk_models, Value::Null, Value::Null, Value::Null, Value::Null));
+            let definitions = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/formDefinitions?showDeleted=true&pageSize=1000")).ok();
+            all.push((definitions, Value::Null, Value::Null, Value::Null, Value::Null));
+            let forms = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/forms?pageSize=1000")).ok();
+            all.push((forms, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -410,6 +433,8 @@ on_both_backends! {
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))
                     .replace("{document}", &format!("doc-{victim}"))
+                    .replace("{formDefinition}", &format!("secret-def-{victim}"))
+                    .replace("{form}", &format!("form-{victim}"))
                     .replace("{alertType}", PEP)
                     .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
@@ -578,6 +603,37 @@ on_both_backends! {
                             };
                             document(&format!("entities/{secret}"), None).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                             document(&format!("entities/mine-{attacker}"), Some(format!("workspaces/case-{victim}"))).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/formDefinitions") => {
+                            let page = reply.ok();
+                            let found = names(&page["formDefinitions"]);
+                            assert!(!found.contains(&format!("formDefinitions/secret-def-{victim}")), "{context}: {found:?}");
+                            assert!(found.contains(&format!("formDefinitions/secret-def-{attacker}")), "{context}: {found:?}");
+                            let own = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/formDefinitions/kyc-individual")).ok();
+                            assert!(own["uid"].as_str().unwrap().starts_with(tenant_id(attacker_tenant)), "{context}: the seeded definition is the caller's own: {own}");
+                        }
+                        ("POST", "/v1alpha/formDefinitions") => {
+                            // The body has no schema; nothing is stored in either tenant.
+                            reply.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+                        }
+                        ("GET", "/v1alpha/forms") => {
+                            let found = names(&reply.ok()["forms"]);
+                            assert!(!found.contains(&format!("forms/form-{victim}")), "{context}: {found:?}");
+                            for filter in [format!("entity = \"entities/{secret}\""), format!("workspaces:\"workspaces/case-{victim}\"")] {
+                                let filtered = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/forms{}", query(&[("filter", &filter)])))).ok();
+                                assert!(names(&filtered["forms"]).is_empty(), "{context} with {filter}: {filtered}");
+                            }
+                        }
+                        ("POST", "/v1alpha/forms") => {
+                            // The body names no definition; naming the victim's definition,
+                            // entity or case (with the caller's own definition) is
+                            // NOT_FOUND, and nothing is written.
+                            reply.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+                            let create = |body: Value| server.send(server.request_as(Some(token), Method::POST, "/v1alpha/forms").json(&body));
+                            let own = format!("formDefinitions/secret-def-{attacker}");
+                            create(json!({"formDefinition": format!("formDefinitions/secret-def-{victim}")})).error(404, "NOT_FOUND", "FORM_DEFINITION_NOT_FOUND");
+                            create(json!({"formDefinition": own, "entity": format!("entities/{secret}")})).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
+                            create(json!({"formDefinition": own, "workspaces": [format!("workspaces/case-{victim}")]})).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
                         }
                         ("GET", "/v1alpha/screeningLists") => {
                             // The operator's lists, the same for every tenant.

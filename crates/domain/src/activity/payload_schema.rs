@@ -69,7 +69,11 @@ impl PayloadSchema {
 
 /// The request path of the value at `location` in `payload`, under `prefix`. The
 /// payload itself tells whether a numeric segment is an array index or an object key.
-fn value_path(prefix: &str, payload: &Value, location: &jsonschema::paths::Location) -> String {
+pub(crate) fn value_path(
+    prefix: &str,
+    payload: &Value,
+    location: &jsonschema::paths::Location,
+) -> String {
     let mut path = prefix.to_owned();
     let mut current = Some(payload);
     for segment in location.iter() {
@@ -96,7 +100,7 @@ fn value_path(prefix: &str, payload: &Value, location: &jsonschema::paths::Locat
 
 /// What is wrong with the value, quoting it when it is short enough
 /// (`"high" is not of type "number"`), else calling it `value`.
-fn describe(error: &jsonschema::ValidationError<'_>) -> String {
+pub(crate) fn describe(error: &jsonschema::ValidationError<'_>) -> String {
     let full = error.to_string();
     if full.chars().count() <= MAX_DESCRIPTION {
         full

@@ -612,6 +612,7 @@ async fn a_new_tenant_gets_the_default_alert_types_at_its_creation_time() {
         clients: Vec::new(),
         users: Vec::new(),
         alert_types: Vec::new(),
+        form_definitions: Vec::new(),
     };
     let step = DefaultAlertTypes;
     assert!(step.at_bootstrap());

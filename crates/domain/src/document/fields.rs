@@ -42,6 +42,7 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()
         .fuzzy_field("displayName")
         .field("entity", FieldType::String)
+        .field("workspace", FieldType::String)
         .field("documentType", FieldType::Enum(DocumentType::VALUES))
         .field("issuingCountry", FieldType::String)
         .field("expiryDate", FieldType::String)

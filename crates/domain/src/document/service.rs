@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use rics_aip::filter::{Condition, Literal, StringMatch};
+use rics_aip::filter::{Comparator, Condition, Literal, StringMatch};
 use time::Date;
 
 use async_trait::async_trait;
@@ -29,7 +29,7 @@ use crate::time::Timestamp;
 use crate::validate::Violations;
 use crate::values::PartialDate;
 use crate::workspace::ports::WorkspaceRepository;
-use crate::workspace::references::check_named_workspace;
+use crate::workspace::references::{check_named_workspace, listed_workspace};
 
 /// Longest `displayName`.
 pub const MAX_DISPLAY_NAME: usize = 200;
@@ -108,6 +108,39 @@ impl DocumentService {
             return Err(Error::not_found(&entity_name));
         }
         self.page(principal, Some(&entity_name), request).await
+    }
+
+    /// One page of the documents collected for the workspace `workspace_id` (their
+    /// `workspace`), as [`Self::list`].
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id or bad list parameters; NOT_FOUND when the
+    /// workspace does not exist in the caller's tenant or is deleted.
+    pub async fn list_in_workspace(
+        &self,
+        principal: &Principal,
+        workspace_id: &str,
+        request: &ListRequest,
+    ) -> Result<ListResponse<Document>> {
+        let workspace =
+            listed_workspace(self.workspaces.as_ref(), &principal.tenant, workspace_id).await?;
+        let (mut query, context) = self.context.paging.prepare(
+            &fields::LIST,
+            &principal.tenant,
+            Some(&workspace),
+            request,
+        )?;
+        query.narrow(Condition::Compare {
+            field: "workspace",
+            op: Comparator::Eq,
+            value: Literal::String(StringMatch::Exact(workspace)),
+        });
+        let page = self
+            .documents
+            .list(&principal.tenant, None, &with_stored_codes(query))
+            .await
+            .map_err(Error::from)?;
+        Ok(self.context.paging.finish(context, page))
     }
 
     /// One page of the documents, of the entity named `entity` only when given; the

@@ -64,6 +64,10 @@ pub const PLAN: &[ErasureStep] = &[
         "its place in workspaces, which stay",
     ),
     unlinked("alertMemberships", "its place in alerts, which stay"),
+    unlinked(
+        "forms",
+        "its forms, which stay without the entity and without their response",
+    ),
 ];
 
 #[cfg(test)]

@@ -533,7 +533,7 @@ impl UpdateMethod for EntityService {
 
     /// The latest rating no longer reflects the entity: say so until it is rated
     /// again.
-    fn on_change(&self, updated: &mut Entity) {
+    fn on_change(&self, _current: &Entity, updated: &mut Entity) {
         if let Some(details) = updated.risk_details.as_mut() {
             details.risk_status = RiskStatus::Outdated;
         }

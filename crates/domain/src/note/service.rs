@@ -200,7 +200,7 @@ impl UpdateMethod for Within<'_, NoteService> {
     }
 
     /// A changed note is edited.
-    fn on_change(&self, note: &mut Note) {
+    fn on_change(&self, _current: &Note, note: &mut Note) {
         note.is_edited = true;
     }
 }

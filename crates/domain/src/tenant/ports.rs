@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use super::model::Tenant;
 use crate::alert::model::AlertType;
 use crate::event::NewEvent;
+use crate::form_definition::model::FormDefinition;
 use crate::identity::model::{Client, User};
 use crate::list::{ListQuery, Page};
 use crate::operation::Operation;
@@ -12,7 +13,8 @@ use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 
 /// Everything a new tenant starts with, written at once: the tenant, its first
-/// client, and what the provisioning steps added (its default alert types, ...).
+/// client, and what the provisioning steps added (its default alert types and form
+/// definitions, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantPlan {
     /// The tenant.
@@ -23,6 +25,8 @@ pub struct TenantPlan {
     pub users: Vec<User>,
     /// Its alert types.
     pub alert_types: Vec<AlertType>,
+    /// Its form definitions, each with its first revision.
+    pub form_definitions: Vec<FormDefinition>,
 }
 
 /// Stores tenants and the operations that create them.

@@ -360,6 +360,7 @@ impl TenantService {
             clients: vec![client.client],
             users: user.into_iter().collect(),
             alert_types: Vec::new(),
+            form_definitions: Vec::new(),
         };
         for step in self.steps.iter().filter(|step| step.at_bootstrap()) {
             step.apply(&mut plan, &mut Credentials::default()).await?;
@@ -375,6 +376,7 @@ impl TenantService {
             clients: Vec::new(),
             users: Vec::new(),
             alert_types: Vec::new(),
+            form_definitions: Vec::new(),
         };
         let mut credentials = Credentials::default();
         let mut names = Vec::with_capacity(self.steps.len());

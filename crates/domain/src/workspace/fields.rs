@@ -11,7 +11,7 @@ use crate::list::ListSpec;
 
 /// Every field of the workspace JSON with its update behaviour.
 pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
-    use Behavior::{Mutable, OutputOnly, Required};
+    use Behavior::{Immutable, Mutable, OutputOnly, Required};
     use FieldKind::{MultiLineText, Repeated, Scalar};
     FieldTable::new()
         .output_only(Workspace::STANDARD_FIELDS)
@@ -19,6 +19,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("description", MultiLineText, Mutable)
         .field("entities", Repeated, Mutable)
         .field("state", Scalar, OutputOnly)
+        .field("formDefinitions", Repeated, Immutable)
 });
 
 /// What workspace list filters may refer to.
@@ -49,7 +50,8 @@ mod tests {
     fn every_serialised_field_is_declared() {
         let full: Workspace = serde_json::from_value(json!({
             "name": "workspaces/a", "uid": "u", "displayName": "Case", "description": "d",
-            "entities": ["entities/a"], "state": "OPEN", "createTime": "2026-01-01T00:00:00Z",
+            "entities": ["entities/a"], "state": "OPEN",
+            "formDefinitions": ["formDefinitions/kyc@ab12cd34"], "createTime": "2026-01-01T00:00:00Z",
             "updateTime": "2026-01-01T00:00:00Z", "deleteTime": "2026-01-01T00:00:00Z",
             "purgeTime": "2026-01-01T00:00:00Z", "etag": "\"e\""
         }))
@@ -58,7 +60,7 @@ mod tests {
         for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
             assert!(TABLE.get(key).is_some(), "{key} is not declared");
         }
-        assert_eq!(value.as_object().map(|o| o.len()), Some(11));
+        assert_eq!(value.as_object().map(|o| o.len()), Some(12));
         assert!(matches!(value["state"], Value::String(_)));
     }
 }

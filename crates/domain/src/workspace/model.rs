@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::form::model::NewForm;
 use crate::proto_enum;
 
 proto_enum! {
@@ -48,6 +49,22 @@ crate::resource_struct! {
             skip_serializing_if = "WorkspaceState::is_unspecified"
         )]
         pub state: WorkspaceState,
+        /// The form definitions the case collects forms of: given as
+        /// `formDefinitions/{formDefinition}` (its latest revision) or with
+        /// `@{revisionId}`, answered pinned to the revision. Creating the workspace
+        /// opens one DRAFT form of each, naming the workspace. At most 20, each once.
+        /// Immutable.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Vec::is_empty"
+        )]
+        pub form_definitions: Vec<String>,
+        /// The forms a create of the workspace opens with it, in its transaction: set
+        /// by the service, never read back or answered.
+        #[serde(skip)]
+        #[cfg_attr(feature = "openapi", schema(ignore))]
+        pub new_forms: Vec<NewForm>,
     }
     times: update_time delete_time purge_time;
 }

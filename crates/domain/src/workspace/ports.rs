@@ -3,8 +3,9 @@
 use super::model::Workspace;
 use crate::repository::ResourceStore;
 
-/// Stores workspaces, with their events: the standard store, whose `purge` removes
-/// a workspace's notes with it.
+/// Stores workspaces, with their events: the standard store, whose `create` also
+/// stores the forms a new workspace opens (`Workspace::new_forms`, with their events)
+/// in its transaction, and whose `purge` removes a workspace's notes with it.
 pub trait WorkspaceRepository: ResourceStore<Workspace> {}
 
 impl<T: ResourceStore<Workspace> + ?Sized> WorkspaceRepository for T {}

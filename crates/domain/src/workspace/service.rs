@@ -11,6 +11,7 @@ use super::ports::WorkspaceRepository;
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
+use crate::form::service::FormService;
 use crate::lifecycle::{self, ServiceContext, check_etag, deleted};
 use crate::lifecycle::{StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse};
@@ -32,6 +33,8 @@ pub const MAX_ENTITIES: usize = 1000;
 pub struct WorkspaceService {
     repository: Arc<dyn WorkspaceRepository>,
     entities: Arc<dyn EntityRepository>,
+    /// Opens the forms of a new workspace.
+    forms: Arc<FormService>,
     /// The clock, ids, paging and retention.
     context: ServiceContext,
 }
@@ -212,7 +215,8 @@ impl UpdateMethod for WorkspaceService {
 impl CreateMethod for WorkspaceService {
     const ID_PARAMETER: &'static str = "workspaceId";
 
-    /// Its entities must exist and be live.
+    /// Its entities must exist and be live, and its form definitions too: each is
+    /// pinned to its revision, and a DRAFT form of it is prepared.
     async fn admit_new(
         &self,
         principal: &Principal,
@@ -221,12 +225,24 @@ impl CreateMethod for WorkspaceService {
     ) -> Result<()> {
         validate(workspace)?;
         self.check_entities(principal, &workspace.entities, &[])
-            .await
+            .await?;
+        workspace.new_forms = self
+            .forms
+            .drafts(
+                principal,
+                "workspace.formDefinitions",
+                &mut workspace.form_definitions,
+            )
+            .await?;
+        Ok(())
     }
 
-    /// A new workspace is OPEN.
-    fn fill_new(&self, _principal: &Principal, workspace: &mut Workspace, _now: Timestamp) {
+    /// A new workspace is OPEN; its forms name it, and are stored with it.
+    fn fill_new(&self, principal: &Principal, workspace: &mut Workspace, now: Timestamp) {
         workspace.state = WorkspaceState::Open;
+        let name = workspace.name.clone();
+        self.forms
+            .open_drafts(principal, &name, &mut workspace.new_forms, now);
     }
 }
 

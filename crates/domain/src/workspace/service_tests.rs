@@ -11,6 +11,10 @@ use super::service::WorkspaceService;
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
+use crate::form::ports::{MockFormRecords, MockFormRepository};
+use crate::form::service::{FormPorts, FormService};
+use crate::form_definition::ports::{MockFormDefinitionRepository, MockFormRevisions};
+use crate::form_definition::service::FormDefinitionService;
 use crate::id::MockIdGenerator;
 use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
@@ -58,15 +62,32 @@ fn service(repository: MockWorkspaceRepository) -> WorkspaceService {
     ids.expect_resource_id().returning(|| "gen-id".into());
     ids.expect_uid().returning(|| "uid-1".into());
     let paging = Arc::new(Paging::new(&[7; 32], clock.clone()).unwrap());
+    let context = ServiceContext {
+        clock,
+        ids: Arc::new(ids),
+        paging,
+        retention: Duration::from_secs(86_400),
+    };
+    let definitions = Arc::new(FormDefinitionService::new(
+        Arc::new(MockFormDefinitionRepository::new()),
+        Arc::new(MockFormRevisions::new()),
+        context.clone(),
+    ));
+    let forms = FormService::new(
+        FormPorts {
+            forms: Arc::new(MockFormRepository::new()),
+            records: Arc::new(MockFormRecords::new()),
+            definitions,
+            entities: Arc::new(MockEntityRepository::new()),
+            workspaces: Arc::new(MockWorkspaceRepository::new()),
+        },
+        context.clone(),
+    );
     WorkspaceService::new(
         Arc::new(repository),
         Arc::new(entities()),
-        ServiceContext {
-            clock,
-            ids: Arc::new(ids),
-            paging,
-            retention: Duration::from_secs(86_400),
-        },
+        Arc::new(forms),
+        context,
     )
 }
 

@@ -10,7 +10,12 @@ use rics_domain::entity::validate::{
     MAX_LIST_ITEMS, MAX_NAME_PART, MAX_NATIONALITIES, MAX_POSTAL_CODE, MAX_REGISTRATION_NUMBER,
     MAX_TAGS, MAX_TEXT,
 };
-use rics_domain::{activity, alert, document, note, risk, tenant, workspace};
+use rics_domain::form_definition::rules::{
+    MAX_ACCEPT, MAX_FIELDS, MAX_KEY, MAX_LABEL, MAX_OPTION, MAX_OPTIONS, MAX_PATTERN, MAX_STEPS,
+};
+use rics_domain::{
+    activity, alert, document, form, form_definition, note, risk, tenant, workspace,
+};
 use serde_json::{Value, json};
 
 /// What a limit bounds.
@@ -200,6 +205,69 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         "Tenant",
         "displayName",
         Characters(tenant::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FormDefinition",
+        "displayName",
+        Characters(form_definition::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FormDefinition",
+        "description",
+        Characters(form_definition::service::MAX_DESCRIPTION),
+    ),
+    ("FormDefinition", "schema.steps", Items(MAX_STEPS)),
+    ("FormDefinition", "schema.steps[].key", Characters(MAX_KEY)),
+    (
+        "FormDefinition",
+        "schema.steps[].label",
+        Characters(MAX_LABEL),
+    ),
+    ("FormDefinition", "schema.steps[].fields", Items(MAX_FIELDS)),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].key",
+        Characters(MAX_KEY),
+    ),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].label",
+        Characters(MAX_LABEL),
+    ),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].options",
+        DistinctItems(MAX_OPTIONS),
+    ),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].options[]",
+        Characters(MAX_OPTION),
+    ),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].pattern",
+        Characters(MAX_PATTERN),
+    ),
+    (
+        "FormDefinition",
+        "schema.steps[].fields[].accept",
+        DistinctItems(MAX_ACCEPT),
+    ),
+    (
+        "Form",
+        "displayName",
+        Characters(form::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "Form",
+        "workspaces",
+        DistinctItems(form::service::MAX_WORKSPACES),
+    ),
+    (
+        "Workspace",
+        "formDefinitions",
+        Items(form::service::MAX_WORKSPACE_DEFINITIONS),
     ),
 ];
 

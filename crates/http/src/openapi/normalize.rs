@@ -22,10 +22,13 @@
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::order_by::OrderBy;
 use rics_aip::resource_id::USER_ID_PATTERN;
+use rics_domain::form_definition::model::REVISION_ID_PATTERN;
+use rics_domain::form_definition::rules::{ACCEPT_PATTERN, KEY_PATTERN};
 use rics_domain::id::{REQUEST_ID_PATTERN, WELL_FORMED_ID_PATTERN};
 use rics_domain::list::ListSpec;
 use rics_domain::risk::model::VERSION_PATTERN;
 use rics_domain::values::FULL_DATE_PATTERN as FULL_DATE;
+use rics_domain::values::{EMAIL_PATTERN, PHONE_PATTERN};
 use serde_json::{Map, Value, json};
 
 use super::limits::state_limits;
@@ -63,6 +66,7 @@ pub fn normalize(document: &mut Value) -> Result<(), String> {
         state_field_table(document, name, table);
     }
     state_schema_rules(document);
+    accept_lower_case_field_types(document);
     state_limits(document)?;
     bound_scores(document);
     state_text_rule(document);
@@ -154,8 +158,10 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 9] {
-    use rics_domain::{activity, alert, document, entity, note, risk, tenant, workspace};
+fn resource_tables() -> [(&'static str, &'static FieldTable); 11] {
+    use rics_domain::{
+        activity, alert, document, entity, form, form_definition, note, risk, tenant, workspace,
+    };
     [
         ("Entity", &entity::fields::TABLE),
         ("Workspace", &workspace::fields::TABLE),
@@ -166,6 +172,8 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 9] {
         ("ActivityLog", &activity::fields::LOG_TABLE),
         ("RiskModel", &risk::service::TABLE),
         ("Tenant", &tenant::service::TABLE),
+        ("FormDefinition", &form_definition::fields::TABLE),
+        ("Form", &form::fields::TABLE),
     ]
 }
 
@@ -615,7 +623,7 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         || {
             json!({
                 "maxItems": rics_domain::entity::validate::MAX_LIST_ITEMS,
-                "items": { "type": "string", "maxLength": 254, "pattern": EMAIL }
+                "items": { "type": "string", "maxLength": 254, "pattern": EMAIL_PATTERN }
             })
         },
         false,
@@ -628,7 +636,7 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         || {
             json!({
                 "maxItems": rics_domain::entity::validate::MAX_LIST_ITEMS,
-                "items": { "type": "string", "pattern": "^\\+?[ .()-]*([0-9][ .()-]*){6,15}$" }
+                "items": { "type": "string", "pattern": PHONE_PATTERN }
             })
         },
         false,
@@ -827,6 +835,83 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         true,
     ),
     (
+        "FormDefinition",
+        "schema",
+        // Not null: a definition needs its steps (REQUIRED).
+        || json!({ "oneOf": [{ "$ref": "#/components/schemas/FormSchema" }] }),
+        true,
+    ),
+    (
+        "FormDefinition",
+        "revisionId",
+        || json!({ "pattern": REVISION_ID_PATTERN }),
+        false,
+    ),
+    ("FormSchema", "steps", || json!({ "minItems": 1 }), true),
+    (
+        "FormStep",
+        "key",
+        || json!({ "pattern": KEY_PATTERN }),
+        true,
+    ),
+    (
+        "FormStep",
+        "label",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        true,
+    ),
+    ("FormStep", "fields", || json!({ "minItems": 1 }), true),
+    (
+        "FormField",
+        "key",
+        || json!({ "pattern": KEY_PATTERN }),
+        true,
+    ),
+    (
+        "FormField",
+        "label",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        true,
+    ),
+    (
+        "FormField",
+        "options",
+        || json!({ "items": { "type": "string", "pattern": SINGLE_LINE_NOT_BLANK } }),
+        false,
+    ),
+    (
+        "FormField",
+        "accept",
+        || json!({ "items": { "type": "string", "pattern": ACCEPT_PATTERN } }),
+        false,
+    ),
+    ("FormField", "min", field_bound, false),
+    ("FormField", "max", field_bound, false),
+    (
+        "Form",
+        "formDefinition",
+        || json!({ "pattern": FORM_DEFINITION_NAME }),
+        true,
+    ),
+    (
+        "Form",
+        "entity",
+        || json!({ "pattern": ENTITY_NAME }),
+        false,
+    ),
+    (
+        "Form",
+        "workspaces",
+        || json!({ "items": { "type": "string", "pattern": WORKSPACE_NAME } }),
+        false,
+    ),
+    (
+        "Workspace",
+        "formDefinitions",
+        || json!({ "items": { "type": "string", "pattern": FORM_DEFINITION_NAME } }),
+        false,
+    ),
+    (
         "FactorScreeningStatus",
         "scores",
         || score_keys(rics_domain::entity::model::ScreeningStatus::VALUES),
@@ -876,11 +961,6 @@ fn machine_readable_zone() -> Value {
     })
 }
 
-/// An email address: one to three dot-separated atoms of letters, digits, `_`, `+` and
-/// `-` (so the local part stays within 64 characters), then a domain of at least two
-/// labels.
-const EMAIL: &str = "^[A-Za-z0-9_+-]{1,16}(\\.[A-Za-z0-9_+-]{1,16}){0,2}@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
-
 /// A full date, or null for none: a document's dates are never partial.
 fn full_date_or_null() -> Value {
     json!({ "oneOf": [{ "type": "null" }, { "type": "string", "pattern": FULL_DATE }] })
@@ -891,6 +971,64 @@ const TAG: &str = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$";
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";
+
+/// A form definition's id in a path, optionally with a revision
+/// (`kyc-individual@ab12cd34`).
+const FORM_DEFINITION_ID: &str = "^[a-z0-9-]{1,63}(@[a-z0-9]{8})?$";
+
+/// A form definition's name as forms and workspaces give it, optionally with a
+/// revision.
+const FORM_DEFINITION_NAME: &str = "^formDefinitions/[a-z0-9-]{1,63}(@[a-z0-9]{8})?$";
+
+/// A bound of a form field: a number, or a full date (which bound a field's type takes
+/// is the server's to check: INVALID_BOUND).
+fn field_bound() -> Value {
+    json!({ "oneOf": [
+        { "type": "null" },
+        { "type": "number" },
+        { "type": "string", "pattern": FULL_DATE }
+    ] })
+}
+
+/// States a form field's `type`: required, and read in upper or lower case
+/// (`FieldType::ALIASES`), though always answered in upper case.
+fn accept_lower_case_field_types(document: &mut Value) {
+    use rics_domain::form_definition::FieldType;
+    let Some(Value::Object(schema)) = document.pointer_mut("/components/schemas/FormField") else {
+        return;
+    };
+    let mut values: Vec<&str> = FieldType::VALUES[1..].to_vec();
+    values.extend(FieldType::ALIASES.iter().map(|(alias, _)| *alias));
+    // Generators name enum members by upper-casing the values; the lower-case
+    // spellings get names of their own.
+    let mut names: Vec<String> = FieldType::VALUES[1..]
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect();
+    names.extend(
+        FieldType::ALIASES
+            .iter()
+            .map(|(_, value)| format!("{value}_LOWER_CASE")),
+    );
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.insert(
+            "type".into(),
+            json!({
+                "type": "string",
+                "enum": values,
+                "x-enum-varnames": names,
+                "description": "What the answer is, in upper or lower case (answered in upper case). Required."
+            }),
+        );
+    }
+    if let Value::Array(required) = schema
+        .entry("required")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        && !required.contains(&json!("type"))
+    {
+        required.push(json!("type"));
+    }
+}
 
 /// A map of scores keyed by the values of a proto-style enum but its zero value.
 fn score_keys(values: &[&str]) -> Value {
@@ -1037,6 +1175,12 @@ fn state_parameter_rules(operation: &mut Map<String, Value>, route: &Route) {
 fn parameter_rule(route: &Route, location: &str, name: &str) -> Option<Value> {
     let rule = match (location, name) {
         ("path", "riskModel") => json!({ "pattern": VERSION_PATTERN }),
+        ("path", "formDefinition")
+            if route.method == "GET"
+                && route.path == "/v1alpha/formDefinitions/{formDefinition}" =>
+        {
+            json!({ "pattern": FORM_DEFINITION_ID })
+        }
         ("path", _) => json!({ "pattern": WELL_FORMED_ID_PATTERN }),
         ("query", "requestId") => json!({ "format": "uuid", "pattern": REQUEST_ID_PATTERN }),
         ("query", "names") => {

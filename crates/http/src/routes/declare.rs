@@ -52,7 +52,8 @@ macro_rules! route_table {
 /// variable as a utoipa parameter.
 ///
 /// The standard methods:
-/// - `list PATH, SCOPE => PAGE, params(...);` GET, answering `PAGE` (`list_response!`);
+/// - `list PATH, SCOPE, lists SPEC => PAGE, params(...);` GET, answering `PAGE`
+///   (`list_response!`), with `showDeleted` when `SPEC` is soft-deletable;
 /// - `create PATH, SCOPE, params(...);` POST, the id chosen by the query parameter the
 ///   service's `CreateMethod::ID_PARAMETER` names;
 /// - `get PATH, SCOPE;` GET, with the redundant `name` parameter;
@@ -108,7 +109,7 @@ macro_rules! resource_routes {
             req: actix_web::HttpRequest,
             state: actix_web::web::Data<$crate::state::ApiState>,
         ) -> $crate::routes::Response {
-            $crate::routes::standard::list::<_, $page>(&req, true, async |request| {
+            $crate::routes::standard::list::<_, $page>(&req, $spec.soft_delete, async |request| {
                 state.$service.list(&caller.0, request).await
             })
             .await

@@ -16,7 +16,7 @@ resource_routes! {
 
     /// Lists identity documents.
     list "/v1alpha/documents", Some(Scope::Read), lists rics_domain::document::fields::LIST => ListDocumentsResponse, params(PageParams,
-        ("filter" = Option<String>, Query, description = "AIP-160 over displayName (`=` exact, `:` fuzzy: `displayName:\"jane pasport\"`), entity, documentType, issuingCountry, expiryDate (YYYY-MM-DD text), createTime, updateTime, deleteTime"),
+        ("filter" = Option<String>, Query, description = "AIP-160 over displayName (`=` exact, `:` fuzzy: `displayName:\"jane pasport\"`), entity, workspace, documentType, issuingCountry, expiryDate (YYYY-MM-DD text), createTime, updateTime, deleteTime"),
         ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
         ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents"));
     /// Records an identity document of an entity.
@@ -35,6 +35,16 @@ resource_routes! {
     /// Restores a soft-deleted identity document.
     undelete "/v1alpha/documents/{document}:undelete", Some(Scope::Write);
     GET "/v1alpha/entities/{entity}/documents" => list_for_entity, Some(Scope::Read), lists rics_domain::document::fields::LIST;
+    /// Lists the identity documents collected for a live workspace.
+    list_by list_for_workspace "/v1alpha/workspaces/{workspace}/documents", Some(Scope::Read),
+        lists rics_domain::document::fields::LIST => ListDocumentsResponse,
+        params(
+            ("workspace" = String, Path, description = "Workspace id; NOT_FOUND when it is missing or deleted"),
+            PageParams,
+            ("filter" = Option<String>, Query, description = "As for the collection"),
+            ("orderBy" = Option<String>, Query, description = "Comma-separated displayName, createTime, updateTime, each optionally ` desc`; default createTime; a fuzzy search without orderBy ranks by similarity"),
+            ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted documents")),
+        |caller, state, request, workspace| state.documents.list_in_workspace(caller, &workspace, request);
 }
 
 list_response! {

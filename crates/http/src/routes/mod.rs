@@ -14,6 +14,8 @@ pub mod alerts;
 pub mod documents;
 pub mod entities;
 pub mod events;
+pub mod form_definitions;
+pub mod forms;
 pub mod health;
 pub mod jobs;
 pub mod notes;
@@ -184,6 +186,8 @@ route_modules!(
     activity_logs,
     alerts,
     documents,
+    form_definitions,
+    forms,
     screening_lists,
     tenants,
 );

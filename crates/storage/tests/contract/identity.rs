@@ -168,6 +168,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
         clients: vec![client(&format!("{id}-admin"), &id)],
         users: Vec::new(),
         alert_types: Vec::new(),
+        form_definitions: Vec::new(),
         tenant,
     }
 }

@@ -621,8 +621,12 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         alerts: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<i64>, Maybe<i64>, Maybe<S>),
         alert_entities: (S, S, S, i64),
         risk_models: (S, i64, S, S, i64),
-        documents: (S, S, S, i64, S, S, S, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>, S, i64),
+        documents: (S, S, S, i64, S, S, S, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>, S, i64, S),
         document_name_trigrams: (S, S, S),
+        form_definitions: (S, S, S, i64, S, S, i64, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        form_definition_revisions: (S, S, S, S, i64),
+        forms: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        form_workspaces: (S, S, S, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

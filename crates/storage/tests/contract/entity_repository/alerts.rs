@@ -429,6 +429,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
         clients: Vec::new(),
         users: Vec::new(),
         alert_types,
+        form_definitions: Vec::new(),
     }
 }
 

@@ -151,6 +151,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("forms", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -204,6 +205,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("forms", 0),
         ]))
     );
 }

@@ -10,6 +10,7 @@ mod documents;
 mod erase;
 mod events;
 mod filters;
+mod forms;
 mod idempotency;
 mod jobs;
 mod notes;

@@ -1,0 +1,4 @@
+DROP INDEX documents_by_workspace;
+ALTER TABLE documents DROP COLUMN workspace;
+DROP TABLE form_workspaces;
+DROP TABLE forms;
