@@ -372,9 +372,9 @@ impl FormService {
         }
     }
 
-    /// Checks what `form` names beyond itself: its entity (on create), its workspaces
-    /// (those not in `kept`), and its response against the draft schema of
-    /// `definition`.
+    /// Checks what `form` names beyond its definition and entity: its workspaces (those
+    /// not in `kept`), and its response against the draft schema of `schema`, its files
+    /// against the form named `name` (none for a new form).
     async fn check_references(
         &self,
         principal: &Principal,
