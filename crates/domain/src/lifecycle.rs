@@ -117,6 +117,8 @@ pub enum Referred {
     ActivityLogType,
     /// `documents/{document}`.
     Document,
+    /// `entities/{entity}/files/{file}`.
+    File,
 }
 
 impl Referred {
@@ -126,6 +128,7 @@ impl Referred {
             Referred::Workspace => "WORKSPACE_DELETED",
             Referred::ActivityLogType => "ACTIVITY_LOG_TYPE_DELETED",
             Referred::Document => "DOCUMENT_DELETED",
+            Referred::File => "FILE_DELETED",
         }
     }
 
@@ -135,6 +138,7 @@ impl Referred {
             Referred::Workspace => "workspace",
             Referred::ActivityLogType => "activityLogType",
             Referred::Document => "document",
+            Referred::File => "file",
         }
     }
 }
