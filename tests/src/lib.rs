@@ -127,6 +127,8 @@ pub fn test_config(database_url: &str) -> Config {
         database_timeout: Duration::from_secs(10),
         migrate_on_start: true,
         request_body_limit: 1024 * 1024,
+        file_rules: Default::default(),
+        file_uploads_at_once: 4,
         soft_delete_retention: Duration::from_secs(30 * 86_400),
         purge_interval: Duration::from_secs(86_400),
         http_workers: 2,

@@ -20,6 +20,9 @@ use rics_domain::entity::EntityService;
 use rics_domain::entity::output::OutputWriter;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
+use rics_domain::file::content::FileStore;
+use rics_domain::file::sweep::ContentSweeper;
+use rics_domain::file::{FilePorts, FileService};
 use rics_domain::housekeeping::{Housekeeping, Purge};
 use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
@@ -46,11 +49,12 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository, DieselIdempotencyKeys,
-    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
-    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
+    DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselFileRepository, DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository,
+    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselRiskModelRepository, DieselTenantRepository, DieselWorkspaceRepository, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
@@ -98,6 +102,16 @@ impl Discovery for EmbeddedIssuer {
     async fn jwks(&self) -> Value {
         self.auth.keys.jwks()
     }
+}
+
+/// The store of file content: the database (`file_contents`), which buffers at most
+/// one file per upload and reads `file_uploads_at_once` uploads at once.
+fn file_store(config: &Config, db: &Database) -> Arc<dyn FileStore> {
+    Arc::new(DatabaseFileStore::new(
+        db.clone(),
+        config.file_rules.max_bytes,
+        config.file_uploads_at_once,
+    ))
 }
 
 /// Opens the database with the configured pool.
@@ -271,12 +285,30 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         workspace_repository.clone(),
         context.clone(),
     ));
+    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
+    let file_store = file_store(config, &db);
+    let files = Arc::new(FileService::new(
+        FilePorts {
+            files: file_repository.clone(),
+            removals: file_repository.clone(),
+            content: file_store.clone(),
+            entities: entity_repository.clone(),
+        },
+        config.file_rules.clone(),
+        context.clone(),
+    ));
+    let content_sweeper = Arc::new(ContentSweeper::new(
+        file_repository.clone(),
+        file_store,
+        clock.clone(),
+    ));
     let document_repository: Arc<dyn DocumentRepository> =
         Arc::new(DieselDocumentRepository::new(db.clone()));
     let documents = Arc::new(DocumentService::new(
         document_repository.clone(),
         entity_repository.clone(),
         workspace_repository.clone(),
+        file_repository,
         context.clone(),
     ));
     let type_repository: Arc<dyn ActivityLogTypeRepository> =
@@ -350,7 +382,11 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..RunnerSettings::default()
         },
     ));
-    let entities = Arc::new(EntityService::new(entity_repository, context));
+    let entities = Arc::new(
+        EntityService::new(entity_repository, context).with_after_erasure(content_sweeper.clone()),
+    );
+    // The sweep of file content comes last: it removes the content of the files the
+    // purges before it removed.
     let purges: Vec<Arc<dyn Purge>> = vec![
         entities.clone(),
         workspaces.clone(),
@@ -358,6 +394,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         activity_logs.clone(),
         alerts.clone(),
         documents.clone(),
+        files.clone(),
+        content_sweeper,
     ];
     let housekeeping = Arc::new(Housekeeping::new(
         purges,
@@ -382,6 +420,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         activity_logs,
         alerts,
         documents,
+        files,
         authorization,
     };
     Ok(Services {

@@ -8,6 +8,7 @@ use rics_domain::alert::AlertService;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
+use rics_domain::file::FileService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
@@ -73,6 +74,8 @@ pub struct UseCases {
     pub alerts: Arc<AlertService>,
     /// Identity document use cases.
     pub documents: Arc<DocumentService>,
+    /// File use cases.
+    pub files: Arc<FileService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
 }

@@ -14,6 +14,7 @@ pub mod alerts;
 pub mod documents;
 pub mod entities;
 pub mod events;
+pub mod files;
 pub mod health;
 pub mod jobs;
 pub mod notes;
@@ -184,6 +185,7 @@ route_modules!(
     activity_logs,
     alerts,
     documents,
+    files::of_entities,
     screening_lists,
     tenants,
 );
