@@ -40,6 +40,9 @@ pub const ENVELOPE_BYTES: usize = 64 * 1024;
 /// takes at most 1020 bytes).
 const MAX_TEXT_PART: usize = 4 * 1024;
 
+/// The fields of the JSON body of an upload.
+const UPLOAD_FIELDS: [&str; 3] = ["displayName", "contentType", "content"];
+
 /// Decoded bytes per chunk of the JSON path's content stream.
 const DECODED_CHUNK: usize = 48 * 1024;
 
@@ -107,6 +110,16 @@ async fn read_base64(head: BodyHead, payload: Payload, limit: usize) -> Result<U
             "must be a JSON object",
         )));
     };
+    if let Some(unknown) = members
+        .keys()
+        .find(|key| !UPLOAD_FIELDS.contains(&key.as_str()))
+    {
+        return Err(invalid(
+            unknown,
+            "UNKNOWN_FIELD",
+            "is not a field of a file upload (displayName, contentType, content)",
+        ));
+    }
     let content = match members.remove("content") {
         Some(Value::String(text)) => text,
         None | Some(Value::Null) => {

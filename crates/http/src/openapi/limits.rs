@@ -10,7 +10,7 @@ use rics_domain::entity::validate::{
     MAX_LIST_ITEMS, MAX_NAME_PART, MAX_NATIONALITIES, MAX_POSTAL_CODE, MAX_REGISTRATION_NUMBER,
     MAX_TAGS, MAX_TEXT,
 };
-use rics_domain::{activity, alert, document, note, risk, tenant, workspace};
+use rics_domain::{activity, alert, document, file, note, risk, tenant, workspace};
 use serde_json::{Value, json};
 
 /// What a limit bounds.
@@ -31,6 +31,21 @@ use Limit::{Characters, DistinctItems, Entries, Items};
 /// Every limit, by schema and path: `name[]` is each item of the list `name`, `*` each
 /// value of a map.
 const LIMITS: &[(&str, &str, Limit)] = &[
+    (
+        "File",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FileUpload",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FileUploadForm",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
     ("Entity", "displayName", Characters(MAX_DISPLAY_NAME)),
     (
         "Entity",

@@ -66,6 +66,22 @@ pub struct FileUploadForm {
     pub content: Vec<u8>,
 }
 
+/// What a file's Get answers (AIP-194's `alt`).
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum Alt {
+    /// The file, as JSON (the default).
+    Json,
+    /// Its content, as `:download` answers it.
+    Media,
+}
+
+/// A file's content, as a download answers it: the stored bytes, with the file's
+/// content type.
+#[derive(Debug, ToSchema)]
+#[schema(value_type = String, format = Binary)]
+pub struct FileContent(pub Vec<u8>);
+
 /// Create: the query's `fileId` and `requestId`, then the upload.
 pub(crate) async fn create(
     req: &HttpRequest,
@@ -242,7 +258,7 @@ macro_rules! file_routes {
             use rics_domain::file::{File, FileParent};
             use rics_domain::principal::Scope;
 
-            use super::{FileUpload, FileUploadForm, ListFilesResponse};
+            use super::{Alt, FileContent, FileUpload, FileUploadForm, ListFilesResponse};
             use crate::extract::Caller;
             use crate::routes::Response;
             use crate::state::ApiState;
@@ -296,10 +312,10 @@ macro_rules! file_routes {
             #[utoipa::path(get, path = $item, tag = "files",
                 params($parent, ("file" = String, Path, description = "File id"),
                     ("name" = Option<String>, Query, description = "Redundant name (`files/{file}` or the full name); must match the path"),
-                    ("alt" = Option<String>, Query, description = "`json` (the default) for the file, `media` for its content, as `:download` answers it")),
+                    ("alt" = Option<Alt>, Query, description = "`json` (the default) for the file, `media` for its content, as `:download` answers it")),
                 responses((status = 200, description = "The file, or with `alt=media` its content", content(
                         (File = "application/json"),
-                        (Vec<u8> = "application/octet-stream"))),
+                        (FileContent = "*/*"))),
                     (status = 304, description = "With `alt=media`: `If-None-Match` names the content's ETag"),
                     (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
             pub async fn get(
@@ -315,7 +331,7 @@ macro_rules! file_routes {
             $(#[$download_doc])*
             #[utoipa::path(get, path = $download, tag = "files",
                 params($parent, ("file" = String, Path, description = "File id")),
-                responses((status = 200, description = "The content, with its stored content type", content((Vec<u8> = "application/octet-stream"))),
+                responses((status = 200, description = "The content, with its stored content type", content((FileContent = "*/*"))),
                     (status = 304, description = "`If-None-Match` names the content's ETag"),
                     (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
             pub async fn download(
