@@ -13,6 +13,7 @@ mod concurrency;
 mod documents;
 mod entities;
 mod events;
+mod files;
 mod generated_client;
 mod id_verification;
 mod lists;

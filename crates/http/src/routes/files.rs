@@ -82,7 +82,8 @@ pub enum Alt {
 #[schema(value_type = String, format = Binary)]
 pub struct FileContent(pub Vec<u8>);
 
-/// Create: the query's `fileId` and `requestId`, then the upload.
+/// Create: the query's `fileId` and `requestId`, the parent (before any of the body
+/// is read), then the upload.
 pub(crate) async fn create(
     req: &HttpRequest,
     state: &Data<ApiState>,
@@ -94,8 +95,9 @@ pub(crate) async fn create(
     let id = query.take(ID_PARAMETER)?;
     let request_id = query.take("requestId")?;
     query.finish()?;
-    let upload = crate::upload::read(req, payload, state.files.rules().max_bytes).await?;
     let within = state.files.within(parent);
+    within.check_parent(caller, true).await?;
+    let upload = crate::upload::read(req, payload, state.files.rules().max_bytes).await?;
     ok(&within
         .upload(
             caller,
