@@ -314,9 +314,10 @@ macro_rules! file_routes {
             #[utoipa::path(get, path = $item, tag = "files",
                 params($parent, ("file" = String, Path, description = "File id"),
                     ("name" = Option<String>, Query, description = "Redundant name (`files/{file}` or the full name); must match the path"),
-                    ("alt" = Option<Alt>, Query, description = "`json` (the default) for the file, `media` for its content, as `:download` answers it")),
+                    ("alt" = inline(Option<Alt>), Query, description = "`json` (the default) for the file, `media` for its content, as `:download` answers it")),
                 responses((status = 200, description = "The file, or with `alt=media` its content", content(
                         (File = "application/json"),
+                        (FileContent = "application/octet-stream"),
                         (FileContent = "*/*"))),
                     (status = 304, description = "With `alt=media`: `If-None-Match` names the content's ETag"),
                     (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
@@ -333,7 +334,9 @@ macro_rules! file_routes {
             $(#[$download_doc])*
             #[utoipa::path(get, path = $download, tag = "files",
                 params($parent, ("file" = String, Path, description = "File id")),
-                responses((status = 200, description = "The content, with its stored content type", content((FileContent = "*/*"))),
+                responses((status = 200, description = "The content, with its stored content type (any allowed type; `application/octet-stream` is named for clients that read bytes)", content(
+                        (FileContent = "application/octet-stream"),
+                        (FileContent = "*/*"))),
                     (status = 304, description = "`If-None-Match` names the content's ETag"),
                     (status = 400, body = crate::error::ErrorEnvelope), (status = 404, body = crate::error::ErrorEnvelope)))]
             pub async fn download(
