@@ -19,13 +19,14 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   risk model's rules over the order of its thresholds and age bands, the last of
   them (only the last band has no upper bound), and factors or countries given twice,
   an individual's date of birth against today, an identity document's dates against
-  each other and today, its files against its entity, a Medicare number's check digit
-  and, in an update, a new number against the stored document type, a form
-  definition's rules over its fields together (unique keys, a select's options, the
-  attributes and bounds of each type, a compilable pattern), a form's response
-  against its definition's derived schema, its files against the form and its deadline
-  against now, and an integer written with a fraction (`58.0`, an integer to JSON
-  Schema).
+  each other and today, its files against its entity, a file's bytes against its
+  declared type, the allowed types and (in a multipart part) its size limits, a
+  Medicare number's check digit and, in an update, a new number against the stored
+  document type, a form definition's rules over its fields together (unique keys, a
+  select's options, the attributes and bounds of each type, a compilable pattern), a
+  form's response against its definition's derived schema, its files against the form
+  and its deadline against now, and an integer written with a fraction (`58.0`, an
+  integer to JSON Schema).
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
 own check already lets their 400s through when credentials are refused, so this check
@@ -60,6 +61,12 @@ UNSTATABLE_REASONS = frozenset(
         # An identity document's dates against each other and today, and its files
         # against its entity.
         "FILE_OF_ANOTHER_ENTITY",
+        # A file's bytes: their sniffed type against the declared one and the allowed
+        # ones, and, for a multipart part (JSON Schema bounds no binary), their count.
+        "CONTENT_TYPE_MISMATCH",
+        "CONTENT_TYPE_NOT_ALLOWED",
+        "FILE_EMPTY",
+        "FILE_TOO_LARGE",
         # A Medicare card number's check digit, arithmetic over its digits.
         "CHECK_DIGIT_MISMATCH",
         "DATE_IN_FUTURE",

@@ -127,6 +127,8 @@ pub fn test_config(database_url: &str) -> Config {
         database_timeout: Duration::from_secs(10),
         migrate_on_start: true,
         request_body_limit: 1024 * 1024,
+        file_rules: Default::default(),
+        file_uploads_at_once: 4,
         soft_delete_retention: Duration::from_secs(30 * 86_400),
         purge_interval: Duration::from_secs(86_400),
         http_workers: 2,
@@ -511,6 +513,45 @@ impl Server {
             .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
     }
 
+    /// Uploads `text` as the plain-text file `id` of the entity `entity` (JSON, the
+    /// content in base64) and returns the file.
+    ///
+    /// # Panics
+    /// Unless the server answers 200.
+    pub fn upload_text(&self, entity: &str, id: &str, text: &str) -> Value {
+        use base64::Engine;
+        let content = base64::engine::general_purpose::STANDARD.encode(text);
+        self.post(
+            &format!("{ENTITIES}/{entity}/files?fileId={id}"),
+            &json!({"displayName": format!("{id}.txt"), "content": content}),
+        )
+        .ok()
+    }
+
+    /// How many rows `table` holds, across tenants: what shows that a refused or
+    /// erased upload left nothing where no route looks (file content, the ledger of
+    /// content to remove).
+    ///
+    /// # Panics
+    /// When the database cannot be read.
+    pub fn count_rows(&self, table: &str) -> i64 {
+        use diesel::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let url = rics_storage::DatabaseUrl::parse(&self.database_url)
+            .unwrap_or_else(|e| panic!("bad test database URL: {e}"));
+        let mut conn = rics_storage::connection::connect(&url)
+            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
+        let sql = format!("SELECT COUNT(*) AS n FROM {table}");
+        diesel::sql_query(&sql)
+            .get_result::<Count>(&mut conn)
+            .unwrap_or_else(|e| panic!("{sql} failed: {e}"))
+            .n
+    }
+
     /// Every entity a list with `params` returns, following `nextPageToken`.
     ///
     /// # Panics
@@ -592,19 +633,23 @@ pub struct Reply {
     pub status: u16,
     /// The response headers.
     pub headers: HeaderMap,
-    /// The body as text.
+    /// The body as text (bytes that are not UTF-8 read as U+FFFD).
     pub text: String,
     /// The body as JSON (`Value::Null` when it is not JSON).
     pub json: Value,
+    /// The body's bytes, as sent (a download's content).
+    pub bytes: Vec<u8>,
 }
 
 impl Reply {
     fn read(request: String, response: reqwest::blocking::Response) -> Reply {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let text = response
-            .text()
-            .unwrap_or_else(|e| panic!("{request}: cannot read the body: {e}"));
+        let bytes = response
+            .bytes()
+            .unwrap_or_else(|e| panic!("{request}: cannot read the body: {e}"))
+            .to_vec();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         let json = serde_json::from_str(&text).unwrap_or(Value::Null);
         Reply {
             request,
@@ -612,6 +657,7 @@ impl Reply {
             headers,
             text,
             json,
+            bytes,
         }
     }
 

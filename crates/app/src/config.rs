@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
+use rics_domain::file::inspect::{AllowedTypes, DEFAULT_MAX_BYTES, UploadRules};
 use serde::Deserialize;
 
 /// How log lines are written.
@@ -119,9 +120,29 @@ pub struct Settings {
     /// where `rics migrate` is the primary path].
     #[arg(long, env = "RICS_MIGRATE_ON_START", value_name = "BOOL")]
     pub migrate_on_start: Option<bool>,
-    /// Largest JSON request body in bytes [default: 1048576].
+    /// Largest JSON request body in bytes [default: 1048576]. File uploads have their
+    /// own limit (RICS_FILE_MAX_BYTES).
     #[arg(long, env = "RICS_REQUEST_BODY_LIMIT", value_name = "BYTES")]
     pub request_body_limit: Option<usize>,
+    /// Largest file in bytes [default: 10485760, 10 MiB]. File routes take JSON bodies
+    /// of about 4/3 of it (base64) plus 64 KiB, and multipart bodies of it plus 64 KiB.
+    #[arg(long, env = "RICS_FILE_MAX_BYTES", value_name = "BYTES")]
+    pub file_max_bytes: Option<u64>,
+    /// The types files may have, comma separated: extensions rics knows (pdf, jpg,
+    /// jpeg, png, txt, csv, json, doc, docx, xls, xlsx, ppt, pptx, odt, ods, odp) or
+    /// media types (image/webp) [default: all those extensions].
+    #[arg(
+        long,
+        env = "RICS_FILE_ALLOWED_TYPES",
+        value_name = "TYPE,...",
+        value_delimiter = ','
+    )]
+    pub file_allowed_types: Option<Vec<String>>,
+    /// Uploads the database file store reads at once; each holds at most one file in
+    /// memory, so the store's memory stays below this times RICS_FILE_MAX_BYTES; later
+    /// uploads wait their turn [default: 4].
+    #[arg(long, env = "RICS_FILE_UPLOADS_AT_ONCE", value_name = "N")]
+    pub file_uploads_at_once: Option<usize>,
     /// Days a soft-deleted resource is kept before it is purged [default: 30].
     #[arg(long, env = "RICS_SOFT_DELETE_RETENTION_DAYS", value_name = "DAYS")]
     pub soft_delete_retention_days: Option<u64>,
@@ -218,6 +239,9 @@ struct FileSettings {
     database_timeout_seconds: Option<u64>,
     migrate_on_start: Option<bool>,
     request_body_limit: Option<usize>,
+    file_max_bytes: Option<u64>,
+    file_allowed_types: Option<Vec<String>>,
+    file_uploads_at_once: Option<usize>,
     soft_delete_retention_days: Option<u64>,
     purge_interval_seconds: Option<u64>,
     http_workers: Option<usize>,
@@ -250,6 +274,10 @@ pub struct Config {
     pub migrate_on_start: bool,
     /// Largest JSON body.
     pub request_body_limit: usize,
+    /// What uploads must keep: the largest file and the allowed types.
+    pub file_rules: UploadRules,
+    /// Uploads the database file store reads at once.
+    pub file_uploads_at_once: usize,
     /// Retention of soft-deleted resources.
     pub soft_delete_retention: Duration,
     /// Time between purges.
@@ -353,6 +381,21 @@ impl Settings {
                 .request_body_limit
                 .or(file.request_body_limit)
                 .unwrap_or(1024 * 1024),
+            file_rules: UploadRules {
+                max_bytes: self
+                    .file_max_bytes
+                    .or(file.file_max_bytes)
+                    .unwrap_or(DEFAULT_MAX_BYTES),
+                allowed: match self.file_allowed_types.clone().or(file.file_allowed_types) {
+                    Some(types) => AllowedTypes::parse(&types)
+                        .map_err(|e| anyhow::anyhow!("file_allowed_types: {e}"))?,
+                    None => AllowedTypes::default(),
+                },
+            },
+            file_uploads_at_once: self
+                .file_uploads_at_once
+                .or(file.file_uploads_at_once)
+                .unwrap_or(4),
             soft_delete_retention: Duration::from_secs(
                 86_400
                     * self
@@ -454,6 +497,12 @@ impl Config {
         if self.request_body_limit < 1024 {
             bail!("request_body_limit must be at least 1024 bytes");
         }
+        if self.file_rules.max_bytes == 0 {
+            bail!("file_max_bytes must be at least 1");
+        }
+        if self.file_uploads_at_once == 0 {
+            bail!("file_uploads_at_once must be at least 1");
+        }
         if self.purge_interval.is_zero() {
             bail!("purge_interval_seconds must be at least 1");
         }
@@ -519,6 +568,33 @@ mod tests {
             config.soft_delete_retention,
             Duration::from_secs(30 * 86_400)
         );
+        assert_eq!(config.file_rules, UploadRules::default());
+        assert_eq!(config.file_uploads_at_once, 4);
+    }
+
+    #[test]
+    fn file_settings_are_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(
+            &path,
+            "file_max_bytes = 2048\nfile_allowed_types = [\"pdf\", \"image/webp\"]\n",
+        )
+        .unwrap();
+        let settings = |types: Option<Vec<String>>| Settings {
+            location: DatabaseLocation {
+                config: Some(path.clone()),
+                ..DatabaseLocation::default()
+            },
+            file_allowed_types: types,
+            ..Settings::default()
+        };
+        let config = settings(None).resolve().unwrap();
+        assert_eq!(config.file_rules.max_bytes, 2048);
+        assert!(config.file_rules.allowed.allows("image/webp"));
+        assert!(!config.file_rules.allowed.allows("image/png"));
+        let error = settings(Some(vec!["exe".into()])).resolve().unwrap_err();
+        assert!(format!("{error:#}").contains("file_allowed_types"));
     }
 
     #[test]

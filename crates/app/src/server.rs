@@ -20,6 +20,9 @@ use rics_domain::entity::EntityService;
 use rics_domain::entity::output::OutputWriter;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::event::EventService;
+use rics_domain::file::content::FileStore;
+use rics_domain::file::sweep::ContentSweeper;
+use rics_domain::file::{FilePorts, FileService};
 use rics_domain::form::service::{FormPorts, FormService};
 use rics_domain::form_definition::{DefaultFormDefinitions, FormDefinitionService};
 use rics_domain::housekeeping::{Housekeeping, Purge, Sweep};
@@ -48,12 +51,12 @@ use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
-    Database, DieselActivityLogRepository, DieselActivityLogTypeRepository, DieselAlertRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
-    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
-    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
-    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
+    DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselFileRepository, DieselFormDefinitionRepository, DieselFormRepository,
+    DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
+    DieselNoteRepository, DieselOperationRepository, DieselRiskModelRepository,
+    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -101,6 +104,16 @@ impl Discovery for EmbeddedIssuer {
     async fn jwks(&self) -> Value {
         self.auth.keys.jwks()
     }
+}
+
+/// The store of file content: the database (`file_contents`), which buffers at most
+/// one file per upload and reads `file_uploads_at_once` uploads at once.
+fn file_store(config: &Config, db: &Database) -> Arc<dyn FileStore> {
+    Arc::new(DatabaseFileStore::new(
+        db.clone(),
+        config.file_rules.max_bytes,
+        config.file_uploads_at_once,
+    ))
 }
 
 /// Opens the database with the configured pool.
@@ -293,12 +306,30 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         workspace_repository.clone(),
         context.clone(),
     ));
+    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
+    let file_store = file_store(config, &db);
+    let files = Arc::new(FileService::new(
+        FilePorts {
+            files: file_repository.clone(),
+            removals: file_repository.clone(),
+            content: file_store.clone(),
+            entities: entity_repository.clone(),
+        },
+        config.file_rules.clone(),
+        context.clone(),
+    ));
+    let content_sweeper = Arc::new(ContentSweeper::new(
+        file_repository.clone(),
+        file_store,
+        clock.clone(),
+    ));
     let document_repository: Arc<dyn DocumentRepository> =
         Arc::new(DieselDocumentRepository::new(db.clone()));
     let documents = Arc::new(DocumentService::new(
         document_repository.clone(),
         entity_repository.clone(),
         workspace_repository.clone(),
+        file_repository,
         context.clone(),
     ));
     let type_repository: Arc<dyn ActivityLogTypeRepository> =
@@ -372,7 +403,11 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..RunnerSettings::default()
         },
     ));
-    let entities = Arc::new(EntityService::new(entity_repository, context));
+    let entities = Arc::new(
+        EntityService::new(entity_repository, context).with_after_erasure(content_sweeper.clone()),
+    );
+    // The sweep of file content comes last: it removes the content of the files the
+    // purges before it removed.
     let purges: Vec<Arc<dyn Purge>> = vec![
         entities.clone(),
         workspaces.clone(),
@@ -381,6 +416,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         alerts.clone(),
         documents.clone(),
         form_definitions.clone(),
+        files.clone(),
+        content_sweeper,
     ];
     let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone()];
     let housekeeping = Arc::new(Housekeeping::new(
@@ -409,6 +446,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         documents,
         form_definitions,
         forms,
+        files,
         authorization,
     };
     Ok(Services {

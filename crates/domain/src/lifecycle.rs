@@ -119,6 +119,8 @@ pub enum Referred {
     Document,
     /// `formDefinitions/{formDefinition}`.
     FormDefinition,
+    /// `entities/{entity}/files/{file}`.
+    File,
 }
 
 impl Referred {
@@ -129,6 +131,7 @@ impl Referred {
             Referred::ActivityLogType => "ACTIVITY_LOG_TYPE_DELETED",
             Referred::Document => "DOCUMENT_DELETED",
             Referred::FormDefinition => "FORM_DEFINITION_DELETED",
+            Referred::File => "FILE_DELETED",
         }
     }
 
@@ -139,6 +142,7 @@ impl Referred {
             Referred::ActivityLogType => "activityLogType",
             Referred::Document => "document",
             Referred::FormDefinition => "formDefinition",
+            Referred::File => "file",
         }
     }
 }
@@ -825,8 +829,30 @@ impl<'a, S: ParentedService> Within<'a, S> {
     /// INVALID_ARGUMENT for a malformed parent or id; NOT_FOUND when the parent is
     /// unreachable or the resource missing.
     pub async fn get(&self, principal: &Principal, id: &str) -> Result<S::Resource> {
+        self.check_id(id)?;
         self.check_parent(principal, false).await?;
         self.fetch(principal, id).await
+    }
+
+    /// Checks the id of a resource of the parent before the parent is looked at, so a
+    /// malformed one is refused as such whatever the parent (a missing parent would
+    /// otherwise pass for a missing resource, which `allowMissing` accepts).
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT (`INVALID_NAME`) for a malformed id.
+    fn check_id(&self, id: &str) -> Result<()> {
+        if is_well_formed_id(id) {
+            return Ok(());
+        }
+        Err(Error::invalid_field(
+            "name",
+            "INVALID_NAME",
+            format!(
+                "'{}' is not a valid {} name",
+                self.name_of(id),
+                <S::Resource as Named>::LABEL
+            ),
+        ))
     }
 
     /// One page of the resources of the parent (AIP-132, AIP-158, AIP-160).
@@ -892,6 +918,7 @@ impl<S: ParentedService> StoreVersions for Within<'_, S> {
 
     /// The read before a change: the parent must admit changes.
     async fn read(&self, principal: &Principal, id: &str) -> Result<S::Resource> {
+        self.check_id(id)?;
         self.check_parent(principal, true).await?;
         self.fetch(principal, id).await
     }

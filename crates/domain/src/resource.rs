@@ -227,7 +227,8 @@ pub fn fingerprint(method: &str, parts: &[(&str, &Value)]) -> String {
     hex(&hasher.finalize())
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex digits of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

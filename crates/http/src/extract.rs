@@ -126,60 +126,93 @@ impl FromRequest for JsonBody {
         let limit = req
             .app_data::<Data<ApiState>>()
             .map_or(1024 * 1024, |s| s.body_limit);
-        let content_type = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let declared_length = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok());
-        let mut payload = payload.take();
-        Box::pin(async move {
-            let too_large = || {
-                body_error(
-                    "REQUEST_BODY_TOO_LARGE",
-                    format!("The request body is larger than the limit of {limit} bytes."),
-                )
-                .with_metadata("limit", limit.to_string())
-            };
-            if declared_length.is_some_and(|n| n > limit) {
-                return Err(too_large());
-            }
-            let mut body = BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk: Bytes = chunk.map_err(|e| {
-                    body_error(
-                        "UNREADABLE_BODY",
-                        format!("The request body could not be read: {e}"),
-                    )
-                })?;
-                if body.len() + chunk.len() > limit {
-                    return Err(too_large());
-                }
-                body.extend_from_slice(&chunk);
-            }
-            if body.iter().all(u8::is_ascii_whitespace) {
-                return Ok(JsonBody(Value::Object(serde_json::Map::new())));
-            }
-            check_content_type(content_type.as_deref())?;
-            crate::json::read(&body).map(JsonBody).map_err(|e| match e {
-                BodyError::Malformed(e) => body_error(
-                    "MALFORMED_JSON",
-                    format!("The request body is not valid JSON: {e}."),
-                )
-                .with_metadata("line", e.line().to_string())
-                .with_metadata("column", e.column().to_string()),
-                BodyError::DuplicateKey(path) => ApiError(Error::invalid_field(
-                    path,
-                    "DUPLICATE_JSON_KEY",
-                    "is given twice in its object; give each key once",
-                )),
-                BodyError::Nul(path) => nul_error(path),
-            })
-        })
+        let head = BodyHead::of(req);
+        let payload = payload.take();
+        Box::pin(async move { read_json(head, payload, limit).await.map(JsonBody) })
     }
+}
+
+/// What [`read_json`] needs of a request's headers, taken before its body is read.
+#[derive(Debug, Clone)]
+pub struct BodyHead {
+    /// The `Content-Type`, as text.
+    pub content_type: Option<String>,
+    /// The `Content-Length`, when given and a number.
+    pub declared_length: Option<usize>,
+}
+
+impl BodyHead {
+    /// The head of `req`.
+    pub fn of(req: &HttpRequest) -> BodyHead {
+        BodyHead {
+            content_type: req
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+            declared_length: req
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok()),
+        }
+    }
+}
+
+/// INVALID_ARGUMENT `REQUEST_BODY_TOO_LARGE` for a body over `limit` bytes.
+pub fn body_too_large(limit: usize) -> ApiError {
+    body_error(
+        "REQUEST_BODY_TOO_LARGE",
+        format!("The request body is larger than the limit of {limit} bytes."),
+    )
+    .with_metadata("limit", limit.to_string())
+}
+
+/// Reads a JSON request body as [`JsonBody`] describes, of at most `limit` bytes: a
+/// body declared larger is refused unread, and one that grows larger is refused as
+/// soon as it does.
+///
+/// # Errors
+/// INVALID_ARGUMENT: `REQUEST_BODY_TOO_LARGE`, `UNREADABLE_BODY`,
+/// `UNSUPPORTED_CONTENT_TYPE`, `MALFORMED_JSON`, `DUPLICATE_JSON_KEY`,
+/// `CONTROL_CHARACTER`.
+pub async fn read_json<S>(head: BodyHead, mut payload: S, limit: usize) -> Result<Value, ApiError>
+where
+    S: futures_util::Stream<Item = Result<Bytes, actix_web::error::PayloadError>> + Unpin,
+{
+    if head.declared_length.is_some_and(|n| n > limit) {
+        return Err(body_too_large(limit));
+    }
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk: Bytes = chunk.map_err(|e| {
+            body_error(
+                "UNREADABLE_BODY",
+                format!("The request body could not be read: {e}"),
+            )
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(body_too_large(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    check_content_type(head.content_type.as_deref())?;
+    crate::json::read(&body).map_err(|e| match e {
+        BodyError::Malformed(e) => body_error(
+            "MALFORMED_JSON",
+            format!("The request body is not valid JSON: {e}."),
+        )
+        .with_metadata("line", e.line().to_string())
+        .with_metadata("column", e.column().to_string()),
+        BodyError::DuplicateKey(path) => ApiError(Error::invalid_field(
+            path,
+            "DUPLICATE_JSON_KEY",
+            "is given twice in its object; give each key once",
+        )),
+        BodyError::Nul(path) => nul_error(path),
+    })
 }
 
 impl ApiError {

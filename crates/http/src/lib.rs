@@ -10,6 +10,7 @@ pub mod openapi;
 pub mod request_id;
 pub mod routes;
 pub mod state;
+pub mod upload;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};

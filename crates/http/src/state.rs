@@ -8,6 +8,7 @@ use rics_domain::alert::AlertService;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
+use rics_domain::file::FileService;
 use rics_domain::form::FormService;
 use rics_domain::form_definition::FormDefinitionService;
 use rics_domain::id::IdGenerator;
@@ -79,6 +80,8 @@ pub struct UseCases {
     pub form_definitions: Arc<FormDefinitionService>,
     /// Form use cases.
     pub forms: Arc<FormService>,
+    /// File use cases.
+    pub files: Arc<FileService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
 }

@@ -37,6 +37,7 @@ fn step(resource: &str) -> Option<Step> {
         "entities" => entity_row,
         "documents" => documents,
         "notes" => notes,
+        "files" => files,
         "jobs" => jobs,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
@@ -229,6 +230,16 @@ fn notes(
 ) -> Result<(), RepositoryError> {
     let removed = crate::notes::erase_entity_notes(conn, target.tenant, target.id)?;
     add(counts, "notes", removed);
+    Ok(())
+}
+
+fn files(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let files = crate::files::erase_entity_files(conn, target.tenant, target.id, counts)?;
+    add(counts, "files", files);
     Ok(())
 }
 

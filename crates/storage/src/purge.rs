@@ -13,19 +13,21 @@ use crate::events::insert_events;
 use crate::rows::FoundId;
 use crate::sql::Sql;
 
-/// The soft-deleted rows of `table` (a table with `tenant_id`, `id` and `purge_time`)
-/// whose purge time is before `now`, across tenants, oldest first, at most `limit`.
+/// The soft-deleted rows of `table` (a table with `tenant_id` and `purge_time`, whose
+/// rows `key` addresses: `t.id`, or a resource name built from the row) whose purge
+/// time is before `now`, across tenants, oldest first, at most `limit`.
 ///
 /// # Errors
 /// Database failures.
 pub(crate) fn find_due(
     conn: &mut DbConnection,
     table: &'static str,
+    key: &'static str,
     now: Timestamp,
     limit: u32,
 ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
     let mut sql = Sql::from(&format!(
-        "SELECT t.tenant_id AS tenant_id, t.id AS id FROM {table} t \
+        "SELECT t.tenant_id AS tenant_id, {key} AS id FROM {table} t \
          WHERE t.purge_time IS NOT NULL AND t.purge_time < "
     ));
     sql.bind(now.unix_micros())

@@ -595,6 +595,64 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Files of entities: their metadata; the content is in a `FileStore`.
+    files (tenant_id, parent, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The parent's name, `entities/{e}`.
+        parent -> Text,
+        /// The file id.
+        id -> Text,
+        /// `uid` (UUID v4), the key of the content.
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `contentType`, as sniffed.
+        content_type -> Text,
+        /// `sizeBytes`.
+        size_bytes -> BigInt,
+        /// `sha256`, lower-case hex.
+        sha256 -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// Content to remove from its store: the ledger of `ContentRemovals`.
+    file_content_removals (tenant_id, file_uid) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The uid of the file the content was written for.
+        file_uid -> Text,
+        /// When it is due for removal.
+        due_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The content of files in the database store, in chunks.
+    file_contents (tenant_id, file_uid, chunk) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The uid of the file.
+        file_uid -> Text,
+        /// The chunk's place, from 0.
+        chunk -> BigInt,
+        /// The chunk's bytes.
+        data -> Binary,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     entities,
     entity_bodies,
@@ -613,6 +671,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     alerts,
     alert_entities,
     documents,
+    files,
+    file_content_removals,
 );
 
 diesel::table! {

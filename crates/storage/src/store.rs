@@ -57,6 +57,10 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
     /// out deleted rows unless asked for them. A table without them (a resource that
     /// is never deleted) lists every row, and none of its rows is ever due for purge.
     const SOFT_DELETES: bool = true;
+    /// What the purger's list of due rows calls each (`t` names the table): its id, or,
+    /// for a resource under a parent, which its store addresses by name, an SQL
+    /// expression of its name.
+    const PURGE_KEY: &'static str = "t.id";
 
     /// The row storing `resource` for `tenant`.
     ///
@@ -977,7 +981,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
             return Ok(Vec::new());
         }
         self.db
-            .read(move |conn| crate::purge::find_due(conn, T::TABLE, now, limit))
+            .read(move |conn| crate::purge::find_due(conn, T::TABLE, T::PURGE_KEY, now, limit))
             .await
     }
 

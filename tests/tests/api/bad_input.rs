@@ -733,6 +733,14 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
     ),
     ("/v1alpha/entities/{entity}/events", &["eventType = \"{}\""]),
     (
+        "/v1alpha/entities/{entity}/files",
+        &[
+            "displayName = \"{}\"",
+            "contentType = \"{}\"",
+            "createTime > \"{}\"",
+        ],
+    ),
+    (
         "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs",
         &["entity = \"{}\""],
     ),

@@ -35,6 +35,13 @@ fn passport(entity: &str, extra: Value) -> Value {
     body
 }
 
+/// Creates the individual `id` with a file `front` (a scan of a passport's front, as
+/// [`passport`] names it).
+fn person_with_front(server: &Server, id: &str, display_name: &str) {
+    server.create_person(id, display_name);
+    server.upload_text(id, "front", "the front of a passport");
+}
+
 fn create(server: &Server, id: &str, body: &Value) -> Value {
     server
         .post(&format!("{DOCUMENTS}?documentId={id}"), body)
@@ -74,7 +81,7 @@ on_both_backends! {
     /// with ?name=), patch with and without a mask, the entity immutable, delete and
     /// undelete with etags, and idempotent retries; each change an event of the entity.
     fn documents_have_a_lifecycle(server) {
-        server.create_person("jane-doe", "Jane Doe");
+        person_with_front(&server, "jane-doe", "Jane Doe");
         let created = create(&server, "passport-1", &passport("jane-doe", json!({"uid": "mine", "createTime": "2000-01-01T00:00:00Z"})));
         assert_eq!(created["name"], "documents/passport-1");
         assert_eq!(created["entity"], "entities/jane-doe");
@@ -103,7 +110,7 @@ on_both_backends! {
         assert!(cleared.get("mrz").is_none() && cleared.get("placeOfBirth").is_none(), "masked and absent = cleared: {cleared}");
         let unchanged = server.patch(&path, &json!({"entity": "entities/jane-doe"})).ok();
         assert_eq!(unchanged, cleared, "the same entity changes nothing");
-        server.create_person("bob-lee", "Bob");
+        person_with_front(&server, "bob-lee", "Bob");
         server.patch(&path, &json!({"entity": "entities/bob-lee"})).invalid("IMMUTABLE_FIELD_CHANGED", "document.entity");
         server.patch(&format!("{path}?updateMask=entity"), &json!({})).invalid("IMMUTABLE_FIELD_CHANGED", "document.entity");
         server.patch(&format!("{path}?updateMask=documentNumber"), &json!({})).invalid("REQUIRED_FIELD_MISSING", "document.documentNumber");
@@ -141,7 +148,7 @@ on_both_backends! {
     /// Every rule refuses its bad input with a field violation, or with the code the
     /// other resources use; nothing is written.
     fn bad_input_is_refused(server) {
-        server.create_person("jane-doe", "Jane Doe");
+        person_with_front(&server, "jane-doe", "Jane Doe");
         let refused = |extra: Value| server.post(DOCUMENTS, &passport("jane-doe", extra));
         refused(json!({"issueDate": "2020-06-01", "expiryDate": "2020-05-31"})).invalid("INVALID_FIELDS", "document.expiryDate");
         refused(json!({"expiryDate": "2020-06-01"})).invalid("INVALID_FIELDS", "document.expiryDate");
@@ -173,7 +180,7 @@ on_both_backends! {
         let missing = refused(json!({"entity": "entities/nobody", "files": []}));
         missing.error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
         missing.assert_violation("document.entity");
-        server.create_person("gone", "Gone Person");
+        person_with_front(&server, "gone", "Gone Person");
         server.delete(&format!("{ENTITIES}/gone")).ok();
         refused(json!({"entity": "entities/gone", "files": []})).error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
         refused(json!({"workspace": "workspaces/nowhere"})).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
@@ -188,7 +195,7 @@ on_both_backends! {
         let body = passport("twin", json!({"files": []}));
         let before = as_child(&body);
         before.error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
-        server.create_person("twin", "Partner's Twin");
+        person_with_front(&server, "twin", "Partner's Twin");
         let after = as_child(&body);
         assert_eq!(error_without_request(&after), error_without_request(&before));
         assert!(!after.text.contains("Twin"), "{}", after.text);
@@ -197,7 +204,7 @@ on_both_backends! {
     /// Valid numbers of every type, the ICAO-only codes and the MRZ shapes are
     /// accepted.
     fn every_type_and_code_is_accepted(server) {
-        server.create_person("jane-doe", "Jane Doe");
+        person_with_front(&server, "jane-doe", "Jane Doe");
         for (kind, number) in [
             ("PASSPORT", "L898902C3"),
             ("PASSPORT", "D23145890734"),
@@ -230,8 +237,8 @@ on_both_backends! {
     /// expiryDate; showDeleted; paging with a token bound to the filter; the list of
     /// one entity, NOT_FOUND under a deleted or missing entity.
     fn document_lists_filter_and_page(server) {
-        server.create_person("amy-lee", "Amy");
-        server.create_person("bob-lee", "Bob");
+        person_with_front(&server, "amy-lee", "Amy");
+        person_with_front(&server, "bob-lee", "Bob");
         for (id, entity, kind, number, country, expiry) in [
             ("doc-a", "amy-lee", "PASSPORT", "P1", "D", "2031-01-01"),
             ("doc-b", "amy-lee", "DRIVERS_LICENCE", "NSW-1", "AU", "2027-03-01"),
@@ -282,8 +289,8 @@ on_both_backends! {
     /// characters. Both lists filter on it exactly (`=`) and fuzzily (`:`, best match
     /// first) and order on it.
     fn documents_have_a_display_name(server) {
-        server.create_person("amy-lee", "Amy");
-        server.create_person("bob-lee", "Bob");
+        person_with_front(&server, "amy-lee", "Amy");
+        person_with_front(&server, "bob-lee", "Bob");
         let named = create(&server, "doc-a", &passport("amy-lee", json!({"displayName": "Amy's passport", "documentNumber": "P1"})));
         assert_eq!(named["displayName"], "Amy's passport");
         let plain = create(&server, "doc-b", &passport("amy-lee", json!({"documentType": "DRIVERS_LICENCE", "documentNumber": "nsw-1", "mrz": [], "files": []})));
@@ -322,7 +329,7 @@ on_both_backends! {
     /// cannot change until it is restored; erasing the entity erases its documents and
     /// their events.
     fn documents_follow_their_entity(server) {
-        server.create_person("jane-doe", "Jane Doe");
+        person_with_front(&server, "jane-doe", "Jane Doe");
         create(&server, "doc-1", &passport("jane-doe", json!({})));
         server.delete(&format!("{ENTITIES}/jane-doe")).ok();
         let path = format!("{DOCUMENTS}/doc-1");
@@ -337,7 +344,7 @@ on_both_backends! {
         assert_eq!(ids(&server.get(&format!("{ENTITIES}/jane-doe/documents")).ok()), ["doc-1"]);
         server.patch(&path, &json!({"givenName": "J"})).ok();
 
-        server.create_person("bob-lee", "Bob");
+        person_with_front(&server, "bob-lee", "Bob");
         create(&server, "doc-bob", &passport("bob-lee", json!({})));
         let request = "?requestId=6b7c1d3e-0f4a-4c5b-9d8e-1a2b3c4d5e6f";
         server.post(&format!("{DOCUMENTS}{request}"), &passport("jane-doe", json!({}))).ok();
@@ -349,7 +356,7 @@ on_both_backends! {
         server.get(&format!("{ENTITIES}/jane-doe/events")).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
         assert_eq!(event_types(&server, "bob-lee").iter().filter(|t| t.starts_with("document.")).count(), 1);
         // The erased request id no longer replays a document that is gone.
-        server.create_person("jane-doe", "Jane Doe");
+        person_with_front(&server, "jane-doe", "Jane Doe");
         let again = server.post(&format!("{DOCUMENTS}{request}"), &passport("jane-doe", json!({}))).ok();
         assert_eq!(again["entity"], "entities/jane-doe");
     }

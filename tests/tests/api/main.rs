@@ -13,6 +13,7 @@ mod concurrency;
 mod documents;
 mod entities;
 mod events;
+mod files;
 mod form_definitions;
 mod forms;
 mod generated_client;

@@ -245,9 +245,9 @@ on_both_backends! {
     }
 
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
-    /// entity with a tag, a relationship, an activity log type and an activity log
-    /// about the entity, a case, a form definition and a form about the entity in the
-    /// case, an alert and an identity document about it. Then, for every gated route of the route
+    /// entity with a tag, a relationship, a file, an activity log type and an activity
+    /// log about the entity, a case, a form definition and a form about the entity in
+    /// the case, an alert and an identity document about it. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -293,6 +293,12 @@ on_both_backends! {
                 Some(json!({"displayName": "Secret case", "entities": [format!("entities/secret-{i}")]})),
             );
             as_owner(Method::POST, &format!("{ENTITIES}/secret-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
+            // A file of the secret entity.
+            as_owner(
+                Method::POST,
+                &format!("{ENTITIES}/secret-{i}/files?fileId=file-{i}"),
+                Some(json!({"displayName": "Secret scan", "content": "U2VjcmV0IHNjYW4K"})),
+            );
             as_owner(Method::POST, &format!("/v1alpha/workspaces/case-{i}/notes"), Some(json!({"name": format!("notes/note-{i}"), "content": "Secret note"})));
             // A form definition of the tenant's own, and a form of it about the secret
             // entity, collected for the case.
@@ -362,26 +368,27 @@ on_both_backends! {
                 let events = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/events?pageSize=100"))).ok();
                 let notes = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/notes?pageSize=1000"))).ok();
                 let logs = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/activityLogs?showDeleted=true"))).ok();
-                all.push((entity.clone(), relationships, events, notes, logs));
+                let files = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}/{id}/files?showDeleted=true&pageSize=1000"))).ok();
+                all.push((entity.clone(), relationships, events, notes, logs, files));
             }
             let workspaces = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/workspaces?pageSize=1000")).ok();
             for workspace in array(&workspaces["workspaces"]) {
                 let name = workspace["name"].as_str().unwrap();
                 let notes = server.send(server.request_as(Some(token), Method::GET, &format!("/v1alpha/{name}/notes?pageSize=1000"))).ok();
-                all.push((workspace.clone(), notes, Value::Null, Value::Null, Value::Null));
+                all.push((workspace.clone(), notes, Value::Null, Value::Null, Value::Null, Value::Null));
             }
             let alerts = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alerts?pageSize=1000")).ok();
-            all.push((alerts, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((alerts, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let documents = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/documents?showDeleted=true&pageSize=1000")).ok();
-            all.push((documents, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((documents, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let alert_types = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/alertTypes?pageSize=1000")).ok();
-            all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((alert_types, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let risk_models = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/riskModels?pageSize=100")).ok();
-            all.push((risk_models, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((risk_models, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let definitions = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/formDefinitions?showDeleted=true&pageSize=1000")).ok();
-            all.push((definitions, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((definitions, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let forms = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/forms?pageSize=1000")).ok();
-            all.push((forms, Value::Null, Value::Null, Value::Null, Value::Null));
+            all.push((forms, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -428,6 +435,7 @@ on_both_backends! {
                     .replace("{operation}", &operation_id)
                     .replace("{workspace}", &format!("case-{victim}"))
                     .replace("{note}", &format!("note-{victim}"))
+                    .replace("{file}", &format!("file-{victim}"))
                     .replace("{job}", if route.path.starts_with("/v1alpha/individualEntityIDVerificationJobs") { &secret_id_jobs[victim] } else { &secret_jobs[victim] })
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))

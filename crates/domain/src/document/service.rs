@@ -15,11 +15,12 @@ use super::ports::DocumentRepository;
 
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
+use crate::file::ports::FileRepository;
 use crate::icao::IcaoCode;
 use crate::id::is_well_formed_id;
 use crate::lifecycle::soft_delete_methods;
-use crate::lifecycle::{self, ServiceContext};
+use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
 use crate::list::{ListQuery, ListRequest, ListResponse};
 use crate::methods::CreateMethod;
 use crate::methods::UpdateMethod;
@@ -50,6 +51,8 @@ pub struct DocumentService {
     documents: Arc<dyn DocumentRepository>,
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
+    /// Files, which `files[]` names.
+    files: Arc<dyn FileRepository>,
     /// The clock, ids, paging and retention.
     context: ServiceContext,
 }
@@ -172,6 +175,42 @@ impl DocumentService {
             &document.entity,
         )
         .await
+    }
+
+    /// Requires each file the document names, but for those in `kept` (named before a
+    /// change), to exist in the caller's tenant and be live: a document that holds a
+    /// name since deleted stays editable.
+    async fn check_named_files(
+        &self,
+        principal: &Principal,
+        document: &Document,
+        kept: &[String],
+    ) -> Result<()> {
+        for (i, name) in document.files.iter().enumerate() {
+            if kept.contains(name) {
+                continue;
+            }
+            let found = self
+                .files
+                .get(&principal.tenant, name)
+                .await
+                .map_err(Error::from)?;
+            match found {
+                None => {
+                    return Err(Error::invalid_field(
+                        format!("document.files[{i}]"),
+                        "FILE_NOT_FOUND",
+                        format!("'{name}' does not exist"),
+                    )
+                    .with_code(Code::NotFound));
+                }
+                Some(file) if file.is_deleted() => {
+                    return Err(referred_deleted(Referred::File, name));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
     }
 
     /// Requires the document's workspace, when it names one, to exist in the caller's
@@ -350,8 +389,8 @@ fn mrz_line(line: usize) -> String {
 }
 
 /// Files are named `entities/{entity}/files/{file}` under the document's own entity,
-/// at most 20, none twice. Entity files are no resource yet: only the names' shape is
-/// checked.
+/// at most 20, none twice. That the files exist is checked apart, with a lookup
+/// ([`DocumentService::check_named_files`]).
 fn check_files(v: &mut Violations, document: &Document) {
     v.max_items("document.files", &document.files, MAX_FILES);
     let prefix = format!("{}/files/", document.entity);
@@ -426,7 +465,8 @@ impl UpdateMethod for DocumentService {
         if updated.workspace != current.workspace {
             self.check_workspace(principal, updated).await?;
         }
-        Ok(())
+        self.check_named_files(principal, updated, &current.files)
+            .await
     }
 }
 
@@ -446,7 +486,8 @@ impl CreateMethod for DocumentService {
         name_by_default(document);
         validate(document, now)?;
         self.live_entity(principal, document).await?;
-        self.check_workspace(principal, document).await
+        self.check_workspace(principal, document).await?;
+        self.check_named_files(principal, document, &[]).await
     }
 }
 

@@ -12,6 +12,8 @@ use super::service::DocumentService;
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::{Code, Error};
+use crate::file::model::File;
+use crate::file::ports::MockFileRepository;
 use crate::housekeeping::Purge;
 use crate::icao::IcaoCode;
 use crate::id::MockIdGenerator;
@@ -69,6 +71,23 @@ fn workspaces() -> MockWorkspaceRepository {
     workspaces
 }
 
+/// Files `.../missing` do not exist, `.../gone*` are soft-deleted, others are live.
+fn files() -> MockFileRepository {
+    let mut files = MockFileRepository::new();
+    files.expect_get().returning(|_, name| {
+        Ok((!name.ends_with("/missing")).then(|| File {
+            name: name.into(),
+            delete_time: name
+                .rsplit('/')
+                .next()
+                .is_some_and(|id| id.starts_with("gone"))
+                .then(now),
+            ..File::default()
+        }))
+    });
+    files
+}
+
 fn service(documents: MockDocumentRepository) -> DocumentService {
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);
@@ -81,6 +100,7 @@ fn service(documents: MockDocumentRepository) -> DocumentService {
         Arc::new(documents),
         Arc::new(entities()),
         Arc::new(workspaces()),
+        Arc::new(files()),
         ServiceContext {
             clock,
             ids: Arc::new(ids),
@@ -251,6 +271,64 @@ async fn the_workspace_must_exist_and_be_live() {
     assert_eq!(
         (gone.code, gone.reason),
         (Code::FailedPrecondition, "WORKSPACE_DELETED")
+    );
+}
+
+#[tokio::test]
+async fn named_files_must_exist_and_be_live_when_a_change_names_them() {
+    let missing = refused(passport(
+        json!({"files": ["entities/live-jane/files/missing"]}),
+    ))
+    .await;
+    assert_eq!(
+        (
+            missing.code,
+            missing.reason,
+            missing.field_violations[0].field.as_str()
+        ),
+        (Code::NotFound, "FILE_NOT_FOUND", "document.files[0]")
+    );
+    let gone = refused(passport(
+        json!({"files": ["entities/live-jane/files/gone-scan"]}),
+    ))
+    .await;
+    assert_eq!(
+        (gone.code, gone.reason),
+        (Code::FailedPrecondition, "FILE_DELETED")
+    );
+
+    let mut documents = MockDocumentRepository::new();
+    documents.expect_get().returning(|_, _| {
+        Ok(Some(Document {
+            files: vec!["entities/live-jane/files/gone-old".into()],
+            ..stored("live-jane")
+        }))
+    });
+    documents
+        .expect_update()
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service(documents);
+    let kept = service
+        .update(&principal(), "doc-1", json!({"givenName": "Janet"}), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        kept.files,
+        vec!["entities/live-jane/files/gone-old".to_owned()]
+    );
+    let added = service
+        .update(
+            &principal(),
+            "doc-1",
+            json!({"files": ["entities/live-jane/files/gone-old", "entities/live-jane/files/gone-new"]}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        added.reason, "FILE_DELETED",
+        "only the name the change adds is checked"
     );
 }
 

@@ -4,6 +4,19 @@
 //! the receipt's `erasedCounts`. A resource that can name an entity gets its step here
 //! when it is added; docs/api.md lists the plan.
 
+use async_trait::async_trait;
+
+use crate::principal::TenantId;
+
+/// What follows an entity's erasure once it has committed, outside its transaction:
+/// the removal of what lives beyond the database (the content of its files).
+#[async_trait]
+pub trait AfterErasure: Send + Sync {
+    /// Called after an entity of `tenant` was erased. It cannot fail the erasure:
+    /// what it leaves undone, housekeeping finishes.
+    async fn erased(&self, tenant: &TenantId);
+}
+
 /// What a step does to the rows it covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
@@ -58,6 +71,10 @@ pub const PLAN: &[ErasureStep] = &[
         "its identity documents, with the idempotency keys that created them",
     ),
     removed("notes", "its notes"),
+    removed(
+        "files",
+        "its files, with the idempotency keys that created them; their content leaves its store",
+    ),
     removed("jobs", "its jobs, with their runs and operations"),
     unlinked(
         "workspaceMemberships",

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::erasure::AfterErasure;
 use super::fields;
 use super::model::{Entity, RiskStatus, VerificationStatus};
 use super::relationship::{
@@ -61,6 +62,8 @@ pub struct EntityService {
     repository: Arc<dyn EntityRepository>,
     /// The clock, ids, paging and retention.
     context: ServiceContext,
+    /// What runs after each erasure.
+    after_erasure: Vec<Arc<dyn AfterErasure>>,
 }
 
 impl EntityService {
@@ -70,6 +73,20 @@ impl EntityService {
         EntityService {
             repository,
             context,
+            after_erasure: Vec::new(),
+        }
+    }
+
+    /// The service with `follow_up` run after each erasure (`:hardDelete` and purge).
+    pub fn with_after_erasure(mut self, follow_up: Arc<dyn AfterErasure>) -> EntityService {
+        self.after_erasure.push(follow_up);
+        self
+    }
+
+    /// Runs what follows an erasure in `tenant`.
+    async fn erased(&self, tenant: &TenantId) {
+        for follow_up in &self.after_erasure {
+            follow_up.erased(tenant).await;
         }
     }
     /// The entity with `id`, deleted or not.
@@ -155,6 +172,7 @@ impl EntityService {
             )
             .await
             .map_err(|e| e.for_resource(&current.name))?;
+        self.erased(&principal.tenant).await;
         Ok(ErasureReceipt {
             entity: current.name,
             erase_time: now,
@@ -515,8 +533,9 @@ impl Purge for EntityService {
                 EraseGuard::PurgeDue(due.now),
                 &[event],
             )
-            .await
-            .map(|_| ())
+            .await?;
+        self.erased(&due.tenant).await;
+        Ok(())
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use mockall::predicate::{always, eq};
 use serde_json::json;
 
+use super::erasure::AfterErasure;
 use super::model::{Entity, EntityType, VerificationStatus};
 use super::relationship::RelationshipType;
 use super::repository::{EraseGuard, MockEntityRepository};
@@ -407,15 +408,29 @@ async fn legal_hold_blocks_hard_delete() {
         })
         .times(1)
         .returning(|_, _, _, _| Ok([("entities".to_string(), 1)].into_iter().collect()));
-    let service = service(repository);
+    let follow_up = Arc::new(Erased::default());
+    let service = service(repository).with_after_erasure(follow_up.clone());
     let error = service.hard_delete(&principal(), "held").await.unwrap_err();
     assert_eq!(
         (error.code, error.reason),
         (Code::FailedPrecondition, "LEGAL_HOLD")
     );
+    assert!(follow_up.0.lock().unwrap().is_empty(), "nothing was erased");
     let receipt = service.hard_delete(&principal(), "e1").await.unwrap();
     assert_eq!(receipt.erased_counts["entities"], 1);
     assert!(receipt.event.starts_with("events/"));
+    assert_eq!(*follow_up.0.lock().unwrap(), vec![TenantId::new("t1")]);
+}
+
+/// Records the tenants of the erasures it follows.
+#[derive(Default)]
+struct Erased(std::sync::Mutex<Vec<TenantId>>);
+
+#[async_trait::async_trait]
+impl AfterErasure for Erased {
+    async fn erased(&self, tenant: &TenantId) {
+        self.0.lock().unwrap().push(tenant.clone());
+    }
 }
 
 #[tokio::test]
@@ -572,11 +587,14 @@ async fn purge_removes_only_what_is_due() {
                 Err(RepositoryError::NotFound)
             }
         });
+    let follow_up = Arc::new(Erased::default());
     assert_eq!(
         service(repository)
+            .with_after_erasure(follow_up.clone())
             .purge_expired(&principal(), now(), 10)
             .await
             .unwrap(),
         1
     );
+    assert_eq!(*follow_up.0.lock().unwrap(), vec![TenantId::new("t1")]);
 }

@@ -14,7 +14,7 @@ use rics_domain::form_definition::rules::{
     MAX_ACCEPT, MAX_FIELDS, MAX_KEY, MAX_LABEL, MAX_OPTION, MAX_OPTIONS, MAX_PATTERN, MAX_STEPS,
 };
 use rics_domain::{
-    activity, alert, document, form, form_definition, note, risk, tenant, workspace,
+    activity, alert, document, file, form, form_definition, note, risk, tenant, workspace,
 };
 use serde_json::{Value, json};
 
@@ -36,6 +36,21 @@ use Limit::{Characters, DistinctItems, Entries, Items};
 /// Every limit, by schema and path: `name[]` is each item of the list `name`, `*` each
 /// value of a map.
 const LIMITS: &[(&str, &str, Limit)] = &[
+    (
+        "File",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FileUpload",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "FileUploadForm",
+        "displayName",
+        Characters(file::service::MAX_DISPLAY_NAME),
+    ),
     ("Entity", "displayName", Characters(MAX_DISPLAY_NAME)),
     (
         "Entity",

@@ -158,11 +158,13 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 11] {
+fn resource_tables() -> [(&'static str, &'static FieldTable); 12] {
     use rics_domain::{
-        activity, alert, document, entity, form, form_definition, note, risk, tenant, workspace,
+        activity, alert, document, entity, file, form, form_definition, note, risk, tenant,
+        workspace,
     };
     [
+        ("File", &file::fields::TABLE),
         ("Entity", &entity::fields::TABLE),
         ("Workspace", &workspace::fields::TABLE),
         ("Note", &note::fields::TABLE),
@@ -508,6 +510,12 @@ const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
         entity_details,
     ),
     ("Document", document_numbers),
+    // An upload names its fields only (UNKNOWN_FIELD), and its form its parts.
+    ("FileUpload", || json!({ "additionalProperties": false })),
+    (
+        "FileUploadForm",
+        || json!({ "additionalProperties": false }),
+    ),
 ];
 
 /// A document number in its type's format (INVALID_DOCUMENT_NUMBER), stated as the
@@ -607,6 +615,40 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("Document", "dateOfBirth", full_date_or_null, false),
+    (
+        "FileUpload",
+        "displayName",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        true,
+    ),
+    (
+        "FileUpload",
+        "contentType",
+        // A media type, or nothing (then the bytes alone say), before any
+        // parameters; white space around it (INVALID_VALUE).
+        || json!({ "pattern": DECLARED_MEDIA_TYPE }),
+        false,
+    ),
+    (
+        "FileUpload",
+        "content",
+        // Base64 of 1 byte to the size limit (INVALID_BASE64, FILE_EMPTY,
+        // FILE_TOO_LARGE); the limit stated is the default one.
+        || {
+            json!({
+                "pattern": BASE64,
+                "minLength": 2,
+                "maxLength": (rics_domain::file::inspect::DEFAULT_MAX_BYTES * 4).div_ceil(3),
+            })
+        },
+        true,
+    ),
+    (
+        "FileUploadForm",
+        "displayName",
+        || json!({ "pattern": SINGLE_LINE_NOT_BLANK }),
+        false,
+    ),
     (
         "Individual",
         "dateOfBirth",
@@ -968,6 +1010,27 @@ fn full_date_or_null() -> Value {
 
 /// A tag: 1 to 64 characters, no white space, no control character (INVALID_TAG).
 const TAG: &str = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]{1,64}$";
+
+/// White space that is no control character, as Rust's `trim` removes it.
+macro_rules! spaces {
+    () => {
+        "[ \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"
+    };
+}
+
+/// A declared content type as uploads read it: empty, or `type/subtype` of RFC 6838's
+/// restricted names, in any case, with white space around it and any parameters after
+/// a `;`, all on one line.
+const DECLARED_MEDIA_TYPE: &str = concat!(
+    "^",
+    spaces!(),
+    "(?:[A-Za-z0-9!#$&^_.+-]{1,127}/[A-Za-z0-9!#$&^_.+-]{1,127}",
+    spaces!(),
+    ")?(?:;[^\\u0000-\\u001f\\u007f-\\u009f]*)?$"
+);
+
+/// Base64 of either alphabet, padded or not, in whole characters.
+const BASE64: &str = "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$";
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";

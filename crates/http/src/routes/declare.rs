@@ -88,7 +88,10 @@ macro_rules! route_table {
 /// - `update PATH, SCOPE, body "description", params(...);`
 /// - `delete PATH, SCOPE, removes, params(...);` DELETE removing it for good
 ///   ([`DeleteMethod`](rics_domain::lifecycle::DeleteMethod)), with the redundant
-///   `name` and `etag`.
+///   `name` and `etag`;
+/// - `delete PATH, SCOPE, params(...);` DELETE, soft (AIP-164), with `etag` and
+///   `allowMissing`;
+/// - `undelete PATH, SCOPE;` POST `:undelete`.
 macro_rules! resource_routes {
     (
         service: $service:ident, resource: $resource:ident, tag: $tag:literal, id: $id:tt;
@@ -358,6 +361,36 @@ macro_rules! resource_routes {
                 $crate::routes::standard::remove(&within, &caller.0, &req, &id, &[&names.0, &names.1]).await
             });
         resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* DELETE $path => delete, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* delete $path:literal, $scope:expr, params($($params:tt)*);
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] delete delete $path $tag [$parent_param, $id, $($params)*]
+            [responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: (String, String), state) {
+                let (parent, id) = path.into_inner();
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(parent));
+                $crate::routes::standard::delete(&within, &caller.0, &req, &id).await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* DELETE $path => delete, $scope;] $($rest)*);
+    };
+
+    (@route [$service:ident $resource:ident $tag:literal $id:tt parent $parent:path, $parent_param:tt] [$($rows:tt)*]
+        $(#[$doc:meta])* undelete $path:literal, $scope:expr;
+        $($rest:tt)*
+    ) => {
+        resource_routes!(@handler [$(#[$doc])*] undelete post $path $tag [$parent_param, $id]
+            [request_body = crate::routes::EtagRequest,
+                responses((status = 200, body = $resource), (status = 404, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope))]
+            (caller, req, path: (String, String), state, body) {
+                $crate::extract::QueryParams::parse(req.query_string())?.finish()?;
+                let (parent, id) = path.into_inner();
+                let within = rics_domain::lifecycle::Within::new(state.$service.as_ref(), $parent(parent));
+                $crate::routes::standard::undelete(&within, &caller.0, &id, body).await
+            });
+        resource_routes!(@route [$service $resource $tag $id parent $parent, $parent_param] [$($rows)* POST $path => undelete, $scope;] $($rest)*);
     };
 
     // One handler of a resource under a parent: its doc comment, its operation (the

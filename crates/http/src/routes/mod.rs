@@ -14,6 +14,7 @@ pub mod alerts;
 pub mod documents;
 pub mod entities;
 pub mod events;
+pub mod files;
 pub mod form_definitions;
 pub mod forms;
 pub mod health;
@@ -188,6 +189,7 @@ route_modules!(
     documents,
     form_definitions,
     forms,
+    files::of_entities,
     screening_lists,
     tenants,
 );

@@ -398,6 +398,7 @@ fn columns(conn: &mut DbConnection) -> BTreeMap<String, Vec<String>> {
         let parts: Vec<&str> = line.split('|').collect();
         let portable = match parts[3] {
             "double precision" | "real" => "double",
+            "bytea" | "blob" => "bytes",
             other => other,
         };
         tables
@@ -627,6 +628,9 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         form_definition_revisions: (S, S, S, S, i64),
         forms: (S, S, S, i64, S, S, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
         form_workspaces: (S, S, S, i64),
+        files: (S, S, S, S, i64, S, S, i64, S, i64, i64, Maybe<i64>, Maybe<i64>),
+        file_content_removals: (S, S, i64),
+        file_contents: (S, S, i64, Vec<u8>),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -9,6 +9,7 @@ mod crud;
 mod documents;
 mod erase;
 mod events;
+mod files;
 mod filters;
 mod forms;
 mod idempotency;
