@@ -4,12 +4,14 @@
 #   1. throughput: a 5 MiB PDF uploaded (multipart/form-data) and downloaded 10 times,
 #      one request at a time, in MiB/s of content;
 #   2. memory: the server's resident set size (peak of samples every 20 ms) while 16
-#      clients upload a 10 MiB PDF each at once, against its size before.
+#      clients (BENCH_CLIENTS) upload a 10 MiB PDF each at once, against its size
+#      before.
 # It runs the release build (cargo build --release -p rics) on a free port, with a
 # fresh SQLite file or a fresh schema of the PostgreSQL server that
 # scripts/test-postgres.sh finds, and removes them afterwards.
 #
 # Usage: scripts/bench-files.sh [sqlite|postgres]...   (default: both)
+#        BENCH_CLIENTS=32 scripts/bench-files.sh sqlite     (clients uploading at once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,7 +89,7 @@ for backend in "${backends[@]}"; do
     before=$(rss_kib "$server_pid")
     peak=$before
     pids=()
-    for i in $(seq 16); do
+    for i in $(seq "${BENCH_CLIENTS:-16}"); do
       curl -sf -o /dev/null -H "$auth" -F "content=@$work/10MiB.pdf;type=application/pdf" \
         "$files?fileId=ten-$i" &
       pids+=($!)
@@ -102,16 +104,16 @@ for backend in "${backends[@]}"; do
     for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
     after=$(rss_kib "$server_pid")
 
-    python3 - "$backend" "$upload_seconds" "$download_seconds" "$before" "$peak" "$after" "$started" "$ended" "$failed" <<'EOF'
+    python3 - "${BENCH_CLIENTS:-16}" "$backend" "$upload_seconds" "$download_seconds" "$before" "$peak" "$after" "$started" "$ended" "$failed" <<'EOF'
 import sys
-backend, up, down, before, peak, after, started, ended, failed = sys.argv[1:]
+clients, backend, up, down, before, peak, after, started, ended, failed = sys.argv[1:]
 mib = 50.0
 print(f"{backend}: upload {mib / float(up):.1f} MiB/s, download {mib / float(down):.1f} MiB/s "
-      f"(10 x 5 MiB, one at a time); 16 x 10 MiB at once in {float(ended) - float(started):.1f} s, "
+      f"(10 x 5 MiB, one at a time); {clients} x 10 MiB at once in {float(ended) - float(started):.1f} s, "
       f"{failed} failed: RSS {int(before) / 1024:.0f} MiB before, peak {int(peak) / 1024:.0f} MiB, "
       f"{int(after) / 1024:.0f} MiB after")
 EOF
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
-    if [ -n "$schema" ]; then psql "$pg" -qtAX -c "DROP SCHEMA $schema CASCADE" >/dev/null; schema=""; fi
+    if [ -n "$schema" ]; then psql "$pg" -qtAX -c "DROP SCHEMA $schema CASCADE" >/dev/null 2>&1; schema=""; fi
   }
 done
