@@ -47,6 +47,17 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("resolveComment", MultiLineText, OutputOnly)
 });
 
+/// The fields of the `:resolve` body: a disposition is required (its zero value is not
+/// one), the comment may span lines.
+pub static RESOLVE_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
+    use Behavior::{Mutable, Required};
+    use FieldKind::{MultiLineText, Scalar};
+    FieldTable::new()
+        .field("disposition", Scalar, Required)
+        .field("comment", MultiLineText, Mutable)
+        .field("etag", Scalar, Mutable)
+});
+
 /// What alert list filters may refer to.
 pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
     FilterSchema::new()

@@ -157,6 +157,11 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         DistinctItems(alert::service::MAX_ENTITIES),
     ),
     (
+        "ResolveRequest",
+        "comment",
+        Characters(alert::service::MAX_DESCRIPTION),
+    ),
+    (
         "Document",
         "displayName",
         Characters(document::service::MAX_DISPLAY_NAME),

@@ -158,7 +158,7 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 12] {
+fn resource_tables() -> [(&'static str, &'static FieldTable); 13] {
     use rics_domain::{
         activity, alert, document, entity, file, form, form_definition, note, risk, tenant,
         workspace,
@@ -176,6 +176,7 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 12] {
         ("Tenant", &tenant::service::TABLE),
         ("FormDefinition", &form_definition::fields::TABLE),
         ("Form", &form::fields::TABLE),
+        ("ResolveRequest", &alert::fields::RESOLVE_TABLE),
     ]
 }
 
