@@ -102,6 +102,7 @@ pub struct Server {
     handle: Option<ServerHandle>,
     thread: Option<JoinHandle<()>>,
     database_url: String,
+    metrics: Option<std::net::SocketAddr>,
     // Dropped after the server has stopped (see `Drop`); `None` for a sibling.
     database: Option<TestDatabase>,
 }
@@ -127,6 +128,7 @@ pub fn test_config(database_url: &str) -> Config {
         database_timeout: Duration::from_secs(10),
         migrate_on_start: true,
         request_body_limit: 1024 * 1024,
+        metrics_address: None,
         file_rules: Default::default(),
         file_uploads_at_once: 4,
         soft_delete_retention: Duration::from_secs(30 * 86_400),
@@ -237,8 +239,12 @@ impl Server {
                     match rics::server::start(&config).await {
                         Ok(running) => {
                             let partner = running.bootstrap.as_ref().map(|b| b.tenant.name.clone());
-                            let _ =
-                                sender.send(Ok((running.address, running.handle.clone(), partner)));
+                            let _ = sender.send(Ok((
+                                running.address,
+                                running.handle.clone(),
+                                partner,
+                                running.metrics_address,
+                            )));
                             let _ = running.server.await;
                         }
                         Err(error) => {
@@ -248,7 +254,7 @@ impl Server {
                 });
             })
             .unwrap_or_else(|e| panic!("cannot spawn the server thread: {e}"));
-        let (address, handle, partner) = receiver
+        let (address, handle, partner, metrics) = receiver
             .recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|e| panic!("the server did not report its start: {e}"))
             .unwrap_or_else(|e| panic!("the server did not start on {backend:?}: {e}"));
@@ -266,10 +272,30 @@ impl Server {
             handle: Some(handle),
             thread: Some(thread),
             database_url,
+            metrics,
             database,
         };
         server.token = server.client_token(ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, None);
         server
+    }
+
+    /// The Prometheus text of its metrics listener (`metrics_address` set).
+    ///
+    /// # Panics
+    /// When it serves no metrics or they cannot be read.
+    pub fn metrics(&self) -> String {
+        let address = self
+            .metrics
+            .unwrap_or_else(|| panic!("this server serves no metrics"));
+        let reply = self
+            .client
+            .get(format!("http://{address}/metrics"))
+            .send()
+            .unwrap_or_else(|e| panic!("GET /metrics: {e}"));
+        assert_eq!(reply.status().as_u16(), 200, "GET /metrics");
+        reply
+            .text()
+            .unwrap_or_else(|e| panic!("GET /metrics body: {e}"))
     }
 
     /// The URL of the server's database.

@@ -110,6 +110,10 @@ pub struct Settings {
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "RICS_BIND_ADDRESS", value_name = "HOST:PORT")]
     pub bind_address: Option<String>,
+    /// Address of a second listener serving Prometheus metrics at /metrics, without
+    /// authentication: keep it off the API's network [default: off].
+    #[arg(long, env = "RICS_METRICS_ADDRESS", value_name = "HOST:PORT")]
+    pub metrics_address: Option<String>,
     /// Most database connections [default: 16].
     #[arg(long, env = "RICS_DATABASE_POOL_SIZE", value_name = "N")]
     pub database_pool_size: Option<u32>,
@@ -235,6 +239,7 @@ pub struct Settings {
 struct FileSettings {
     database_url: Option<String>,
     bind_address: Option<String>,
+    metrics_address: Option<String>,
     database_pool_size: Option<u32>,
     database_timeout_seconds: Option<u64>,
     migrate_on_start: Option<bool>,
@@ -266,6 +271,8 @@ pub struct Config {
     pub database_url: String,
     /// Listen address.
     pub bind_address: String,
+    /// The metrics listener's address; `None`: no metrics are kept or served.
+    pub metrics_address: Option<String>,
     /// Most database connections.
     pub database_pool_size: u32,
     /// Wait for a database connection.
@@ -364,6 +371,7 @@ impl Settings {
                 .clone()
                 .or(file.bind_address)
                 .unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
+            metrics_address: self.metrics_address.clone().or(file.metrics_address),
             database_pool_size: self
                 .database_pool_size
                 .or(file.database_pool_size)

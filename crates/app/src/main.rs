@@ -146,6 +146,9 @@ fn serve(settings: &Settings) -> anyhow::Result<()> {
             print_bootstrap(report, &config.public_url)?;
         }
         tracing::info!(address = %running.address, "rics is serving");
+        if let Some(address) = running.metrics_address {
+            tracing::info!(%address, "metrics are served at /metrics");
+        }
         running.server.await?;
         tracing::info!("rics stopped");
         Ok(())

@@ -54,6 +54,13 @@ impl ListScreener {
         Ok(index)
     }
 
+    /// The versions of the lists in use, when they are loaded (never loads them).
+    pub fn loaded(&self) -> Option<Vec<ListVersionInfo>> {
+        self.index
+            .load_full()
+            .map(|index| index.versions().iter().map(version_info).collect())
+    }
+
     /// Loads the lists at `paths` (none: the bundled ones) and swaps them in at once, and
     /// from then on reloads from `paths`: how SIGHUP switches to the lists the setting now
     /// names. Screens already running finish on the lists they started with. Returns the
@@ -163,6 +170,7 @@ impl Screener for ListScreener {
 
     async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome> {
         let index = self.index().await?;
+        let started = std::time::Instant::now();
         let evidence = Evidence {
             birth_date: request
                 .date_of_birth
@@ -221,6 +229,7 @@ impl Screener for ListScreener {
             .filter(|v| request.datasets.is_empty() || request.datasets.contains(&v.dataset))
             .map(version_info)
             .collect();
+        crate::metrics::record_screen(started.elapsed());
         Ok(ScreenOutcome {
             matches: best,
             list_versions,

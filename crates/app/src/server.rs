@@ -476,6 +476,8 @@ pub struct Running {
     pub bootstrap: Option<BootstrapReport>,
     /// The sanctions and PEP lists it screens against (see [`spawn_list_reloads`]).
     pub screener: Arc<ListScreener>,
+    /// Where `/metrics` is served, when it is.
+    pub metrics_address: Option<std::net::SocketAddr>,
 }
 
 /// The principal background maintenance acts as.
@@ -526,7 +528,21 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         ids: services.ids.clone(),
         readiness: Arc::new(DatabaseReadiness(services.db.clone())),
         body_limit: config.request_body_limit,
+        record_metrics: config.metrics_address.is_some(),
     });
+    let metrics_address = match &config.metrics_address {
+        Some(address) => Some(crate::metrics::serve(
+            address,
+            crate::metrics::Scrape {
+                handle: crate::metrics::install()?,
+                db: services.db.clone(),
+                families: services.job_runner.families(),
+                screener: services.screener.clone(),
+                clock: services.clock.clone(),
+            },
+        )?),
+        None => None,
+    };
     spawn_database_maintenance(services.db.clone());
     spawn_maintenance(&services, state.clone(), config.purge_interval);
     for _ in 0..config.job_concurrency {
@@ -552,6 +568,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
         server,
         bootstrap,
         screener: services.screener.clone(),
+        metrics_address,
     })
 }
 
@@ -564,6 +581,7 @@ fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
             let queued = wake.notified();
             match runner.run_once().await {
                 Ok(report) => {
+                    crate::metrics::record_job_runs(&report);
                     for (operation, error) in &report.unfinished {
                         tracing::warn!(operation, error = %error, "a job run could not be finished; it runs again when its lease ends");
                     }

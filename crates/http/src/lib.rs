@@ -6,6 +6,7 @@ pub mod error;
 pub mod extract;
 pub mod guard;
 pub mod json;
+pub mod metrics;
 pub mod openapi;
 pub mod request_id;
 pub mod routes;
@@ -15,7 +16,7 @@ pub mod upload;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, Uri, header};
-use actix_web::middleware::{Next, from_fn};
+use actix_web::middleware::{Condition, Next, from_fn};
 use actix_web::web::Data;
 use actix_web::{App, HttpRequest, HttpResponse};
 use rics_domain::error::{Code, Error};
@@ -160,7 +161,8 @@ mod request {
     }
 }
 
-/// The whole API as an actix application.
+/// The whole API as an actix application; with `ApiState::record_metrics`, each request
+/// is counted and timed ([`metrics::record`]).
 pub fn app(
     state: Data<ApiState>,
 ) -> App<
@@ -172,10 +174,12 @@ pub fn app(
         InitError = (),
     >,
 > {
+    let record_metrics = state.record_metrics;
     App::new()
         .app_data(state)
         .configure(routes::configure)
         .default_service(actix_web::web::to(unrouted))
+        .wrap(Condition::new(record_metrics, from_fn(metrics::record)))
         .wrap(TracingLogger::<RequestSpan>::new())
         .wrap(from_fn(request_id::middleware))
         .wrap(from_fn(decode_colons))

@@ -102,6 +102,9 @@ pub struct ApiState {
     pub readiness: Arc<dyn Readiness>,
     /// Largest JSON request body, in bytes.
     pub body_limit: usize,
+    /// Whether requests are counted and timed for `/metrics` (served only when the
+    /// operator asks for it).
+    pub record_metrics: bool,
 }
 
 impl std::ops::Deref for ApiState {

@@ -15,16 +15,22 @@ use diesel::connection::SimpleConnection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 use diesel::r2d2::{Pool, PooledConnection};
 use rics_domain::repository::RepositoryError;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use crate::connection::{Backend, DatabaseUrl, DbConnection, Manager, PoolOptions, open_pool};
 use crate::error::{StorageError, repository_error};
+
+/// Units of work that found every connection busy and waited for one.
+pub const POOL_WAITS: &str = "rics_db_pool_waits_total";
+/// Units of work refused because no connection came in time (UNAVAILABLE).
+pub const POOL_TIMEOUTS: &str = "rics_db_pool_timeouts_total";
 
 /// A pooled database with the async bridge.
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<Manager>,
     permits: Arc<Semaphore>,
+    size: usize,
     acquire_timeout: Duration,
     backend: Backend,
 }
@@ -51,6 +57,7 @@ impl Database {
         Ok(Database {
             pool,
             permits: Arc::new(Semaphore::new(size)),
+            size,
             acquire_timeout: options.acquire_timeout,
             backend: url.backend,
         })
@@ -59,6 +66,11 @@ impl Database {
     /// Which backend this is.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Connections held by units of work now (at most the pool size).
+    pub fn connections_in_use(&self) -> usize {
+        self.size.saturating_sub(self.permits.available_permits())
     }
 
     /// Runs `work` in a read transaction on a blocking thread.
@@ -100,15 +112,7 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> Result<T, RepositoryError> + Send + 'static,
     {
-        let permit =
-            tokio::time::timeout(self.acquire_timeout, self.permits.clone().acquire_owned())
-                .await
-                .map_err(|_| {
-                    RepositoryError::Unavailable("all database connections are busy".into())
-                })?
-                .map_err(|_| {
-                    RepositoryError::Unavailable("the database is shutting down".into())
-                })?;
+        let permit = self.permit().await?;
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -117,6 +121,27 @@ impl Database {
         })
         .await
         .map_err(|e| RepositoryError::Internal(format!("database task failed: {e}")))?
+    }
+
+    /// A permit for one connection: at once when one is free, else after a wait
+    /// counted in [`POOL_WAITS`] and bounded by the acquire timeout ([`POOL_TIMEOUTS`]).
+    async fn permit(&self) -> Result<OwnedSemaphorePermit, RepositoryError> {
+        let shutting_down = || RepositoryError::Unavailable("the database is shutting down".into());
+        match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => return Ok(permit),
+            Err(TryAcquireError::Closed) => return Err(shutting_down()),
+            Err(TryAcquireError::NoPermits) => metrics::counter!(POOL_WAITS).increment(1),
+        }
+        match tokio::time::timeout(self.acquire_timeout, self.permits.clone().acquire_owned()).await
+        {
+            Ok(permit) => permit.map_err(|_| shutting_down()),
+            Err(_) => {
+                metrics::counter!(POOL_TIMEOUTS).increment(1);
+                Err(RepositoryError::Unavailable(
+                    "all database connections are busy".into(),
+                ))
+            }
+        }
     }
 
     /// Housekeeping to run periodically (and at start).
@@ -197,8 +222,10 @@ struct TableName {
 }
 
 fn checkout(pool: &Pool<Manager>) -> Result<PooledConnection<Manager>, RepositoryError> {
-    pool.get()
-        .map_err(|e| RepositoryError::Unavailable(format!("no database connection: {e}")))
+    pool.get().map_err(|e| {
+        metrics::counter!(POOL_TIMEOUTS).increment(1);
+        RepositoryError::Unavailable(format!("no database connection: {e}"))
+    })
 }
 
 /// When a transaction takes SQLite's write lock.

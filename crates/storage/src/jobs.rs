@@ -157,6 +157,58 @@ struct ClaimedRow {
     run_input: Option<String>,
 }
 
+/// The runs of one family not yet done (queued, running or waiting to retry), for
+/// operators: every tenant's together (the queue is shared, as its claim is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// The family's collection (`pepSanctionIndividualEntityJobs`).
+    pub family: String,
+    /// Runs not done.
+    pub runs: u64,
+    /// When the oldest of them was queued.
+    pub oldest_queue_time: Timestamp,
+}
+
+/// One family's row of [`DieselStore::queue_depths`].
+#[derive(QueryableByName)]
+struct QueueDepthRow {
+    #[diesel(sql_type = Text)]
+    family: String,
+    #[diesel(sql_type = BigInt)]
+    runs: i64,
+    #[diesel(sql_type = BigInt)]
+    oldest: i64,
+}
+
+impl DieselStore<JobTable> {
+    /// The queue by family, for the `rics_job_queue_*` metrics.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when the queue cannot be read.
+    pub async fn queue_depths(&self) -> Result<Vec<QueueDepth>, RepositoryError> {
+        let rows = self
+            .db()
+            .read(|conn| {
+                Sql::from(
+                    "SELECT family, COUNT(*) AS runs, MIN(create_time) AS oldest \
+                     FROM job_tasks WHERE NOT done GROUP BY family",
+                )
+                .load::<QueueDepthRow>(conn)
+                .map_err(repository_error)
+            })
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(QueueDepth {
+                    family: row.family,
+                    runs: u64::try_from(row.runs).unwrap_or_default(),
+                    oldest_queue_time: timestamp(row.oldest)?,
+                })
+            })
+            .collect()
+    }
+}
+
 /// Removes the jobs of the erased entity `entity_id`, their queued runs and their
 /// operations; returns how many jobs. Part of an entity's erasure.
 ///

@@ -54,7 +54,7 @@ pub use form_definitions::DieselFormDefinitionRepository;
 pub use forms::DieselFormRepository;
 pub use idempotency::DieselIdempotencyKeys;
 pub use identity::DieselIdentityRepository;
-pub use jobs::DieselJobRepository;
+pub use jobs::{DieselJobRepository, QueueDepth};
 pub use keys::DieselKeyRepository;
 pub use notes::DieselNoteRepository;
 pub use operations::DieselOperationRepository;

@@ -246,3 +246,112 @@ on_both_backends! {
         assert!(missing.is_empty(), "message values missing from ErrorInfo.metadata:\n{}", missing.join("\n"));
     }
 }
+
+#[test]
+fn metrics_count_requests_jobs_and_screens_apart_from_the_api_sqlite() {
+    metrics_count_requests_jobs_and_screens_apart_from_the_api(Backend::Sqlite);
+}
+
+#[test]
+fn metrics_count_requests_jobs_and_screens_apart_from_the_api_postgres() {
+    metrics_count_requests_jobs_and_screens_apart_from_the_api(Backend::Postgres);
+}
+
+/// The value of the sample of `metric` whose labels include every one of `labels`
+/// (`name="value"`), if the text has one.
+fn sample(text: &str, metric: &str, labels: &[&str]) -> Option<f64> {
+    text.lines().find_map(|line| {
+        let rest = line.strip_prefix(metric)?;
+        let (labels_part, value) = match rest.strip_prefix('{') {
+            Some(labelled) => labelled.split_once("} ")?,
+            None => ("", rest.strip_prefix(' ')?),
+        };
+        labels
+            .iter()
+            .all(|label| labels_part.split(',').any(|l| l == *label))
+            .then(|| value.trim().parse().ok())
+            .flatten()
+    })
+}
+
+/// With `RICS_METRICS_ADDRESS`, a second listener serves Prometheus text at `/metrics`
+/// without a token: requests by route template (never a path), job runs and the queue
+/// by family, screens, the lists screened against and the pool. The API's listener has
+/// no `/metrics`.
+fn metrics_count_requests_jobs_and_screens_apart_from_the_api(backend: Backend) {
+    let server = Server::start_with(backend, |config| {
+        config.metrics_address = Some("127.0.0.1:0".to_owned());
+    });
+    let entity = server.create_person("metrics-subject", "Ann Lee");
+    let name = entity["name"].as_str().unwrap();
+    server.get(&format!("/v1alpha/{name}")).ok();
+    let job = server
+        .post(
+            &format!("/v1alpha/{name}/pepSanctionIndividualEntityJobs"),
+            &json!({}),
+        )
+        .ok();
+    let operation = server
+        .post(
+            &format!("/v1alpha/{}:run", job["name"].as_str().unwrap()),
+            &json!({}),
+        )
+        .ok();
+    server.wait_for(&operation);
+
+    let text = server.metrics();
+    let route = "route=\"/v1alpha/entities/{entity}\"";
+    assert!(
+        sample(
+            &text,
+            "rics_http_requests_total",
+            &[route, "method=\"GET\"", "status=\"200\""]
+        )
+        .is_some_and(|n| n >= 1.0),
+        "the GET is counted by its route template:\n{text}"
+    );
+    assert!(
+        sample(
+            &text,
+            "rics_http_request_duration_seconds_count",
+            &[route, "method=\"GET\""]
+        )
+        .is_some_and(|n| n >= 1.0),
+        "and timed"
+    );
+    assert!(
+        !text.contains("metrics-subject"),
+        "no label holds an id from a path"
+    );
+    let family = "family=\"pepSanctionIndividualEntityJobs\"";
+    assert!(
+        sample(
+            &text,
+            "rics_job_runs_total",
+            &[family, "outcome=\"succeeded\""]
+        )
+        .is_some_and(|n| n >= 1.0),
+        "the run is counted by family and outcome:\n{text}"
+    );
+    assert!(sample(&text, "rics_job_run_duration_seconds_count", &[family]).is_some());
+    assert_eq!(
+        sample(&text, "rics_job_queue_depth", &[family]),
+        Some(0.0),
+        "nothing is left queued"
+    );
+    assert_eq!(
+        sample(&text, "rics_job_oldest_age_seconds", &[family]),
+        Some(0.0)
+    );
+    assert!(sample(&text, "rics_screening_duration_seconds_count", &[]).is_some_and(|n| n >= 1.0));
+    assert_eq!(
+        sample(&text, "rics_screening_list_info", &["dataset=\"un_sc\""]),
+        Some(1.0),
+        "the list screened against:\n{text}"
+    );
+    assert!(sample(&text, "rics_db_pool_in_use", &[]).is_some());
+
+    server
+        .send(server.request_as(None, Method::GET, "/metrics"))
+        .error(404, "NOT_FOUND", "ROUTE_NOT_FOUND");
+}

@@ -20,7 +20,7 @@ pub use kind::{JobFamily, JobKind};
 pub use model::{ClaimedTask, JobRecord, JobState};
 pub use ports::JobRepository;
 pub use records::RunRecords;
-pub use runner::{JobRunner, RunReport, RunnerSettings};
+pub use runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 pub use service::{JobPorts, JobService};
 
 #[cfg(test)]

@@ -78,6 +78,13 @@ impl JobRunner {
         }
     }
 
+    /// The collections of the families it runs, sorted.
+    pub fn families(&self) -> Vec<&'static str> {
+        let mut families: Vec<&'static str> = self.kinds.keys().copied().collect();
+        families.sort_unstable();
+        families
+    }
+
     /// Claims a batch of ready runs and executes them concurrently.
     ///
     /// # Errors
@@ -97,16 +104,18 @@ impl JobRunner {
             )
             .await?;
         let outcomes = join_all(tasks.iter().map(|task| self.run_task(task))).await;
-        Ok(RunReport {
+        let mut report = RunReport {
             claimed: tasks.len(),
-            unfinished: outcomes
-                .into_iter()
-                .zip(&tasks)
-                .filter_map(|(outcome, task)| {
-                    outcome.err().map(|e| (task.operation_name.clone(), e))
-                })
-                .collect(),
-        })
+            ..RunReport::default()
+        };
+        for (outcome, task) in outcomes.into_iter().zip(&tasks) {
+            match outcome {
+                Ok(Some(attempt)) => report.attempts.push(attempt),
+                Ok(None) => {}
+                Err(e) => report.unfinished.push((task.operation_name.clone(), e)),
+            }
+        }
+        Ok(report)
     }
 
     /// The wait before the retry that follows attempt `attempt` (1-based).
@@ -118,14 +127,16 @@ impl JobRunner {
             .min(self.settings.backoff_max)
     }
 
-    async fn run_task(&self, task: &ClaimedTask) -> Result<()> {
+    /// Executes one claimed run and records how it ended; `None` when its job is gone.
+    async fn run_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
+        let started = self.clock.now();
         let Some(job) = self
             .jobs
             .get(&task.tenant, &task.family, &task.job_id)
             .await?
         else {
             // The job was erased with its entity, and its task with it.
-            return Ok(());
+            return Ok(None);
         };
         let outcome = match self.kinds.get(task.family.as_str()) {
             Some(kind) => match AssertUnwindSafe(kind.execute(&job, task))
@@ -161,8 +172,19 @@ impl JobRunner {
                 ))),
             ),
         };
+        let outcome = match &finish {
+            TaskFinish::Retry { .. } => AttemptOutcome::Retried,
+            TaskFinish::Complete { error: None, .. } => AttemptOutcome::Succeeded,
+            TaskFinish::Complete { .. } => AttemptOutcome::Failed,
+        };
         self.jobs.finish(task, &finish, now).await?;
-        Ok(())
+        Ok(Some(FinishedAttempt {
+            family: task.family.clone(),
+            outcome,
+            duration: Duration::from_micros(
+                u64::try_from(now.unix_micros() - started.unix_micros()).unwrap_or_default(),
+            ),
+        }))
     }
 
     /// The end of a run: the job's new state and result, the operation's outcome and
@@ -230,6 +252,41 @@ pub struct RunReport {
     pub claimed: usize,
     /// The runs it could not finish, by operation name, with the storage error.
     pub unfinished: Vec<(String, Error)>,
+    /// The attempts it finished, for the operator's metrics.
+    pub attempts: Vec<FinishedAttempt>,
+}
+
+/// One finished attempt of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedAttempt {
+    /// The job's family (its collection).
+    pub family: String,
+    /// How it ended.
+    pub outcome: AttemptOutcome,
+    /// From its claim being read to its end being written, on the runner's clock.
+    pub duration: Duration,
+}
+
+/// How an attempt of a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptOutcome {
+    /// The run succeeded.
+    Succeeded,
+    /// The run failed for good.
+    Failed,
+    /// The attempt failed and the run waits for another.
+    Retried,
+}
+
+impl AttemptOutcome {
+    /// Its name as a label (`succeeded`, `failed`, `retried`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttemptOutcome::Succeeded => "succeeded",
+            AttemptOutcome::Failed => "failed",
+            AttemptOutcome::Retried => "retried",
+        }
+    }
 }
 
 /// How an attempt went wrong.

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
 use super::ports::MockJobRepository;
-use super::runner::{JobRunner, RunnerSettings};
+use super::runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 use crate::error::{Error, Result};
 use crate::id::MockIdGenerator;
 use crate::principal::TenantId;
@@ -81,6 +81,11 @@ fn job() -> JobRecord {
 
 /// Runs one claimed attempt through `kind` and returns how it was finished.
 async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
+    run_attempt(kind, attempt).await.0
+}
+
+/// Runs one claimed attempt through `kind`: how it was finished, and the runner's report.
+async fn run_attempt(kind: Scripted, attempt: u32) -> (TaskFinish, RunReport) {
     let mut jobs = MockJobRepository::new();
     jobs.expect_claim()
         .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
@@ -111,7 +116,36 @@ async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
     let report = runner.run_once().await.unwrap();
     assert_eq!(report.claimed, 1);
     assert!(report.unfinished.is_empty());
-    receiver.recv().unwrap()
+    (receiver.recv().unwrap(), report)
+}
+
+#[tokio::test]
+async fn the_report_tells_how_each_attempt_ended_for_the_metrics() {
+    fn busy(_: u32) -> Result<Value> {
+        Err(Error::unavailable("BUSY", "try later"))
+    }
+    let cases = [
+        (Scripted(|_| Ok(json!({}))), 1, AttemptOutcome::Succeeded),
+        (Scripted(busy), 1, AttemptOutcome::Retried),
+        (Scripted(busy), 3, AttemptOutcome::Failed),
+        (
+            Scripted(|_| Err(Error::not_found("entities/e"))),
+            1,
+            AttemptOutcome::Failed,
+        ),
+    ];
+    for (kind, attempt, outcome) in cases {
+        let (_, report) = run_attempt(kind, attempt).await;
+        assert_eq!(
+            report.attempts,
+            vec![FinishedAttempt {
+                family: "testJobs".into(),
+                outcome,
+                duration: Duration::ZERO,
+            }],
+            "attempt {attempt} should end {outcome:?}"
+        );
+    }
 }
 
 #[tokio::test]
