@@ -13,6 +13,7 @@ use rics::{server, telemetry};
 use rics_domain::screen::Screener;
 use rics_domain::tenant::service::BootstrapReport;
 
+mod compare_names;
 mod screen;
 
 /// rics: the Risk and Identity Compliance Service.
@@ -32,6 +33,10 @@ enum Command {
     /// Screen people (CSV or JSON lines on stdin) against sanctions / PEP lists; one JSON
     /// line per person on stdout.
     Screen(screen::ScreenArgs),
+    /// Score name pairs (CSV `name1,name2[,schema]` on stdin, no header) as screening
+    /// would; one JSON line per pair on stdout, with the score, whether it matches and
+    /// the explanation.
+    CompareNames(compare_names::CompareNamesArgs),
     /// Manage OAuth clients.
     #[command(subcommand)]
     Clients(ClientsCommand),
@@ -77,6 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(settings) => serve(&settings),
         Command::Migrate(settings) => migrate(&settings),
         Command::Screen(args) => screen::run(&args),
+        Command::CompareNames(args) => compare_names::run(&args),
         Command::Clients(ClientsCommand::Create(args)) => {
             let config = args.settings.resolve()?;
             let created =
