@@ -199,6 +199,7 @@ impl Screener for ListScreener {
             for found in index.screen(&query, &options).matches {
                 let score = published(found.score);
                 let candidate = ScreenMatch {
+                    id: ScreenMatch::id_for(&found.dataset, &found.list_entry),
                     list_entry: found.list_entry,
                     dataset: found.dataset,
                     matched_name: found.explanation.matched_name.clone(),
@@ -208,6 +209,7 @@ impl Screener for ListScreener {
                     record: listed(&found.record),
                     explanation: serde_json::to_value(&found.explanation)
                         .map_err(|e| Error::internal(e.to_string()))?,
+                    review: None,
                 };
                 match best.iter_mut().find(|m| {
                     m.dataset == candidate.dataset && m.list_entry == candidate.list_entry

@@ -31,6 +31,7 @@ use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
+use rics_domain::job::match_review::MatchReviews;
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
 use rics_domain::job::records::ServiceRecords;
@@ -384,10 +385,16 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         documents: document_repository,
         entities: entity_repository.clone(),
         names: Arc::new(EngineNameMatcher),
-        records,
+        records: records.clone(),
         clock: clock.clone(),
     }));
     let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
+    let match_reviews = Arc::new(MatchReviews::new(
+        pep_sanction_jobs.clone(),
+        entity_repository.clone(),
+        records,
+        clock.clone(),
+    ));
     let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
     let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
     let job_runner = Arc::new(JobRunner::new(
@@ -436,6 +443,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         workspaces,
         notes,
         pep_sanction_jobs,
+        match_reviews,
         risk_rating_jobs,
         id_verification_jobs,
         risk,

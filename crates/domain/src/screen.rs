@@ -3,10 +3,11 @@
 //! lists, so a result names exactly the list versions it was computed from.
 
 use async_trait::async_trait;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::time::Timestamp;
 
 /// Who to screen, and against what.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -78,11 +79,39 @@ pub struct ListedRecord {
     pub source_url: Option<String>,
 }
 
+crate::proto_enum! {
+    /// What an analyst decided a match is.
+    pub enum MatchDecision("MATCH_DECISION_UNSPECIFIED") {
+        /// The party is the listed one.
+        TruePositive = "TRUE_POSITIVE",
+        /// The party is someone else.
+        FalsePositive = "FALSE_POSITIVE",
+    }
+}
+
+/// An analyst's decision on a match (`:reviewMatch`); a later review replaces it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MatchReview {
+    /// The decision.
+    pub decision: MatchDecision,
+    /// Why, for the record.
+    pub reason: String,
+    /// Who decided (the caller's subject).
+    pub reviewer: String,
+    /// When.
+    pub review_time: Timestamp,
+}
+
 /// One list entry that matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScreenMatch {
+    /// The match's id within its result ([`ScreenMatch::id_for`]), which
+    /// `:reviewMatch` names.
+    pub id: String,
     /// The entry's id in its list.
     pub list_entry: String,
     /// Its dataset.
@@ -101,6 +130,17 @@ pub struct ScreenMatch {
     /// nationality) as the engine explains them.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub explanation: Value,
+    /// The analyst's decision, once reviewed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<MatchReview>,
+}
+
+impl ScreenMatch {
+    /// The id of the match with the entry `list_entry` of `dataset`: unique within a
+    /// result (a result holds each entry once) and the same in every result.
+    pub fn id_for(dataset: &str, list_entry: &str) -> String {
+        format!("{dataset}:{list_entry}")
+    }
 }
 
 /// A dataset as it was when screened.

@@ -14,6 +14,7 @@ use rics_domain::form_definition::FormDefinitionService;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
+use rics_domain::job::match_review::MatchReviews;
 use rics_domain::note::NoteService;
 use rics_domain::principal::Authenticator;
 use rics_domain::risk::RiskEvaluator;
@@ -60,6 +61,8 @@ pub struct UseCases {
     pub notes: Arc<NoteService>,
     /// PEP and sanctions screening jobs.
     pub pep_sanction_jobs: Arc<JobService>,
+    /// The review of screening matches.
+    pub match_reviews: Arc<MatchReviews>,
     /// Risk rating jobs.
     pub risk_rating_jobs: Arc<JobService>,
     /// ID document verification jobs.

@@ -364,6 +364,16 @@ impl JobRepository for DieselStore<JobTable> {
         .await
     }
 
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        expected_revision: i64,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        ResourceStore::update(self, tenant, job, expected_revision, new_events).await
+    }
+
     async fn start_run<'a>(
         &self,
         tenant: &TenantId,

@@ -350,3 +350,137 @@ fn runs_are_idempotent_and_never_overlap(backend: Backend) {
     let rerun = server.post(&run, &json!({})).ok();
     assert_ne!(rerun["name"], done["name"], "a finished job runs again");
 }
+
+#[test]
+fn analysts_review_matches_and_the_status_and_alert_follow_sqlite() {
+    analysts_review_matches_and_the_status_and_alert_follow(Backend::Sqlite);
+}
+
+#[test]
+fn analysts_review_matches_and_the_status_and_alert_follow_postgres() {
+    analysts_review_matches_and_the_status_and_alert_follow(Backend::Postgres);
+}
+
+/// `:reviewMatch` stores each decision on its match; the entity's status follows
+/// (POTENTIAL_MATCH while any match is unreviewed, CLEAR when all are dismissed,
+/// CONFIRMED_MATCH once one is confirmed, a later review replacing an earlier one); the
+/// alert is resolved when every match is reviewed; each review is an event and an
+/// activity log, and a retry of the same review writes nothing.
+fn analysts_review_matches_and_the_status_and_alert_follow(backend: Backend) {
+    let server = screening_server(backend, 2);
+    server.create_person("eric-badege", "Eric Badege");
+    let (done, job) = screen(&server, "eric-badege", &json!({}));
+    let name = job["name"].as_str().unwrap();
+    let review = format!("/v1alpha/{name}:reviewMatch");
+    let result = &done["response"]["result"];
+    let ids: Vec<String> = array(&result["matches"])
+        .iter()
+        .map(|m| {
+            let id = m["id"].as_str().unwrap().to_owned();
+            assert_eq!(
+                id,
+                format!(
+                    "{}:{}",
+                    m["dataset"].as_str().unwrap(),
+                    m["listEntry"].as_str().unwrap()
+                )
+            );
+            id
+        })
+        .collect();
+    assert!(!ids.is_empty(), "{result}");
+    let alert = format!("/v1alpha/{}", result["alert"].as_str().unwrap());
+
+    server
+        .post(
+            &review,
+            &json!({"match": "un_sc:nobody", "decision": "FALSE_POSITIVE", "reason": "x"}),
+        )
+        .invalid("UNKNOWN_MATCH", "match");
+    let bad = server.post(&review, &json!({"match": ids[0], "reason": " "}));
+    bad.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+    assert_eq!(bad.violation_fields(), ["decision", "reason"]);
+
+    let dismissed = |id: &str| json!({"match": id, "decision": "FALSE_POSITIVE", "reason": "Born 1990 in Lyon; the listed Badege is Congolese"});
+    let first = server.post(&review, &dismissed(&ids[0])).ok();
+    let reviewed = &first["result"]["matches"][0]["review"];
+    assert_eq!(reviewed["decision"], "FALSE_POSITIVE");
+    assert_eq!(reviewed["reviewer"], ADMIN_CLIENT_ID);
+    assert!(reviewed["reviewTime"].is_string());
+    let retried = server.post(&review, &dismissed(&ids[0])).ok();
+    assert_eq!(
+        retried["etag"], first["etag"],
+        "the same review again stores nothing"
+    );
+    for id in &ids[1..] {
+        assert_eq!(
+            server.entity("eric-badege")["screeningStatus"],
+            "POTENTIAL_MATCH"
+        );
+        assert_eq!(server.get(&alert).ok()["state"], "ACTIVE");
+        server.post(&review, &dismissed(id)).ok();
+    }
+    assert_eq!(server.entity("eric-badege")["screeningStatus"], "CLEAR");
+    let resolved = server.get(&alert).ok();
+    assert_eq!(resolved["state"], "RESOLVED", "{resolved}");
+    assert_eq!(resolved["disposition"], "FALSE_POSITIVE");
+    assert_eq!(resolved["resolver"], ADMIN_CLIENT_ID);
+
+    let confirmed = server
+        .post(&review, &json!({"match": ids[0], "decision": "TRUE_POSITIVE", "reason": "Same date of birth on the passport"}))
+        .ok();
+    assert_eq!(
+        confirmed["result"]["matches"][0]["review"]["decision"], "TRUE_POSITIVE",
+        "the later review stands"
+    );
+    assert_eq!(
+        server.entity("eric-badege")["screeningStatus"],
+        "CONFIRMED_MATCH"
+    );
+    assert_eq!(
+        server.get(&alert).ok()["disposition"],
+        "FALSE_POSITIVE",
+        "a resolved alert stays as it was resolved"
+    );
+
+    let events = server
+        .get(&format!("{ENTITIES}/eric-badege/events?pageSize=1000"))
+        .ok();
+    let reviews = array(&events["events"])
+        .iter()
+        .filter(|e| e["eventType"] == "pep_sanction_job.match_reviewed")
+        .count();
+    assert_eq!(
+        reviews,
+        ids.len() + 1,
+        "one event per stored review, both decisions on the first match"
+    );
+    let logs = server
+        .get(&format!(
+            "{ENTITIES}/eric-badege/activityLogs?pageSize=100&filter={}",
+            encode("type = PEP_AND_SANCTIONS")
+        ))
+        .ok();
+    assert_eq!(
+        array(&logs["activityLogs"]).len(),
+        1 + ids.len() + 1,
+        "the screen's log and one per review"
+    );
+
+    let unrun = server.post(&jobs_of("eric-badege"), &json!({})).ok();
+    server
+        .post(
+            &format!("/v1alpha/{}:reviewMatch", unrun["name"].as_str().unwrap()),
+            &dismissed(&ids[0]),
+        )
+        .error(400, "FAILED_PRECONDITION", "JOB_HAS_NO_RESULT");
+    server
+        .post(
+            &format!(
+                "{ENTITIES}/nobody/{JOBS}/{}:reviewMatch",
+                name.rsplit('/').next().unwrap()
+            ),
+            &dismissed(&ids[0]),
+        )
+        .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+}

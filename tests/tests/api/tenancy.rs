@@ -451,6 +451,7 @@ on_both_backends! {
                 let body = match route.path.rsplit(':').next().unwrap_or("") {
                     "addTag" | "removeTag" => json!({"tag": "vip"}),
                     "resolve" => json!({"disposition": "FALSE_POSITIVE"}),
+                    "reviewMatch" => json!({"match": "un_sc:x", "decision": "FALSE_POSITIVE", "reason": "Taken over"}),
                     "addEntityRelationship" | "removeEntityRelationship" => {
                         json!({"relatedEntity": format!("entities/mine-{attacker}"), "relationshipType": "DIRECTOR"})
                     }

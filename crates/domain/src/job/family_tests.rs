@@ -162,6 +162,7 @@ fn screener(matches: Vec<ScreenMatch>) -> Arc<MockScreener> {
 
 fn a_match() -> ScreenMatch {
     ScreenMatch {
+        id: "un_sc:QDi.001".into(),
         list_entry: "QDi.001".into(),
         dataset: "un_sc".into(),
         matched_name: "AMY LEE".into(),
@@ -179,6 +180,7 @@ fn a_match() -> ScreenMatch {
             source_url: None,
         },
         explanation: json!({}),
+        review: None,
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod id_verification;
 pub mod kind;
+pub mod match_review;
 pub mod model;
 pub mod pep_sanction;
 pub mod ports;

@@ -364,6 +364,7 @@ mod tests {
     #[test]
     fn the_summary_names_the_best_match() {
         let best = ScreenMatch {
+            id: "un_sc:QDi.001".into(),
             list_entry: "QDi.001".into(),
             dataset: "un_sc".into(),
             matched_name: "JANE DOE".into(),
@@ -381,6 +382,7 @@ mod tests {
                 source_url: None,
             },
             explanation: json!({}),
+            review: None,
         };
         assert_eq!(
             summary(&person(), &[best.clone(), best], 0.7),

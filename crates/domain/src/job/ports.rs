@@ -57,6 +57,20 @@ pub trait JobRepository: Send + Sync {
         query: &ListQuery,
     ) -> Result<Page<JobRecord>, RepositoryError>;
 
+    /// Stores `job` (a changed result) with its events if its stored revision is
+    /// still `expected_revision`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when the job is gone; [`RepositoryError::Conflict`]
+    /// when it changed.
+    async fn update(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        expected_revision: i64,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
     /// Starts a run in one transaction: stores the start's job if its stored revision
     /// is still the expected one, the operation, its queued task and the events. With an idempotency key, a used key replays
     /// and nothing is written.

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::activity::ActivityLogService;
 use crate::activity::model::ActivityLog;
 use crate::alert::AlertService;
-use crate::alert::model::{Alert, NewAlert};
+use crate::alert::model::{Alert, Disposition, NewAlert, ResolveRequest};
 use crate::entity::model::{Entity, RiskDetails, ScreeningStatus, VerificationStatus};
 use crate::entity::output::OutputWriter;
 use crate::error::Result;
@@ -78,6 +78,20 @@ pub trait RunRecords: Send + Sync {
         output: EntityOutput,
         cause: OutputCause,
     ) -> Result<()>;
+
+    /// Resolves the alert `alert` (`alerts/{id}`, one a run raised) as
+    /// `disposition` on behalf of `principal`; nothing when it is resolved already.
+    ///
+    /// # Errors
+    /// What the alert service fails with (NOT_FOUND, FAILED_PRECONDITION for a deleted
+    /// alert, ABORTED).
+    async fn resolve_alert(
+        &self,
+        principal: &Principal,
+        alert: &str,
+        disposition: Disposition,
+        comment: String,
+    ) -> Result<()>;
 }
 
 /// [`RunRecords`] over the activity log and alert services and the entity store.
@@ -120,6 +134,25 @@ impl RunRecords for ServiceRecords {
             })
             .await
             .map(|_| ())
+    }
+
+    async fn resolve_alert(
+        &self,
+        principal: &Principal,
+        alert: &str,
+        disposition: Disposition,
+        comment: String,
+    ) -> Result<()> {
+        let id = alert.strip_prefix("alerts/").unwrap_or(alert);
+        let request = ResolveRequest {
+            disposition,
+            comment,
+            etag: None,
+        };
+        match self.alerts.resolve(principal, id, &request).await {
+            Err(e) if e.reason == "ALERT_ALREADY_RESOLVED" => Ok(()),
+            outcome => outcome.map(|_| ()),
+        }
     }
 }
 

@@ -382,6 +382,55 @@ impl JobService {
         job.to_json()
     }
 
+    /// Changes a finished job's result by a rule of its family, as a custom method of
+    /// the job does (`:reviewMatch`): `change` gets the stored job and gives its new
+    /// result, or `None` when the request changes nothing (a retry). The change is
+    /// stored, with the event `{prefix}.{verb}` holding the job before and after, if
+    /// the job did not change meanwhile. Returns the job as it now is.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed name; NOT_FOUND; FAILED_PRECONDITION
+    /// `JOB_HAS_NO_RESULT` unless the job SUCCEEDED; what `change` refuses; ABORTED when
+    /// the job changed concurrently (a run started, another change was stored).
+    pub async fn amend(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        verb: &str,
+        change: impl FnOnce(&JobRecord) -> Result<Option<Value>>,
+    ) -> Result<JobRecord> {
+        let current = self.load(principal, entity_id, id).await?;
+        if current.state != JobState::Succeeded {
+            return Err(Error::failed_precondition(
+                "JOB_HAS_NO_RESULT",
+                format!(
+                    "'{}' is {}: only a job that succeeded has a result to change",
+                    current.name(),
+                    current.state.as_str()
+                ),
+            )
+            .with_metadata("resource", current.name()));
+        }
+        let Some(result) = change(&current)? else {
+            return Ok(current);
+        };
+        let now = self.ports.context.clock.now();
+        let mut changed = current.clone();
+        changed.result = Some(result);
+        changed.revision = current.revision + 1;
+        changed.update_time = now;
+        let event = self
+            .event(verb, &changed, principal, now)
+            .with_changes(Some(&self.render(&current)), Some(&self.render(&changed)));
+        self.ports
+            .jobs
+            .update(&principal.tenant, &changed, current.revision, &[event])
+            .await
+            .map_err(|e| e.for_resource(&current.name()))?;
+        Ok(changed)
+    }
+
     /// The job `id` of the family; about the entity `entity_id`, or any entity with
     /// `-` (AIP-159; the top-level families name no entity).
     async fn load(&self, principal: &Principal, entity_id: &str, id: &str) -> Result<JobRecord> {

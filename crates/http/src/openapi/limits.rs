@@ -14,7 +14,7 @@ use rics_domain::form_definition::rules::{
     MAX_ACCEPT, MAX_FIELDS, MAX_KEY, MAX_LABEL, MAX_OPTION, MAX_OPTIONS, MAX_PATTERN, MAX_STEPS,
 };
 use rics_domain::{
-    activity, alert, document, file, form, form_definition, note, risk, tenant, workspace,
+    activity, alert, document, file, form, form_definition, job, note, risk, tenant, workspace,
 };
 use serde_json::{Value, json};
 
@@ -160,6 +160,11 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         "ResolveRequest",
         "comment",
         Characters(alert::service::MAX_DESCRIPTION),
+    ),
+    (
+        "ReviewMatchRequest",
+        "reason",
+        Characters(job::match_review::MAX_REASON),
     ),
     (
         "Document",

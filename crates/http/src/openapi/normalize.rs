@@ -158,9 +158,9 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 13] {
+fn resource_tables() -> [(&'static str, &'static FieldTable); 14] {
     use rics_domain::{
-        activity, alert, document, entity, file, form, form_definition, note, risk, tenant,
+        activity, alert, document, entity, file, form, form_definition, job, note, risk, tenant,
         workspace,
     };
     [
@@ -177,6 +177,7 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 13] {
         ("FormDefinition", &form_definition::fields::TABLE),
         ("Form", &form::fields::TABLE),
         ("ResolveRequest", &alert::fields::RESOLVE_TABLE),
+        ("ReviewMatchRequest", &job::match_review::REVIEW_TABLE),
     ]
 }
 

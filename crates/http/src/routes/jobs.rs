@@ -254,6 +254,47 @@ job_routes! {
     operation "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}/operations/{operation}";
 }
 
+/// The review of a screening job's matches.
+pub mod match_reviews {
+    use actix_web::web::{Data, Path};
+    use rics_domain::job::match_review::ReviewMatchRequest;
+    use rics_domain::principal::Scope;
+
+    use super::{JobPath, Response, entity_of};
+    use crate::error::ErrorEnvelope;
+    use crate::extract::{Caller, JsonBody, NoQuery};
+    use crate::routes::ok;
+    use crate::state::ApiState;
+
+    route_table! {
+        POST "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:reviewMatch" => review_match, Some(Scope::Write);
+    }
+
+    /// Records an analyst's decision on a match of the job's result (TRUE_POSITIVE: the
+    /// entity is the listed party; FALSE_POSITIVE: someone else). A later review of the
+    /// match replaces it. The entity's `screeningStatus` follows the decisions, and the
+    /// job's alert is resolved once every match is reviewed. Returns the job.
+    #[utoipa::path(post, path = "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs/{job}:reviewMatch", tag = "jobs",
+        params(("entity" = String, Path, description = "Entity id"), ("job" = String, Path, description = "Job id")),
+        request_body = ReviewMatchRequest,
+        responses((status = 200, body = super::PepSanctionIndividualEntityJob), (status = 400, body = ErrorEnvelope),
+            (status = 404, body = ErrorEnvelope)))]
+    pub async fn review_match(
+        caller: Caller,
+        _query: NoQuery,
+        path: Path<JobPath>,
+        state: Data<ApiState>,
+        body: JsonBody,
+    ) -> Response {
+        let request: ReviewMatchRequest = rics_domain::resource::parse_body(body.0, "review")?;
+        let path = path.into_inner();
+        ok(&state
+            .match_reviews
+            .review(&caller.0, entity_of(&path.entity), &path.job, &request)
+            .await?)
+    }
+}
+
 job_routes! {
     risk_rating: service risk_rating_jobs, job super::IndividualEntityRiskRatingJob,
         page super::ListIndividualEntityRiskRatingJobsResponse,
@@ -394,7 +435,8 @@ mod tests {
     use rics_domain::job::model::JobRecord;
     use rics_domain::risk::rating::{Contribution, Rating};
     use rics_domain::screen::{
-        ListVersionInfo, ListedPosition, ListedRecord, MatchCategory, ScreenMatch,
+        ListVersionInfo, ListedPosition, ListedRecord, MatchCategory, MatchDecision, MatchReview,
+        ScreenMatch,
     };
     use rics_domain::time::Timestamp;
     use serde_json::{Value, json};
@@ -446,6 +488,7 @@ mod tests {
             screened_names: vec!["Amy Lee".into()],
             threshold: 0.7,
             matches: vec![ScreenMatch {
+                id: "un_sc:QDi.001".into(),
                 list_entry: "QDi.001".into(),
                 dataset: "un_sc".into(),
                 matched_name: "AMY LEE".into(),
@@ -467,6 +510,12 @@ mod tests {
                     source_url: Some("https://bioguide.congress.gov/search/bio/L000001".into()),
                 },
                 explanation: json!({"name": 0.93}),
+                review: Some(MatchReview {
+                    decision: MatchDecision::FalsePositive,
+                    reason: "Another Amy Lee: born 1990".into(),
+                    reviewer: "analyst-1".into(),
+                    review_time: Timestamp::parse_rfc3339("2026-11-25T10:00:00Z").unwrap(),
+                }),
             }],
             list_versions: vec![ListVersionInfo {
                 dataset: "un_sc".into(),

@@ -177,6 +177,7 @@ route_modules!(
     entities,
     events,
     jobs::pep_sanction,
+    jobs::match_reviews,
     jobs::risk_rating,
     jobs::id_verification,
     risk,
