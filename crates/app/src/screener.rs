@@ -210,6 +210,7 @@ impl Screener for ListScreener {
                     explanation: serde_json::to_value(&found.explanation)
                         .map_err(|e| Error::internal(e.to_string()))?,
                     review: None,
+                    previously_dismissed: false,
                 };
                 match best.iter_mut().find(|m| {
                     m.dataset == candidate.dataset && m.list_entry == candidate.list_entry

@@ -30,6 +30,7 @@ use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::identity::ports::IdentityRepository;
+use rics_domain::job::dismissals::DismissalRepository;
 use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
 use rics_domain::job::match_review::MatchReviews;
 use rics_domain::job::pep_sanction::PepSanctionJobs;
@@ -53,11 +54,12 @@ use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
-    DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
-    DieselFileRepository, DieselFormDefinitionRepository, DieselFormRepository,
-    DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
-    DieselNoteRepository, DieselOperationRepository, DieselRiskModelRepository,
-    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselAlertRepository, DieselDismissalRepository, DieselDocumentRepository,
+    DieselEntityRepository, DieselEventRepository, DieselFileRepository,
+    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
+    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
+    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
+    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -363,9 +365,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         OutputWriter::new(entity_repository.clone(), clock.clone(), ids.clone()),
     ));
     let screener = Arc::new(ListScreener::new(config.screening_lists.clone()));
+    let dismissals: Arc<dyn DismissalRepository> =
+        Arc::new(DieselDismissalRepository::new(db.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
         screener.clone(),
         entity_repository.clone(),
+        dismissals.clone(),
         records.clone(),
         clock.clone(),
     ));
@@ -392,6 +397,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let match_reviews = Arc::new(MatchReviews::new(
         pep_sanction_jobs.clone(),
         entity_repository.clone(),
+        dismissals,
         records,
         clock.clone(),
     ));

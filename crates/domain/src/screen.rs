@@ -133,6 +133,10 @@ pub struct ScreenMatch {
     /// The analyst's decision, once reviewed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<MatchReview>,
+    /// Whether an analyst dismissed this entry, as it is listed now, for this entity
+    /// before (the dismissal memory): such a match raises no alert.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub previously_dismissed: bool,
 }
 
 impl ScreenMatch {

@@ -39,6 +39,7 @@ fn step(resource: &str) -> Option<Step> {
         "notes" => notes,
         "files" => files,
         "jobs" => jobs,
+        "screeningDismissals" => screening_dismissals,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
         "forms" => forms,
@@ -250,6 +251,16 @@ fn jobs(
 ) -> Result<(), RepositoryError> {
     let removed = crate::jobs::erase_entity_jobs(conn, target.tenant, target.id)?;
     add(counts, "jobs", removed);
+    Ok(())
+}
+
+fn screening_dismissals(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let removed = crate::dismissals::erase_entity_dismissals(conn, target.tenant, target.id)?;
+    add(counts, "screeningDismissals", removed);
     Ok(())
 }
 

@@ -861,3 +861,26 @@ diesel::allow_tables_to_appear_in_same_query!(
     forms,
     form_workspaces,
 );
+
+diesel::table! {
+    /// The dismissal memory of screening: one row per entity and list entry an analyst
+    /// dismissed.
+    screening_dismissals (tenant_id, entity_id, dataset, list_entry) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The entity the match was about.
+        entity_id -> Text,
+        /// The entry's dataset.
+        dataset -> Text,
+        /// The entry's id in its list.
+        list_entry -> Text,
+        /// SHA-256 of the entry as listed when dismissed.
+        record_hash -> Text,
+        /// The job whose match was dismissed.
+        job -> Text,
+        /// Who dismissed it.
+        reviewer -> Text,
+        /// When.
+        dismiss_time -> BigInt,
+    }
+}

@@ -426,6 +426,23 @@ fn analysts_review_matches_and_the_status_and_alert_follow(backend: Backend) {
     assert_eq!(resolved["disposition"], "FALSE_POSITIVE");
     assert_eq!(resolved["resolver"], ADMIN_CLIENT_ID);
 
+    // The dismissals are remembered: a new screen finds the same entries, marks them and
+    // raises nothing.
+    let (again, _) = screen(&server, "eric-badege", &json!({}));
+    let again = &again["response"]["result"];
+    assert_eq!(again["status"], "CLEAR", "{again}");
+    assert!(
+        array(&again["matches"])
+            .iter()
+            .all(|m| m["previouslyDismissed"] == true),
+        "{again}"
+    );
+    assert!(
+        again.get("alert").is_none(),
+        "no alert for dismissed matches: {again}"
+    );
+    assert_eq!(server.entity("eric-badege")["screeningStatus"], "CLEAR");
+
     let confirmed = server
         .post(&review, &json!({"match": ids[0], "decision": "TRUE_POSITIVE", "reason": "Same date of birth on the passport"}))
         .ok();
@@ -463,9 +480,20 @@ fn analysts_review_matches_and_the_status_and_alert_follow(backend: Backend) {
         .ok();
     assert_eq!(
         array(&logs["activityLogs"]).len(),
-        1 + ids.len() + 1,
-        "the screen's log and one per review"
+        2 + ids.len() + 1,
+        "the screens' logs and one per review"
     );
+
+    // A confirmation forgets the dismissal: the next screen alerts on that entry again.
+    let (third, _) = screen(&server, "eric-badege", &json!({}));
+    let third = &third["response"]["result"];
+    let first_again = array(&third["matches"])
+        .iter()
+        .find(|m| m["id"] == ids[0].as_str())
+        .unwrap();
+    assert!(first_again.get("previouslyDismissed").is_none(), "{third}");
+    assert!(third["alert"].is_string(), "{third}");
+    assert_eq!(third["status"], "POTENTIAL_MATCH");
 
     let unrun = server.post(&jobs_of("eric-badege"), &json!({})).ok();
     server

@@ -76,6 +76,10 @@ pub const PLAN: &[ErasureStep] = &[
         "its files, with the idempotency keys that created them; their content leaves its store",
     ),
     removed("jobs", "its jobs, with their runs and operations"),
+    removed(
+        "screeningDismissals",
+        "the matches dismissed for it (the dismissal memory of screening)",
+    ),
     unlinked(
         "workspaceMemberships",
         "its place in workspaces, which stay",

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::dismissals::{Dismissal, MockDismissalRepository, record_hash};
 use super::id_verification::{
     IdTypeOverride, IdVerificationInput, IdVerificationJobs, IdVerificationPorts,
     IdVerificationRunRequest,
@@ -181,13 +182,28 @@ fn a_match() -> ScreenMatch {
         },
         explanation: json!({}),
         review: None,
+        previously_dismissed: false,
     }
 }
 
 fn screening(matches: Vec<ScreenMatch>, records: MockRunRecords) -> PepSanctionJobs {
+    screening_remembering(matches, records, Vec::new())
+}
+
+/// Screening whose dismissal memory holds `dismissals` for every entity.
+fn screening_remembering(
+    matches: Vec<ScreenMatch>,
+    records: MockRunRecords,
+    dismissals: Vec<Dismissal>,
+) -> PepSanctionJobs {
+    let mut memory = MockDismissalRepository::new();
+    memory
+        .expect_of_entity()
+        .returning(move |_, _| Ok(dismissals.clone()));
     PepSanctionJobs::new(
         screener(matches),
         entities_holding(amy()),
+        Arc::new(memory),
         Arc::new(records),
         clock(),
     )
@@ -264,6 +280,69 @@ async fn a_clear_screen_raises_no_alert() {
         .unwrap();
     assert_eq!(result["status"], "CLEAR");
     assert!(result.get("alert").is_none());
+}
+
+#[tokio::test]
+async fn a_match_dismissed_before_raises_no_alert_until_its_entry_changes() {
+    let listed = a_match();
+    let dismissal = Dismissal {
+        entity_id: "amy-lee".into(),
+        dataset: listed.dataset.clone(),
+        list_entry: listed.list_entry.clone(),
+        record_hash: record_hash(&serde_json::to_value(&listed.record).unwrap()),
+        job: "entities/amy-lee/pepSanctionIndividualEntityJobs/job-0".into(),
+        reviewer: "analyst".into(),
+        dismiss_time: now(),
+    };
+    let mut records = MockRunRecords::new();
+    records
+        .expect_entity_output()
+        .withf(|_, _, output, _| *output == EntityOutput::ScreeningStatus(ScreeningStatus::Clear))
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    records
+        .expect_log()
+        .returning(|_, id, log| stored_log(id, log));
+    records.expect_alert().never();
+    let result = run_screening(&screening_remembering(
+        vec![listed.clone()],
+        records,
+        vec![dismissal.clone()],
+    ))
+    .await
+    .unwrap();
+    assert_eq!(result["status"], "CLEAR");
+    assert_eq!(result["matches"][0]["previouslyDismissed"], true);
+    assert!(result.get("alert").is_none());
+
+    let mut changed = listed;
+    changed.record.names.push("Amy B. Lee".into());
+    let mut records = MockRunRecords::new();
+    records
+        .expect_entity_output()
+        .withf(|_, _, output, _| {
+            *output == EntityOutput::ScreeningStatus(ScreeningStatus::PotentialMatch)
+        })
+        .returning(|_, _, _, _| Ok(()));
+    records
+        .expect_log()
+        .returning(|_, id, log| stored_log(id, log));
+    records
+        .expect_alert()
+        .times(1)
+        .returning(|_, id, _, _| raised_alert(id));
+    let result = run_screening(&screening_remembering(
+        vec![changed],
+        records,
+        vec![dismissal],
+    ))
+    .await
+    .unwrap();
+    assert!(
+        result["matches"][0].get("previouslyDismissed").is_none(),
+        "a changed entry is a new match"
+    );
+    assert_eq!(result["alert"], "alerts/screening-task-1");
 }
 
 #[tokio::test]

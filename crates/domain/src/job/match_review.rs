@@ -4,7 +4,8 @@
 //! one replaces it; the events keep both), recorded in a PEP_AND_SANCTIONS activity
 //! log, and followed by the entity's `screeningStatus`: CONFIRMED_MATCH when any match
 //! is confirmed, CLEAR when every match is dismissed, POTENTIAL_MATCH while any is
-//! unreviewed. When every match is reviewed, the job's alert is resolved.
+//! unreviewed. When every match is reviewed, the job's alert is resolved. A dismissal
+//! is remembered for the entity ([`super::dismissals`]); a confirmation forgets it.
 //!
 //! The decision is stored first; the log, the status and the alert follow it, each
 //! written once under an id derived from the job's revision, so a retry of the same
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::JobService;
+use super::dismissals::{Dismissal, DismissalRepository, record_hash};
 use super::model::JobRecord;
 use super::records::{EntityOutput, OutputCause, RunRecords};
 use crate::activity::model::{ActivityLog, ActivityType};
@@ -68,6 +70,7 @@ pub static REVIEW_TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
 pub struct MatchReviews {
     jobs: Arc<JobService>,
     entities: Arc<dyn EntityRepository>,
+    dismissals: Arc<dyn DismissalRepository>,
     records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
 }
@@ -156,6 +159,7 @@ impl MatchReviews {
         };
         let log_id = format!("review-{}-{}", job.id, job.revision);
         self.records.log(principal, &log_id, log).await?;
+        self.remember(principal, job, &result, request).await?;
         let status = review_status(&result);
         let entity = self
             .entities
@@ -189,6 +193,59 @@ impl MatchReviews {
             self.records
                 .resolve_alert(principal, alert, disposition, comment)
                 .await?;
+        }
+        Ok(())
+    }
+}
+
+impl MatchReviews {
+    /// Remembers a dismissed match for the entity, or forgets the entry once it is
+    /// confirmed ([`super::dismissals`]).
+    async fn remember(
+        &self,
+        principal: &Principal,
+        job: &JobRecord,
+        result: &Value,
+        request: &ReviewMatchRequest,
+    ) -> Result<()> {
+        let Some(reviewed) = result
+            .get("matches")
+            .and_then(Value::as_array)
+            .and_then(|matches| {
+                matches.iter().find(|m| {
+                    m.get("id").and_then(Value::as_str) == Some(request.match_id.as_str())
+                })
+            })
+        else {
+            return Ok(());
+        };
+        let text = |key: &str| {
+            reviewed
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let (dataset, list_entry) = (text("dataset"), text("listEntry"));
+        let tenant = &principal.tenant;
+        match request.decision {
+            MatchDecision::FalsePositive => {
+                let dismissal = Dismissal {
+                    entity_id: job.entity_id.clone(),
+                    record_hash: record_hash(reviewed.get("record").unwrap_or(&Value::Null)),
+                    dataset,
+                    list_entry,
+                    job: job.name(),
+                    reviewer: principal.subject.clone(),
+                    dismiss_time: job.update_time,
+                };
+                self.dismissals.remember(tenant, &dismissal).await?;
+            }
+            _ => {
+                self.dismissals
+                    .forget(tenant, &job.entity_id, &dataset, &list_entry)
+                    .await?;
+            }
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! A family is declared once as a [`JobFamily`]: typed inputs and results, and the work
 //! a run does, which records its results through the [`RunRecords`] port.
 
+pub mod dismissals;
 pub mod id_verification;
 pub mod kind;
 pub mod match_review;

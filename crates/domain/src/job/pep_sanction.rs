@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::dismissals::{DismissalRepository, is_dismissed, record_hash};
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest, retry_unless_final};
 use super::model::worker_principal;
 use super::records::{EntityOutput, OutputCause, RunRecords};
@@ -53,7 +54,8 @@ pub struct PepSanctionInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PepSanctionResult {
-    /// CLEAR, or POTENTIAL_MATCH when any list entry matched.
+    /// POTENTIAL_MATCH when any list entry matched that an analyst had not dismissed
+    /// for this entity before (as it is listed now), else CLEAR.
     pub status: ScreeningStatus,
     /// The entity's names that were screened, each once.
     pub screened_names: Vec<String>,
@@ -79,6 +81,7 @@ pub struct PepSanctionResult {
 pub struct PepSanctionJobs {
     screener: Arc<dyn Screener>,
     entities: Arc<dyn EntityRepository>,
+    dismissals: Arc<dyn DismissalRepository>,
     records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
 }
@@ -161,8 +164,22 @@ impl JobFamily for PepSanctionJobs {
             return Err(crate::lifecycle::deleted(&name));
         }
         let request = screen_request(&entity, &run.input);
-        let outcome = self.screener.screen(&request).await?;
-        let status = if outcome.matches.is_empty() {
+        let mut outcome = self.screener.screen(&request).await?;
+        let dismissals = self
+            .dismissals
+            .of_entity(&task.tenant, &job.entity_id)
+            .await?;
+        for found in &mut outcome.matches {
+            let hash = record_hash(&to_json(&found.record)?);
+            found.previously_dismissed =
+                is_dismissed(&dismissals, &found.dataset, &found.list_entry, &hash);
+        }
+        let open = outcome
+            .matches
+            .iter()
+            .filter(|m| !m.previously_dismissed)
+            .count();
+        let status = if open == 0 {
             ScreeningStatus::Clear
         } else {
             ScreeningStatus::PotentialMatch
@@ -205,14 +222,14 @@ impl JobFamily for PepSanctionJobs {
             .log(&worker, &result_id, log)
             .await
             .map_err(retry_unless_final)?;
-        if let Some(best) = result.matches.first() {
+        if let Some(best) = result.matches.iter().find(|m| !m.previously_dismissed) {
             let details = json!({
                 "job": job.name(),
                 "operation": task.operation_name,
                 "activityLog": log.name,
                 "bestMatch": {"listEntry": best.list_entry, "dataset": best.dataset,
                               "matchedName": best.matched_name, "score": best.score},
-                "matchCount": result.matches.len(),
+                "matchCount": open,
             });
             let new = NewAlert {
                 alert_type: format!("alertTypes/{PEP_AND_SANCTIONS_MATCH_FOUND}"),
@@ -383,6 +400,7 @@ mod tests {
             },
             explanation: json!({}),
             review: None,
+            previously_dismissed: false,
         };
         assert_eq!(
             summary(&person(), &[best.clone(), best], 0.7),

@@ -516,6 +516,7 @@ mod tests {
                     reviewer: "analyst-1".into(),
                     review_time: Timestamp::parse_rfc3339("2026-11-25T10:00:00Z").unwrap(),
                 }),
+                previously_dismissed: true,
             }],
             list_versions: vec![ListVersionInfo {
                 dataset: "un_sc".into(),

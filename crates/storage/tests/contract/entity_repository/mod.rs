@@ -6,6 +6,7 @@
 mod alerts;
 mod bridge;
 mod crud;
+mod dismissals;
 mod documents;
 mod erase;
 mod events;

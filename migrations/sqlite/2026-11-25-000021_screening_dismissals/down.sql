@@ -1,0 +1,2 @@
+DELETE FROM sqlite_stat1 WHERE tbl = 'screening_dismissals';
+DROP TABLE screening_dismissals;
