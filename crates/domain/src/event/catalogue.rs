@@ -22,6 +22,7 @@ use crate::job::pep_sanction::PepSanctionJobs;
 use crate::job::risk_rating::RiskRatingJobs;
 use crate::lifecycle::{ParentedService, StoreVersions};
 use crate::note::service::NoteService;
+use crate::webhook::WebhookEndpointService;
 use crate::workspace::service::WorkspaceService;
 
 /// The standard verbs of a resource that is soft-deleted, restored and purged.
@@ -140,6 +141,11 @@ pub const CATALOGUE: &[EventFamily] = &[
         prefix: "risk_model",
         standard: CREATED_ONLY,
         custom: &[],
+    },
+    EventFamily {
+        prefix: <WebhookEndpointService as StoreVersions>::EVENT_KIND,
+        standard: SOFT_DELETED,
+        custom: &["secret_rotated"],
     },
 ];
 
