@@ -9,6 +9,8 @@ pub mod fields;
 pub mod model;
 pub mod ports;
 pub mod service;
+#[cfg(test)]
+mod service_tests;
 pub mod target;
 
 pub use model::{WebhookEndpoint, WebhookEndpointState};

@@ -19,4 +19,5 @@ mod pagination;
 mod relationships;
 mod risk_models;
 mod support;
+mod webhook_endpoints;
 mod workspaces;
