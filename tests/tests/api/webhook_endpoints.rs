@@ -81,7 +81,7 @@ on_both_backends! {
             .invalid("DUPLICATE_EVENT_TYPE", "webhookEndpoint.eventTypes[1]");
         create(json!({"eventTypes": ["*"]})).invalid("REQUIRED", "webhookEndpoint.url");
         create(json!({"url": "http://hooks.example.com/x", "eventTypes": ["*"]}))
-            .invalid("URL_NOT_HTTPS", "webhookEndpoint.url");
+            .error(400, "FAILED_PRECONDITION", "URL_NOT_HTTPS");
         create(json!({"url": "https://user:pw@hooks.example.com/x", "eventTypes": ["*"]}))
             .invalid("URL_CREDENTIALS", "webhookEndpoint.url");
         create(json!({"url": "ftp://hooks.example.com/x", "eventTypes": ["*"]}))
@@ -103,14 +103,14 @@ fn ssrf_is_refused_unless_allowed(strict: Server) {
     ] {
         strict
             .post(ENDPOINTS, &json!({"url": url, "eventTypes": ["*"]}))
-            .invalid("URL_FORBIDDEN_ADDRESS", "webhookEndpoint.url");
+            .error(400, "FAILED_PRECONDITION", "URL_FORBIDDEN_ADDRESS");
     }
     strict
         .post(
             ENDPOINTS,
             &json!({"url": "http://127.0.0.1:9/", "eventTypes": ["*"]}),
         )
-        .invalid("URL_NOT_HTTPS", "webhookEndpoint.url");
+        .error(400, "FAILED_PRECONDITION", "URL_NOT_HTTPS");
     assert!(names(&strict.get(ENDPOINTS).ok()["webhookEndpoints"]).is_empty());
 }
 

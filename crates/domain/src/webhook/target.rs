@@ -63,8 +63,9 @@ impl TargetPolicy {
     /// http(s) URL with a host and no credentials, https unless its host is allowed.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT naming `field`: `INVALID_URL`, `URL_CREDENTIALS`,
-    /// `URL_NOT_HTTPS`.
+    /// INVALID_ARGUMENT naming `field`: `INVALID_URL`, `URL_CREDENTIALS`;
+    /// FAILED_PRECONDITION `URL_NOT_HTTPS` for http to a host the operator does not
+    /// allow (the same URL passes where it does).
     pub fn check_url(&self, field: &str, url: &str) -> Result<Target> {
         let invalid = |reason, description: &str| Error::invalid_field(field, reason, description);
         let parsed = Url::parse(url).map_err(|e| invalid("INVALID_URL", &e.to_string()))?;
@@ -85,9 +86,10 @@ impl TargetPolicy {
             "https" => {}
             "http" if self.allows_host(&host) => {}
             "http" => {
-                return Err(invalid(
+                return Err(refused(
+                    field,
                     "URL_NOT_HTTPS",
-                    "must be https (http only to a host the operator allows)",
+                    format!("'{field}' must be https (http only to a host the operator allows)"),
                 ));
             }
             _ => return Err(invalid("INVALID_URL", "must be an https URL")),
@@ -103,7 +105,8 @@ impl TargetPolicy {
     /// resolves to now.
     ///
     /// # Errors
-    /// INVALID_ARGUMENT naming `field`: `URL_UNRESOLVED` when the name does not
+    /// FAILED_PRECONDITION naming `field` (what DNS answers and what the operator
+    /// allows decide, not the request alone): `URL_UNRESOLVED` when the name does not
     /// resolve, `URL_FORBIDDEN_ADDRESS` when an address is not public and not allowed.
     pub async fn addresses(
         &self,
@@ -116,10 +119,10 @@ impl TargetPolicy {
             Err(_) => resolver
                 .resolve(&target.host, target.port)
                 .await
-                .map_err(|e| Error::invalid_field(field, "URL_UNRESOLVED", e))?,
+                .map_err(|e| refused(field, "URL_UNRESOLVED", e))?,
         };
         if addresses.is_empty() {
-            return Err(Error::invalid_field(
+            return Err(refused(
                 field,
                 "URL_UNRESOLVED",
                 format!("'{}' resolves to no address", target.host),
@@ -130,7 +133,7 @@ impl TargetPolicy {
             .iter()
             .find(|a| !host_allowed && !self.allows_address(**a) && !is_public(**a))
         {
-            return Err(Error::invalid_field(
+            return Err(refused(
                 field,
                 "URL_FORBIDDEN_ADDRESS",
                 format!(
@@ -151,6 +154,12 @@ impl TargetPolicy {
     fn allows_address(&self, address: IpAddr) -> bool {
         self.networks.iter().any(|n| n.contains(&address))
     }
+}
+
+/// FAILED_PRECONDITION `reason` about the URL in `field`: where it leads, which DNS and
+/// the operator's allow list decide, is refused.
+fn refused(field: &str, reason: &'static str, message: impl Into<String>) -> Error {
+    Error::failed_precondition(reason, message).with_metadata("field", field)
 }
 
 /// Whether `address` is a public unicast address: not loopback, unspecified, private,

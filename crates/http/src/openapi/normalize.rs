@@ -964,7 +964,8 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
     (
         "WebhookEndpoint",
         "url",
-        || json!({ "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://" }),
+        // http(s), and no credentials: nothing before an `@` in the authority.
+        || json!({ "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+([/?#]\\S*)?$" }),
         true,
     ),
     (
