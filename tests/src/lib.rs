@@ -31,7 +31,8 @@ use std::time::Duration;
 use actix_web::dev::ServerHandle;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::HeaderMap;
-use rics::config::{Bootstrap, Config, LogFormat};
+use rics::config::{Bootstrap, Config, LogFormat, SecretKey};
+use rics_domain::webhook::TargetPolicy;
 use rics_storage::testing::TestDatabase;
 use serde_json::{Map, Value, json};
 
@@ -85,6 +86,14 @@ pub const ENTITIES: &str = "/v1alpha/entities";
 /// The issuer (and public URL) of the servers under test: tokens name it, whatever
 /// port the server listens on.
 pub const ISSUER: &str = "http://rics.test";
+
+/// The key the test servers seal secrets with, as `RICS_SECRET_KEY` would give it.
+pub const SECRET_KEY: &str = "dGVzdC1rZXktb2YtdGhlLWJsYWNrLWJveC10ZXN0cyE=";
+
+/// What the test servers' webhook endpoints may reach beyond public https URLs, as
+/// `RICS_WEBHOOK_ALLOW_HOSTS` would give it: the loopback address the tests' receivers
+/// listen on.
+pub const WEBHOOK_ALLOW_HOSTS: &str = "127.0.0.1";
 
 /// The partner tenant's admin client, fixed as `RICS_BOOTSTRAP_CLIENT_ID` would.
 pub const ADMIN_CLIENT_ID: &str = "e2e-admin";
@@ -150,6 +159,9 @@ pub fn test_config(database_url: &str) -> Config {
         job_concurrency: 4,
         job_lease: Duration::from_secs(60),
         job_max_attempts: 5,
+        secret_key: SecretKey(Some(SECRET_KEY.to_owned())),
+        webhook_targets: TargetPolicy::parse(WEBHOOK_ALLOW_HOSTS)
+            .unwrap_or_else(|e| panic!("the test allow list: {e}")),
         bootstrap: Bootstrap {
             client_id: Some(ADMIN_CLIENT_ID.to_owned()),
             client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use rics_domain::file::inspect::{AllowedTypes, DEFAULT_MAX_BYTES, UploadRules};
+use rics_domain::webhook::TargetPolicy;
 use serde::Deserialize;
 
 /// How log lines are written.
@@ -207,6 +208,24 @@ pub struct Settings {
     /// Attempts of a failing job run before it fails for good [default: 5].
     #[arg(long, env = "RICS_JOB_MAX_ATTEMPTS", value_name = "N")]
     pub job_max_attempts: Option<u32>,
+    /// The key secrets the server must read back (webhook signing secrets) are sealed
+    /// with: the base64 of 32 random bytes (`openssl rand -base64 32`), kept outside the
+    /// database. Without it (or a key file) no webhook endpoint can be made.
+    #[arg(
+        long,
+        env = "RICS_SECRET_KEY",
+        value_name = "BASE64",
+        hide_env_values = true
+    )]
+    pub secret_key: Option<String>,
+    /// A file holding that key instead (its base64 text).
+    #[arg(long, env = "RICS_SECRET_KEY_FILE", value_name = "PATH")]
+    pub secret_key_file: Option<PathBuf>,
+    /// What webhook endpoints may reach beyond public https URLs, comma separated: IPs,
+    /// CIDRs or host names, which may then be private or loopback and use http (for tests
+    /// and private deployments) [default: none].
+    #[arg(long, env = "RICS_WEBHOOK_ALLOW_HOSTS", value_name = "HOST,...")]
+    pub webhook_allow_hosts: Option<String>,
     /// On the first start of an empty database: the admin client's id [default:
     /// generated].
     #[arg(long, env = "RICS_BOOTSTRAP_CLIENT_ID", value_name = "ID")]
@@ -262,6 +281,8 @@ struct FileSettings {
     job_concurrency: Option<u32>,
     job_lease_seconds: Option<u64>,
     job_max_attempts: Option<u32>,
+    secret_key_file: Option<PathBuf>,
+    webhook_allow_hosts: Option<String>,
 }
 
 /// The resolved configuration.
@@ -315,8 +336,27 @@ pub struct Config {
     pub job_lease: Duration,
     /// Attempts of a failing run.
     pub job_max_attempts: u32,
+    /// The key secrets are sealed with, if configured.
+    pub secret_key: SecretKey,
+    /// What webhook endpoints may reach beyond public https URLs.
+    pub webhook_targets: TargetPolicy,
     /// First-start credentials (environment or flags only, never the file).
     pub bootstrap: Bootstrap,
+}
+
+/// The key secrets are sealed with (base64 of 32 bytes), from the environment, a flag or
+/// a key file, never the configuration file itself; its `Debug` hides it.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct SecretKey(pub Option<String>);
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "SecretKey(***)"
+        } else {
+            "SecretKey(None)"
+        })
+    }
 }
 
 /// First-start credentials for automated deployments.
@@ -471,6 +511,27 @@ impl Settings {
                     .unwrap_or(60),
             ),
             job_max_attempts: self.job_max_attempts.or(file.job_max_attempts).unwrap_or(5),
+            secret_key: SecretKey(
+                match (
+                    &self.secret_key,
+                    self.secret_key_file.clone().or(file.secret_key_file),
+                ) {
+                    (Some(key), _) => Some(key.clone()),
+                    (None, Some(path)) => {
+                        Some(std::fs::read_to_string(&path).with_context(|| {
+                            format!("cannot read the secret key file {}", path.display())
+                        })?)
+                    }
+                    (None, None) => None,
+                },
+            ),
+            webhook_targets: TargetPolicy::parse(
+                self.webhook_allow_hosts
+                    .as_deref()
+                    .or(file.webhook_allow_hosts.as_deref())
+                    .unwrap_or_default(),
+            )
+            .map_err(|e| anyhow::anyhow!("webhook_allow_hosts: {e}"))?,
             bootstrap: Bootstrap {
                 client_id: self.bootstrap_client_id.clone(),
                 client_secret: self.bootstrap_client_secret.clone(),

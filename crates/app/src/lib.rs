@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod config;
+pub mod dns;
 pub mod metrics;
 pub mod screener;
 pub mod server;

@@ -10,7 +10,7 @@ use actix_web::dev::ServerHandle;
 use actix_web::web::Data;
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
+use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings, SecretBox};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
@@ -48,6 +48,7 @@ use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::webhook::{SecretCipher, WebhookEndpointService};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
@@ -59,7 +60,7 @@ use rics_storage::{
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselWebhookEndpointRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -416,6 +417,19 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..RunnerSettings::default()
         },
     ));
+    let cipher = match &config.secret_key.0 {
+        Some(key) => Some(Arc::new(
+            SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
+        ) as Arc<dyn SecretCipher>),
+        None => None,
+    };
+    let webhook_endpoints = Arc::new(WebhookEndpointService::new(
+        Arc::new(DieselWebhookEndpointRepository::new(db.clone())),
+        cipher,
+        Arc::new(crate::dns::SystemResolver),
+        config.webhook_targets.clone(),
+        context.clone(),
+    ));
     let entities = Arc::new(
         EntityService::new(entity_repository, context).with_after_erasure(content_sweeper.clone()),
     );
@@ -430,6 +444,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         documents.clone(),
         form_definitions.clone(),
         files.clone(),
+        webhook_endpoints.clone(),
         content_sweeper,
     ];
     let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone()];
@@ -462,6 +477,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         forms,
         files,
         authorization,
+        webhook_endpoints,
     };
     Ok(Services {
         use_cases,

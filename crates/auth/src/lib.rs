@@ -15,12 +15,16 @@
 //!   and against external OpenID Connect issuers (discovery and JWKS), and turns the
 //!   claims into a [`Principal`](rics_domain::principal::Principal).
 //!
+//! - [`SecretBox`] is the [`SecretCipher`](rics_domain::webhook::SecretCipher): secrets
+//!   sealed with ChaCha20-Poly1305 under the operator's key.
+//!
 //! [`Auth::start`] builds all of them from [`AuthSettings`].
 
 mod hasher;
 mod jwk;
 mod keys;
 mod oidc;
+mod secret_box;
 mod settings;
 mod signer;
 mod verify;
@@ -36,6 +40,7 @@ use rics_domain::time::Clock;
 
 pub use hasher::Argon2Hasher;
 pub use keys::{KEY_REFETCH_INTERVAL, KEY_REFRESH_INTERVAL, KeyRing};
+pub use secret_box::SecretBox;
 pub use settings::{
     AuthSettings, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_TENANT_CLAIM, ExternalIssuerSettings,
 };

@@ -36,6 +36,7 @@ pub mod serde_util;
 pub mod tenant;
 pub mod text_search;
 pub mod time;
+pub mod webhook;
 
 pub mod validate;
 pub mod values;

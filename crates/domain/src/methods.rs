@@ -78,6 +78,15 @@ where
     /// default); nothing by default.
     fn fill_new(&self, _principal: &Principal, _resource: &mut Self::Resource, _now: Timestamp) {}
 
+    /// The answer of a create from the resource as stored: what it shows once beside
+    /// the stored fields (a webhook endpoint's new secret); the resource by default.
+    ///
+    /// # Errors
+    /// The resource's own failure to make its answer.
+    fn answer_new(&self, resource: Self::Resource) -> Result<Self::Resource> {
+        Ok(resource)
+    }
+
     /// Creates the resource from `body`, with the id `id` when the caller chose one,
     /// once per `request_id`, with its `{kind}.created` events.
     ///
@@ -110,7 +119,10 @@ where
             &parts,
             resource.resource_name(),
         );
-        self.store_new(principal, resource, key.as_ref(), now).await
+        let stored = self
+            .store_new(principal, resource, key.as_ref(), now)
+            .await?;
+        self.answer_new(stored)
     }
 }
 

@@ -20,6 +20,7 @@ use rics_domain::principal::Authenticator;
 use rics_domain::risk::RiskEvaluator;
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
+use rics_domain::webhook::WebhookEndpointService;
 use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
 
@@ -87,6 +88,8 @@ pub struct UseCases {
     pub files: Arc<FileService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
+    /// Webhook endpoint use cases.
+    pub webhook_endpoints: Arc<WebhookEndpointService>,
 }
 
 /// The use cases and settings the handlers use.

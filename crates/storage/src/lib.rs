@@ -38,6 +38,7 @@ pub mod store;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod webhook_endpoints;
 pub mod workspaces;
 
 pub use activity_log_types::DieselActivityLogTypeRepository;
@@ -62,4 +63,5 @@ pub use notes::DieselNoteRepository;
 pub use operations::DieselOperationRepository;
 pub use risk_models::DieselRiskModelRepository;
 pub use tenants::DieselTenantRepository;
+pub use webhook_endpoints::DieselWebhookEndpointRepository;
 pub use workspaces::DieselWorkspaceRepository;

@@ -884,3 +884,38 @@ diesel::table! {
         dismiss_time -> BigInt,
     }
 }
+
+diesel::table! {
+    /// Webhook endpoints: the columns filters, orders and counts use, the sealed
+    /// signing secrets, and the JSON body.
+    webhook_endpoints (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `url`.
+        url -> Text,
+        /// `state`: ENABLED or DISABLED.
+        state -> Text,
+        /// The signing secret, sealed with the operator's key.
+        secret -> Text,
+        /// The secret it replaced, sealed, while it still signs.
+        previous_secret -> Nullable<Text>,
+        /// When the previous secret stops signing.
+        previous_secret_expire_time -> Nullable<BigInt>,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}

@@ -825,6 +825,7 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         "/v1alpha/workspaces/{workspace}/forms",
         &["displayName = \"{}\"", "workspaces:\"{}\""],
     ),
+    ("/v1alpha/webhookEndpoints", &["url = \"{}\""]),
 ];
 
 /// The GET operations of the OpenAPI document that take a `filter`.

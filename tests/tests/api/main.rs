@@ -25,4 +25,5 @@ mod risk_rating;
 mod screening_jobs;
 mod service;
 mod tenancy;
+mod webhook_endpoints;
 mod workspaces;

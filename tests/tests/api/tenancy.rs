@@ -247,7 +247,7 @@ on_both_backends! {
     /// The isolation matrix. Two tenants (the partner and its child) each hold an
     /// entity with a tag, a relationship, a file, an activity log type and an activity
     /// log about the entity, a case, a form definition and a form about the entity in
-    /// the case, an alert and an identity document about it. Then, for every gated route of the route
+    /// the case, an alert and an identity document about it, and a webhook endpoint. Then, for every gated route of the route
     /// table, each tenant calls it with the other's identifiers: the answer is NOT_FOUND,
     /// or, for collections, a result without the other's data; and afterwards each
     /// tenant's data is exactly as it was. A new route joins the matrix by being in the
@@ -329,6 +329,12 @@ on_both_backends! {
                     "title": "Secret alert",
                 })),
             );
+            // A webhook endpoint of the tenant's own.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/webhookEndpoints?webhookEndpointId=hook-{i}"),
+                Some(json!({"url": format!("http://127.0.0.1:9/secret-{i}"), "eventTypes": ["*"], "description": "Secret hook"})),
+            );
             // An identity document of the secret entity, collected for the case.
             as_owner(
                 Method::POST,
@@ -389,6 +395,8 @@ on_both_backends! {
             all.push((definitions, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let forms = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/forms?pageSize=1000")).ok();
             all.push((forms, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
+            let hooks = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/webhookEndpoints?showDeleted=true&pageSize=1000")).ok();
+            all.push((hooks, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -443,6 +451,7 @@ on_both_backends! {
                     .replace("{document}", &format!("doc-{victim}"))
                     .replace("{formDefinition}", &format!("secret-def-{victim}"))
                     .replace("{form}", &format!("form-{victim}"))
+                    .replace("{webhookEndpoint}", &format!("hook-{victim}"))
                     .replace("{alertType}", PEP)
                     .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
@@ -457,6 +466,7 @@ on_both_backends! {
                     }
                     _ if route.path.contains(':') => json!({}),
                     _ if route.path.contains("/notes") => json!({"content": "Taken over"}),
+                    _ if route.path.starts_with("/v1alpha/webhookEndpoints") => json!({"description": "Taken over"}),
                     _ if route.path.ends_with("Jobs") => json!({}),
                     _ if route.path.contains("/documents") => json!({"givenName": "Taken over"}),
                     _ => json!({"displayName": "Taken over"}),
@@ -643,6 +653,14 @@ on_both_backends! {
                             create(json!({"formDefinition": format!("formDefinitions/secret-def-{victim}")})).error(404, "NOT_FOUND", "FORM_DEFINITION_NOT_FOUND");
                             create(json!({"formDefinition": own, "entity": format!("entities/{secret}")})).error(404, "NOT_FOUND", "ENTITY_NOT_FOUND");
                             create(json!({"formDefinition": own, "workspaces": [format!("workspaces/case-{victim}")]})).error(404, "NOT_FOUND", "WORKSPACE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/webhookEndpoints") => {
+                            let found = names(&reply.ok()["webhookEndpoints"]);
+                            assert_eq!(found, vec![format!("webhookEndpoints/hook-{attacker}")], "{context}");
+                        }
+                        ("POST", "/v1alpha/webhookEndpoints") => {
+                            // The body is no endpoint: it has no URL and no event types.
+                            reply.invalid("INVALID_FIELDS", "webhookEndpoint.url");
                         }
                         ("GET", "/v1alpha/screeningLists") => {
                             // The operator's lists, the same for every tenant.

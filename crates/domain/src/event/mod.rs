@@ -4,6 +4,7 @@
 //! resource. Events are append-only: nothing changes or deletes one, except the
 //! erasure of a hard-deleted entity, which removes its events with it.
 
+pub mod catalogue;
 pub mod model;
 pub mod outbox;
 pub mod ports;

@@ -14,7 +14,8 @@ use rics_domain::form_definition::rules::{
     MAX_ACCEPT, MAX_FIELDS, MAX_KEY, MAX_LABEL, MAX_OPTION, MAX_OPTIONS, MAX_PATTERN, MAX_STEPS,
 };
 use rics_domain::{
-    activity, alert, document, file, form, form_definition, job, note, risk, tenant, workspace,
+    activity, alert, document, file, form, form_definition, job, note, risk, tenant, webhook,
+    workspace,
 };
 use serde_json::{Value, json};
 
@@ -293,6 +294,21 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         "Workspace",
         "formDefinitions",
         Items(form::service::MAX_WORKSPACE_DEFINITIONS),
+    ),
+    (
+        "WebhookEndpoint",
+        "url",
+        Characters(webhook::service::MAX_URL),
+    ),
+    (
+        "WebhookEndpoint",
+        "description",
+        Characters(webhook::service::MAX_DESCRIPTION),
+    ),
+    (
+        "WebhookEndpoint",
+        "eventTypes",
+        DistinctItems(webhook::service::MAX_EVENT_TYPES),
     ),
 ];
 

@@ -158,10 +158,10 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 14] {
+fn resource_tables() -> [(&'static str, &'static FieldTable); 15] {
     use rics_domain::{
         activity, alert, document, entity, file, form, form_definition, job, note, risk, tenant,
-        workspace,
+        webhook, workspace,
     };
     [
         ("File", &file::fields::TABLE),
@@ -178,6 +178,7 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 14] {
         ("Form", &form::fields::TABLE),
         ("ResolveRequest", &alert::fields::RESOLVE_TABLE),
         ("ReviewMatchRequest", &job::match_review::REVIEW_TABLE),
+        ("WebhookEndpoint", &webhook::fields::TABLE),
     ]
 }
 
@@ -956,6 +957,19 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     (
+        "WebhookEndpoint",
+        "eventTypes",
+        subscribable_event_types,
+        true,
+    ),
+    (
+        "WebhookEndpoint",
+        "url",
+        // http(s), and no credentials: nothing before an `@` in the authority.
+        || json!({ "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+([/?#]\\S*)?$" }),
+        true,
+    ),
+    (
         "FactorScreeningStatus",
         "scores",
         || score_keys(rics_domain::entity::model::ScreeningStatus::VALUES),
@@ -1033,6 +1047,20 @@ const DECLARED_MEDIA_TYPE: &str = concat!(
 
 /// Base64 of either alphabet, padded or not, in whole characters.
 const BASE64: &str = "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$";
+
+/// What a webhook endpoint may subscribe to: at least one of the catalogue's event
+/// types, `prefix.*` of each prefix, or `*`.
+fn subscribable_event_types() -> Value {
+    use rics_domain::event::catalogue::{CATALOGUE, event_types};
+    let mut values: Vec<String> = vec!["*".to_owned()];
+    values.extend(
+        CATALOGUE
+            .iter()
+            .map(|family| format!("{}.*", family.prefix)),
+    );
+    values.extend(event_types());
+    json!({ "minItems": 1, "items": { "type": "string", "enum": values } })
+}
 
 /// A workspace's resource name.
 const WORKSPACE_NAME: &str = "^workspaces/[a-z0-9-]{1,63}$";

@@ -26,6 +26,7 @@ pub mod risk;
 pub mod screening_lists;
 pub mod standard;
 pub mod tenants;
+pub mod webhook_endpoints;
 pub mod workspaces;
 
 use std::sync::LazyLock;
@@ -193,6 +194,7 @@ route_modules!(
     files::of_entities,
     screening_lists,
     tenants,
+    webhook_endpoints,
 );
 
 /// Every route of the API: the rows of each module of `TABLES`, in order.

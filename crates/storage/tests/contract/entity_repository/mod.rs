@@ -20,4 +20,5 @@ mod pagination;
 mod relationships;
 mod risk_models;
 mod support;
+mod webhook_endpoints;
 mod workspaces;

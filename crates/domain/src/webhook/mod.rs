@@ -1,0 +1,19 @@
+//! Webhook endpoints (`webhookEndpoints/{endpoint}`): where a tenant wants its events
+//! pushed, which event types it subscribes to, and the secret its deliveries are signed
+//! with. The secret is stored sealed (the [`SecretCipher`] port, with a key kept outside
+//! the database) and shown only by create and `:rotateSecret`. Endpoint URLs must keep
+//! [`target::TargetPolicy`]: https, no credentials, and no loopback, private,
+//! link-local or metadata address after DNS resolution unless the operator allows it.
+
+pub mod fields;
+pub mod model;
+pub mod ports;
+pub mod service;
+#[cfg(test)]
+mod service_tests;
+pub mod target;
+
+pub use model::{WebhookEndpoint, WebhookEndpointState};
+pub use ports::{HostResolver, SecretCipher, WebhookEndpointRepository};
+pub use service::WebhookEndpointService;
+pub use target::TargetPolicy;

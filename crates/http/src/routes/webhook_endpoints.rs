@@ -1,0 +1,67 @@
+//! The webhook endpoint routes: all `rics.admin`, since an endpoint decides where the
+//! tenant's data is sent.
+
+use actix_web::web::{Data, Path};
+use rics_domain::principal::Scope;
+use rics_domain::webhook::WebhookEndpoint;
+
+use super::{EtagRequest, PageParams, Response, body_etag, ok};
+use crate::error::ErrorEnvelope;
+use crate::extract::{Caller, JsonBody, NoQuery};
+use crate::state::ApiState;
+
+resource_routes! {
+    service: webhook_endpoints, resource: WebhookEndpoint, tag: "webhookEndpoints",
+    id: ("webhookEndpoint" = String, Path, description = "Webhook endpoint id");
+
+    /// Lists webhook endpoints (never with their secrets).
+    list "/v1alpha/webhookEndpoints", Some(Scope::Admin), lists rics_domain::webhook::fields::LIST => ListWebhookEndpointsResponse, params(PageParams,
+        ("filter" = Option<String>, Query, description = "AIP-160 over url, state, createTime, updateTime, deleteTime"),
+        ("orderBy" = Option<String>, Query, description = "url, createTime, updateTime, each optionally ` desc`; default createTime"),
+        ("showDeleted" = Option<bool>, Query, description = "Include soft-deleted endpoints"));
+    /// Creates a webhook endpoint; the answer shows its signing secret, once.
+    create "/v1alpha/webhookEndpoints", Some(Scope::Admin), params(
+        ("webhookEndpointId" = Option<String>, Query, description = "The id to give the endpoint: 4 to 63 of `[a-z0-9-]`, starting with a letter; generated when absent"),
+        ("requestId" = Option<String>, Query, description = "A UUID making the call idempotent"));
+    /// Gets a webhook endpoint, deleted or not, without its secret.
+    get "/v1alpha/webhookEndpoints/{webhookEndpoint}", Some(Scope::Admin);
+    /// Updates a webhook endpoint; `state` ENABLED re-enables a disabled one.
+    update "/v1alpha/webhookEndpoints/{webhookEndpoint}", Some(Scope::Admin), params(
+        ("updateMask" = Option<String>, Query, description = "Comma-separated field paths; `*` replaces the endpoint; absent = the populated fields of the body"));
+    /// Soft-deletes a webhook endpoint: nothing is delivered to it until it is restored.
+    delete "/v1alpha/webhookEndpoints/{webhookEndpoint}", Some(Scope::Admin), params(
+        ("etag" = Option<String>, Query, description = "When given, must be the current etag"),
+        ("allowMissing" = Option<bool>, Query, description = "Succeed when the endpoint is missing or already deleted"));
+    /// Restores a soft-deleted webhook endpoint.
+    undelete "/v1alpha/webhookEndpoints/{webhookEndpoint}:undelete", Some(Scope::Admin);
+    POST "/v1alpha/webhookEndpoints/{webhookEndpoint}:rotateSecret" => rotate_secret, Some(Scope::Admin);
+}
+
+list_response! {
+    /// A page of webhook endpoints.
+    ListWebhookEndpointsResponse {
+        /// The webhook endpoints.
+        webhook_endpoints: WebhookEndpoint,
+        /// How many endpoints match the filter.
+        total_size,
+    }
+}
+
+/// Gives a webhook endpoint a new signing secret, shown in the answer; the old one
+/// goes on signing for 24 hours beside it.
+#[utoipa::path(post, path = "/v1alpha/webhookEndpoints/{webhookEndpoint}:rotateSecret", tag = "webhookEndpoints",
+    params(("webhookEndpoint" = String, Path, description = "Webhook endpoint id")), request_body = EtagRequest,
+    responses((status = 200, body = WebhookEndpoint), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+pub async fn rotate_secret(
+    caller: Caller,
+    _query: NoQuery,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let etag = body_etag(body, "rotateSecret")?;
+    ok(&state
+        .webhook_endpoints
+        .rotate_secret(&caller.0, &path, etag.as_deref())
+        .await?)
+}
