@@ -14,6 +14,7 @@ use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
+use rics_domain::automation::{AutomationService, DefaultAutomations};
 use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
@@ -52,11 +53,12 @@ use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
-    DieselAlertRepository, DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
-    DieselFileRepository, DieselFormDefinitionRepository, DieselFormRepository,
-    DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
-    DieselNoteRepository, DieselOperationRepository, DieselRiskModelRepository,
-    DieselTenantRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselAlertRepository, DieselAutomationRepository, DieselDocumentRepository,
+    DieselEntityRepository, DieselEventRepository, DieselFileRepository,
+    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
+    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
+    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
+    DieselWorkspaceRepository, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -240,6 +242,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(FirstClient::new(registrar.clone())),
         Arc::new(DefaultAlertTypes),
         Arc::new(DefaultFormDefinitions),
+        Arc::new(DefaultAutomations),
     ];
     let context = ServiceContext {
         clock: clock.clone(),
@@ -273,6 +276,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let form_definitions = Arc::new(FormDefinitionService::new(
         definition_repository.clone(),
         definition_repository,
+        context.clone(),
+    ));
+    let automations = Arc::new(AutomationService::new(
+        Arc::new(DieselAutomationRepository::new(db.clone())),
         context.clone(),
     ));
     let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
@@ -416,6 +423,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         alerts.clone(),
         documents.clone(),
         form_definitions.clone(),
+        automations.clone(),
         files.clone(),
         content_sweeper,
     ];
@@ -447,6 +455,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         form_definitions,
         forms,
         files,
+        automations,
         authorization,
     };
     Ok(Services {

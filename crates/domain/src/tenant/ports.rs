@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 use super::model::Tenant;
 use crate::alert::model::AlertType;
+use crate::automation::model::Automation;
 use crate::event::NewEvent;
 use crate::form_definition::model::FormDefinition;
 use crate::identity::model::{Client, User};
@@ -13,8 +14,8 @@ use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 
 /// Everything a new tenant starts with, written at once: the tenant, its first
-/// client, and what the provisioning steps added (its default alert types and form
-/// definitions, ...).
+/// client, and what the provisioning steps added (its default alert types, form
+/// definitions and automations, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantPlan {
     /// The tenant.
@@ -27,6 +28,8 @@ pub struct TenantPlan {
     pub alert_types: Vec<AlertType>,
     /// Its form definitions, each with its first revision.
     pub form_definitions: Vec<FormDefinition>,
+    /// Its built-in automations, each with its first revision.
+    pub automations: Vec<Automation>,
 }
 
 /// Stores tenants and the operations that create them.
