@@ -206,6 +206,19 @@ impl TenantRepository for DieselTenantRepository {
             .await
     }
 
+    async fn all_ids(&self) -> Result<Vec<TenantId>, RepositoryError> {
+        self.db
+            .read(|conn| {
+                let ids: Vec<String> = tenants::table
+                    .select(tenants::id)
+                    .order(tenants::id)
+                    .load(conn)
+                    .map_err(repository_error)?;
+                Ok(ids.into_iter().map(TenantId::new).collect())
+            })
+            .await
+    }
+
     async fn list_children(
         &self,
         parent: &TenantId,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use serde_json::Value;
 
 use super::fields;
 use super::model::Automation;
@@ -55,10 +56,124 @@ impl AutomationService {
             .await
     }
 
+    /// Stores the automations of a file that [`check_file`] admitted in the tenant of
+    /// `principal`: each is created under its id, or replaces the definition stored
+    /// under it (a new revision when its parameters or steps changed). Returns each
+    /// one's name and what was done.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION (`BUILT_IN_AUTOMATION`, `RESOURCE_DELETED`) for an id of a
+    /// built-in or deleted automation, and what a create or update refuses; the
+    /// automations before it are stored.
+    pub async fn load(
+        &self,
+        principal: &Principal,
+        automations: &[(String, Value)],
+    ) -> Result<Vec<(String, Loaded)>> {
+        let mut done = Vec::with_capacity(automations.len());
+        for (id, body) in automations {
+            let stored = self
+                .repository
+                .get(&principal.tenant, id)
+                .await
+                .map_err(|e| e.for_resource(&Automation::name_of(id)))?;
+            let loaded = if stored.is_some() {
+                self.update(principal, id, body.clone(), Some("*")).await?;
+                Loaded::Updated
+            } else {
+                self.create(principal, body.clone(), Some(id), None).await?;
+                Loaded::Created
+            };
+            done.push((Automation::name_of(id), loaded));
+        }
+        Ok(done)
+    }
+
     /// A built-in automation is neither changed nor deleted.
     async fn check_not_built_in(&self, _principal: &Principal, current: &Automation) -> Result<()> {
         refuse_built_in(current)
     }
+}
+
+/// What loading an automation from a file did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loaded {
+    /// It was new.
+    Created,
+    /// It replaced the automation stored under its id.
+    Updated,
+}
+
+impl Loaded {
+    /// The word a report uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Loaded::Created => "CREATED",
+            Loaded::Updated => "UPDATED",
+        }
+    }
+}
+
+/// Reads a file of automations (`rics automations load`): a JSON array of Automation
+/// resources as the API takes them, or an object holding one under `automations`, each
+/// named `automations/{id}`. Every definition is checked before any is stored, with
+/// every fault reported at once, each under `automations[i]`. Returns each one's id and
+/// body.
+///
+/// # Errors
+/// INVALID_ARGUMENT with every fault.
+pub fn check_file(file: &Value) -> Result<Vec<(String, Value)>> {
+    let items = match file {
+        Value::Array(items) => items,
+        Value::Object(object) => match object.get("automations") {
+            Some(Value::Array(items)) => items,
+            _ => {
+                return Err(Error::invalid_field(
+                    "automations",
+                    "REQUIRED",
+                    "the file holds no list `automations`",
+                ));
+            }
+        },
+        _ => {
+            return Err(Error::invalid_field(
+                "automations",
+                "INVALID_VALUE",
+                "the file must be a JSON array of automations, or an object with `automations`",
+            ));
+        }
+    };
+    let mut v = Violations::new();
+    let mut checked = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("automations[{i}]");
+        let id = item
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| name.strip_prefix("automations/"))
+            .filter(|id| crate::id::is_well_formed_id(id));
+        let Some(id) = id else {
+            v.add(
+                format!("{at}.name"),
+                "INVALID_NAME",
+                "must be automations/{automation}",
+            );
+            continue;
+        };
+        match serde_json::from_value::<Automation>(item.clone()) {
+            Err(error) => v.add(&at, "INVALID_VALUE", error.to_string()),
+            Ok(automation) => {
+                if let Err(error) = admit(&automation) {
+                    for fault in error.field_violations {
+                        let field = fault.field.replacen("automation", &at, 1);
+                        v.add(field, fault.reason, fault.description);
+                    }
+                }
+            }
+        }
+        checked.push((id.to_owned(), item.clone()));
+    }
+    v.finish().map(|()| checked)
 }
 
 /// FAILED_PRECONDITION (`BUILT_IN_AUTOMATION`) for a built-in automation.

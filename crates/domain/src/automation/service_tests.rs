@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::model::Automation;
 use super::ports::MockAutomationRepository;
-use super::service::AutomationService;
+use super::service::{AutomationService, Loaded, check_file};
 use crate::error::Code;
 use crate::form_definition::service_tests::{context, now, principal};
 use crate::lifecycle::{SoftDeletable, SoftDeleteMethods};
@@ -130,5 +130,63 @@ async fn a_built_in_automation_is_neither_changed_nor_deleted() {
     assert_eq!(
         (deleted.code, deleted.reason),
         (Code::FailedPrecondition, "BUILT_IN_AUTOMATION")
+    );
+}
+
+#[test]
+fn a_file_is_checked_whole_before_anything_is_stored() {
+    let mut named = body();
+    named["name"] = json!("automations/tagger");
+    let checked = check_file(&json!({"automations": [named.clone()]})).unwrap();
+    assert_eq!(checked, [("tagger".to_owned(), named.clone())]);
+    assert_eq!(check_file(&json!([named.clone()])).unwrap().len(), 1);
+    let mut later = named.clone();
+    later["name"] = json!("automations/later");
+    later["steps"][0]["args"]["tag"] = json!("${steps.nope.output.x}");
+    let error = check_file(&json!([named, later, {"displayName": "Nameless"}])).unwrap_err();
+    let fields: Vec<(&str, &str)> = error
+        .field_violations
+        .iter()
+        .map(|v| (v.field.as_str(), v.reason))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("automations[1].steps[0].args.tag", "UNKNOWN_STEP"),
+            ("automations[2].name", "INVALID_NAME"),
+        ]
+    );
+    assert!(check_file(&json!({"other": []})).is_err());
+}
+
+#[tokio::test]
+async fn loading_creates_new_automations_and_replaces_stored_ones() {
+    let mut repository = MockAutomationRepository::new();
+    repository
+        .expect_get()
+        .returning(|_, id| Ok((id == "tag").then(|| stored(false))));
+    repository
+        .expect_create()
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    repository
+        .expect_update()
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let mut renamed = body();
+    renamed["displayName"] = json!("Tags");
+    let loaded = service(repository)
+        .load(
+            &principal(),
+            &[("tag".into(), renamed), ("tagger".into(), body())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        loaded,
+        [
+            ("automations/tag".to_owned(), Loaded::Updated),
+            ("automations/tagger".to_owned(), Loaded::Created)
+        ]
     );
 }

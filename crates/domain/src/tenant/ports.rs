@@ -75,4 +75,11 @@ pub trait TenantRepository: Send + Sync {
     /// # Errors
     /// Only the common errors.
     async fn bootstrap(&self, plan: &TenantPlan) -> Result<bool, RepositoryError>;
+
+    /// The ids of every tenant, in order: what an operator's command over all tenants
+    /// (`rics automations load --all-tenants`) visits.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn all_ids(&self) -> Result<Vec<TenantId>, RepositoryError>;
 }

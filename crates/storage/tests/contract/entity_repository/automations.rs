@@ -134,6 +134,12 @@ async fn the_migration_and_provisioning_seed_the_built_in_automations_alike(back
             .await
             .unwrap()
     );
+    // What `rics automations load --all-tenants` visits.
+    let all = DieselTenantRepository::new(test_db.open().unwrap())
+        .all_ids()
+        .await
+        .unwrap();
+    assert_eq!(all, [TenantId::new("p1"), TenantId::new("s1")]);
     let migrated = DieselAutomationRepository::new(test_db.open().unwrap());
     let provisioned = DieselAutomationRepository::new(fresh.db.clone());
     for (repo, tenant, seconds) in [
