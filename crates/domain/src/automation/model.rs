@@ -88,7 +88,7 @@ crate::resource_struct! {
             skip_serializing_if = "String::is_empty"
         )]
         pub description: String,
-        /// The parameters a run takes: each name (`^[a-z][a-zA-Z0-9_]*$`) with its JSON
+        /// The parameters a run takes, at most 50: each name (`^[a-z][a-zA-Z0-9_]{0,62}$`) with its JSON
         /// Schema. A parameter is required unless its schema has a `default`.
         #[serde(
             default,
