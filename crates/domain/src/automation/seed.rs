@@ -156,10 +156,7 @@ impl ProvisioningStep for DefaultAutomations {
     }
 
     async fn apply(&self, plan: &mut TenantPlan, _credentials: &mut Credentials) -> Result<()> {
-        let created = plan
-            .tenant
-            .create_time
-            .ok_or_else(|| Error::internal("a tenant plan without a creation time"))?;
+        let created = plan.creation_time()?;
         let tenant = plan.tenant.id().to_owned();
         for id in BUILT_IN {
             let automation = Automation::built_in(&tenant, id, created)

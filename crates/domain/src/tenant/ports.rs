@@ -32,6 +32,19 @@ pub struct TenantPlan {
     pub automations: Vec<Automation>,
 }
 
+impl TenantPlan {
+    /// When the tenant is created: when what the provisioning steps add to it is
+    /// created too.
+    ///
+    /// # Errors
+    /// INTERNAL for a plan whose tenant has no creation time.
+    pub fn creation_time(&self) -> crate::error::Result<crate::time::Timestamp> {
+        self.tenant
+            .create_time
+            .ok_or_else(|| crate::error::Error::internal("a tenant plan without a creation time"))
+    }
+}
+
 /// Stores tenants and the operations that create them.
 ///
 /// Any method may fail with [`RepositoryError::Unavailable`] or
