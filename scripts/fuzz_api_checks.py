@@ -25,7 +25,9 @@ does not state), and fails the run, with two exceptions that JSON Schema cannot 
   document type, a form definition's rules over its fields together (unique keys, a
   select's options, the attributes and bounds of each type, a compilable pattern), a
   form's response against its definition's derived schema, its files against the form
-  and its deadline against now, and an integer written with a fraction (`58.0`, an
+  and its deadline against now, an automation's steps together (the arguments of each
+  kind, references to parameters and earlier steps, branch conditions and targets)
+  and its parameters' JSON Schemas, and an integer written with a fraction (`58.0`, an
   integer to JSON Schema).
 
 The OAuth endpoints answer RFC 6749 errors, not AIP-193 envelopes, and schemathesis's
@@ -93,6 +95,20 @@ UNSTATABLE_REASONS = frozenset(
         "FILE_OF_ANOTHER_FORM",
         "EXPIRE_TIME_NOT_IN_FUTURE",
         "DUPLICATE_FORM_DEFINITION",
+        # An automation's rules over its steps together and over each kind's
+        # arguments (a free-form map): the arguments a kind takes and their forms,
+        # references to parameters and earlier steps, branch conditions and targets,
+        # and its parameters' JSON Schemas.
+        "ARGUMENT_REQUIRED",
+        "UNKNOWN_ARGUMENT",
+        "INVALID_STEP_ARGUMENT",
+        "INVALID_REFERENCE",
+        "UNKNOWN_PARAMETER",
+        "UNKNOWN_STEP",
+        "LATER_STEP",
+        "CYCLE",
+        "INVALID_CONDITION",
+        "INVALID_SCHEMA",
     }
 )
 # Reasons of rules that relate an update to the stored resource: a new document number

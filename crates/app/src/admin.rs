@@ -1,6 +1,7 @@
-//! `rics clients create`, `rics users create` and `rics keys rotate`: credentials for a
-//! tenant and the signing key, managed by an operator on the server's machine (the API
-//! has no route that makes clients or users).
+//! `rics clients create`, `rics users create`, `rics keys rotate` and `rics automations
+//! load`: credentials for a tenant, the signing key and tenants' automations, managed by
+//! an operator on the server's machine (the API has no route that makes clients or
+//! users).
 //!
 //! ```text
 //! rics clients create --tenant tenants/abc --name "Nightly import" --scope rics.read --scope rics.write
@@ -8,6 +9,8 @@
 //!     --redirect-uri https://app.example.com/callback
 //! RICS_USER_PASSWORD=... rics users create --tenant tenants/abc --username ada --name "Ada L." --scope rics.read
 //! rics keys rotate
+//! rics automations load onboarding.json --tenant tenants/abc
+//! rics automations load onboarding.json --all-tenants
 //! ```
 //!
 //! Each prints one JSON object on standard output (the binary does; these functions
@@ -16,15 +19,18 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::config::{AdminSettings, Config};
 use crate::server;
+use rics_domain::automation::service::check_file;
 use rics_domain::error::Error;
 use rics_domain::identity::admin::ClientSpec;
-use rics_domain::principal::{Scope, TenantId};
+use rics_domain::principal::{Principal, Scope, TenantId};
+use rics_domain::tenant::ports::TenantRepository;
+use rics_storage::DieselTenantRepository;
 
 /// `rics clients ...`.
 #[derive(Debug, Subcommand)]
@@ -48,6 +54,36 @@ pub enum KeysCommand {
     /// stays published in the JWKS until every token it signed has expired; running
     /// servers sign with the new key within a minute.
     Rotate(AdminSettings),
+}
+
+/// `rics automations ...`.
+#[derive(Debug, Subcommand)]
+pub enum AutomationsCommand {
+    /// Create or replace automations from a JSON file: an array of Automation resources
+    /// as the API takes them (or an object with `automations`), each named
+    /// `automations/{id}`. Every definition is checked before any is stored; built-in
+    /// automations cannot be replaced.
+    Load(LoadAutomations),
+}
+
+/// Arguments of `rics automations load`.
+#[derive(Debug, Args)]
+pub struct LoadAutomations {
+    /// The JSON file.
+    pub file: std::path::PathBuf,
+    /// The tenant to load them into (`tenants/{id}` or the id).
+    #[arg(
+        long,
+        required_unless_present = "all_tenants",
+        conflicts_with = "all_tenants"
+    )]
+    pub tenant: Option<String>,
+    /// Load them into every tenant.
+    #[arg(long)]
+    pub all_tenants: bool,
+    /// Where the database is (as for `rics serve`).
+    #[command(flatten)]
+    pub settings: AdminSettings,
 }
 
 /// Arguments of `rics clients create`.
@@ -113,9 +149,69 @@ fn tenant_id(text: &str) -> anyhow::Result<TenantId> {
     Ok(TenantId::new(id))
 }
 
-/// A domain error as a command-line error.
+/// A domain error as a command-line error, with each field violation on a line.
 fn failed(error: Error) -> anyhow::Error {
-    anyhow::anyhow!("{}", error.message)
+    let mut text = error.message;
+    for fault in &error.field_violations {
+        text.push_str(&format!(
+            "\n  {}: {} ({})",
+            fault.field, fault.description, fault.reason
+        ));
+    }
+    anyhow::anyhow!("{text}")
+}
+
+/// Loads the automations of `args.file` into `args.tenant`, or every tenant, on the
+/// database of `config`; returns what was done to each, by tenant.
+///
+/// # Errors
+/// When the file does not read, a definition breaks a rule (nothing is stored), the
+/// database cannot be opened, the tenant does not exist, or an id is a built-in
+/// automation's.
+pub async fn load_automations(config: &Config, args: &LoadAutomations) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let file: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.file.display()))?;
+    let automations = check_file(&file).map_err(failed)?;
+    let services = server::services(config).await?;
+    let stored = DieselTenantRepository::new(services.db.clone());
+    let tenants = match &args.tenant {
+        Some(tenant) => {
+            let tenant = tenant_id(tenant)?;
+            if stored
+                .get(&tenant)
+                .await
+                .map_err(|e| failed(e.into()))?
+                .is_none()
+            {
+                bail!("there is no tenant tenants/{tenant}");
+            }
+            vec![tenant]
+        }
+        None => stored.all_ids().await.map_err(|e| failed(e.into()))?,
+    };
+    let mut report = Vec::with_capacity(tenants.len());
+    for tenant in tenants {
+        let operator = Principal {
+            tenant: tenant.clone(),
+            subject: "operator".into(),
+            display_name: "rics automations load".into(),
+            scopes: BTreeSet::from([Scope::Admin]),
+        };
+        let loaded = services
+            .use_cases
+            .automations
+            .load(&operator, &automations)
+            .await
+            .map_err(|e| failed(e).context(format!("tenants/{tenant}")))?;
+        let loaded: Vec<Value> = loaded
+            .iter()
+            .map(|(name, done)| json!({"name": name, "result": done.as_str()}))
+            .collect();
+        report.push(json!({"tenant": format!("tenants/{tenant}"), "automations": loaded}));
+    }
+    Ok(json!({ "tenants": report }))
 }
 
 /// Registers a client for `args.tenant` on the database of `config` and returns its

@@ -6,7 +6,7 @@ use anyhow::Context;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rics::admin::{self, ClientsCommand, KeysCommand, UsersCommand};
+use rics::admin::{self, AutomationsCommand, ClientsCommand, KeysCommand, UsersCommand};
 use rics::config::{MigrateSettings, Settings};
 use rics::screener::ListScreener;
 use rics::{server, telemetry};
@@ -46,6 +46,9 @@ enum Command {
     /// Manage the embedded authorization server's signing keys.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Manage tenants' automations.
+    #[command(subcommand)]
+    Automations(AutomationsCommand),
     /// Check sanctions and PEP lists before serving them.
     #[command(subcommand)]
     Lists(ListsCommand),
@@ -104,6 +107,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .block_on(screener.lists())
                 .map_err(|e| anyhow::anyhow!(e.message))?;
             print_json(&serde_json::json!({ "screeningLists": lists }))
+        }
+        Command::Automations(AutomationsCommand::Load(args)) => {
+            let config = args.settings.resolve()?;
+            let loaded =
+                actix_web::rt::System::new().block_on(admin::load_automations(&config, &args))?;
+            print_json(&loaded)
         }
         Command::Keys(KeysCommand::Rotate(settings)) => {
             let config = settings.resolve()?;

@@ -14,6 +14,7 @@ use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings, SecretBox};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
+use rics_domain::automation::{AutomationService, DefaultAutomations};
 use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
@@ -55,8 +56,8 @@ use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
-    DieselAlertRepository, DieselDismissalRepository, DieselDocumentRepository,
-    DieselEntityRepository, DieselEventRepository, DieselFileRepository,
+    DieselAlertRepository, DieselAutomationRepository, DieselDismissalRepository,
+    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository, DieselFileRepository,
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
@@ -244,6 +245,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         Arc::new(FirstClient::new(registrar.clone())),
         Arc::new(DefaultAlertTypes),
         Arc::new(DefaultFormDefinitions),
+        Arc::new(DefaultAutomations),
     ];
     let context = ServiceContext {
         clock: clock.clone(),
@@ -277,6 +279,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let form_definitions = Arc::new(FormDefinitionService::new(
         definition_repository.clone(),
         definition_repository,
+        context.clone(),
+    ));
+    let automations = Arc::new(AutomationService::new(
+        Arc::new(DieselAutomationRepository::new(db.clone())),
         context.clone(),
     ));
     let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
@@ -443,6 +449,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         alerts.clone(),
         documents.clone(),
         form_definitions.clone(),
+        automations.clone(),
         files.clone(),
         webhook_endpoints.clone(),
         content_sweeper,
@@ -476,6 +483,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         form_definitions,
         forms,
         files,
+        automations,
         authorization,
         webhook_endpoints,
     };

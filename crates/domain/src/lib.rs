@@ -6,6 +6,7 @@
 
 pub mod activity;
 pub mod alert;
+pub mod automation;
 pub mod batch;
 pub mod document;
 pub mod entity;

@@ -86,6 +86,19 @@ pub struct ServiceContext {
     pub retention: Duration,
 }
 
+impl ServiceContext {
+    /// A new revision id (AIP-162): eight lower-case hexadecimal digits of a random
+    /// UUID, what a form definition's or an automation's change of definition gets.
+    pub fn new_revision_id(&self) -> String {
+        self.ids
+            .uid()
+            .chars()
+            .filter(char::is_ascii_hexdigit)
+            .take(crate::form_definition::model::REVISION_ID_LENGTH)
+            .collect()
+    }
+}
+
 /// Checks a client's etag against the current one; an absent or empty etag passes.
 ///
 /// # Errors

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rics_domain::activity::{ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::AlertService;
+use rics_domain::automation::AutomationService;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
@@ -86,6 +87,8 @@ pub struct UseCases {
     pub forms: Arc<FormService>,
     /// File use cases.
     pub files: Arc<FileService>,
+    /// Automation use cases.
+    pub automations: Arc<AutomationService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Webhook endpoint use cases.

@@ -5,6 +5,7 @@
 pub mod activity_log_types;
 pub mod activity_logs;
 pub mod alerts;
+pub mod automations;
 pub mod connection;
 pub mod database;
 pub mod dismissals;
@@ -44,6 +45,7 @@ pub mod workspaces;
 pub use activity_log_types::DieselActivityLogTypeRepository;
 pub use activity_logs::DieselActivityLogRepository;
 pub use alerts::DieselAlertRepository;
+pub use automations::DieselAutomationRepository;
 pub use connection::{Backend, DatabaseUrl, DbConnection, PoolOptions};
 pub use database::Database;
 pub use dismissals::DieselDismissalRepository;

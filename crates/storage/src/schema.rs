@@ -919,3 +919,52 @@ diesel::table! {
         purge_time -> Nullable<BigInt>,
     }
 }
+
+diesel::table! {
+    /// Automations: the columns filters, orders and counts use, and the JSON body
+    /// (description, inputSchema, steps, builtIn).
+    automations (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Resource id.
+        id -> Text,
+        /// `uid` (UUID v4, or `{tenant}:{id}` for a built-in automation).
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `displayName`.
+        display_name -> Text,
+        /// `revisionId` of the current definition.
+        revision_id -> Text,
+        /// `revisionCreateTime` of the current definition.
+        revision_create_time -> BigInt,
+        /// The resource JSON without the fields held in columns.
+        body -> Text,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+        /// `deleteTime`, when soft-deleted.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`, when soft-deleted.
+        purge_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// Every revision of an automation's definition (AIP-162).
+    automation_revisions (tenant_id, automation_id, revision_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The automation.
+        automation_id -> Text,
+        /// `revisionId`.
+        revision_id -> Text,
+        /// Its `inputSchema` and `steps`, as JSON.
+        definition -> Text,
+        /// `revisionCreateTime`.
+        create_time -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(automations, automation_revisions);

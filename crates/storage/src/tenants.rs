@@ -13,6 +13,7 @@ use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_domain::tenant::{Tenant, TenantState, TenantType};
 
 use crate::alerts::insert_alert_types;
+use crate::automations::insert_built_in;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
@@ -136,9 +137,8 @@ impl ListedTable for ChildTenantTable {
     }
 }
 
-/// Writes the tenant of `plan`, then its clients, users, alert types and form
-/// definitions, in the
-/// current transaction. They must all belong to the plan's tenant.
+/// Writes the tenant of `plan`, then its clients, users, alert types, form definitions
+/// and automations, in the current transaction. They must all belong to the plan's tenant.
 fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), RepositoryError> {
     let id = plan.tenant.id();
     let foreign = plan
@@ -165,6 +165,7 @@ fn write_plan(conn: &mut DbConnection, plan: &TenantPlan) -> Result<(), Reposito
     }
     insert_alert_types(conn, id, &plan.alert_types)?;
     insert_seeded(conn, id, &plan.form_definitions)?;
+    insert_built_in(conn, id, &plan.automations)?;
     Ok(())
 }
 
@@ -201,6 +202,19 @@ impl TenantRepository for DieselTenantRepository {
                     .map_err(repository_error)?
                     .map(TenantRow::into_tenant)
                     .transpose()
+            })
+            .await
+    }
+
+    async fn all_ids(&self) -> Result<Vec<TenantId>, RepositoryError> {
+        self.db
+            .read(|conn| {
+                let ids: Vec<String> = tenants::table
+                    .select(tenants::id)
+                    .order(tenants::id)
+                    .load(conn)
+                    .map_err(repository_error)?;
+                Ok(ids.into_iter().map(TenantId::new).collect())
             })
             .await
     }

@@ -813,6 +813,10 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         &["displayName = \"{}\"", "revisionId = \"{}\""],
     ),
     (
+        "/v1alpha/automations",
+        &["displayName = \"{}\"", "revisionId = \"{}\""],
+    ),
+    (
         "/v1alpha/forms",
         &[
             "formDefinition = \"{}\"",

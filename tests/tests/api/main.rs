@@ -8,6 +8,7 @@
 
 mod activity_logs;
 mod alerts;
+mod automations;
 mod bad_input;
 mod concurrency;
 mod documents;

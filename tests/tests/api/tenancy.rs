@@ -308,6 +308,13 @@ on_both_backends! {
                 Some(json!({"displayName": "Secret definition", "schema": {"steps": [{"key": "s", "label": "S",
                     "fields": [{"key": "secret", "label": "Secret", "type": "TEXT"}]}]}})),
             );
+            // An automation of the tenant's own.
+            as_owner(
+                Method::POST,
+                &format!("/v1alpha/automations?automationId=secret-auto-{i}"),
+                Some(json!({"displayName": "Secret automation", "inputSchema": {"entity": {"type": "string"}},
+                    "steps": [{"key": "tag", "kind": "ADD_TAG", "args": {"entity": "${parameters.entity}", "tag": "secret"}}]})),
+            );
             as_owner(
                 Method::POST,
                 &format!("/v1alpha/forms?formId=form-{i}"),
@@ -397,6 +404,8 @@ on_both_backends! {
             all.push((forms, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let hooks = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/webhookEndpoints?showDeleted=true&pageSize=1000")).ok();
             all.push((hooks, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
+            let automations = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/automations?showDeleted=true&pageSize=1000")).ok();
+            all.push((automations, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null));
             let tenant = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current")).ok();
             let children = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/tenants/current/children")).ok();
             // The tenant's own type (an attacker may create types of its own).
@@ -452,6 +461,7 @@ on_both_backends! {
                     .replace("{formDefinition}", &format!("secret-def-{victim}"))
                     .replace("{form}", &format!("form-{victim}"))
                     .replace("{webhookEndpoint}", &format!("hook-{victim}"))
+                    .replace("{automation}", &format!("secret-auto-{victim}"))
                     .replace("{alertType}", PEP)
                     .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });
@@ -634,6 +644,17 @@ on_both_backends! {
                         ("POST", "/v1alpha/formDefinitions") => {
                             // The body has no schema; nothing is stored in either tenant.
                             reply.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+                        }
+                        ("GET", "/v1alpha/automations") => {
+                            let found = names(&reply.ok()["automations"]);
+                            assert!(!found.contains(&format!("automations/secret-auto-{victim}")), "{context}: {found:?}");
+                            assert!(found.contains(&format!("automations/secret-auto-{attacker}")), "{context}: {found:?}");
+                            let own = server.send(server.request_as(Some(token), Method::GET, "/v1alpha/automations/kyc-individual")).ok();
+                            assert!(own["uid"].as_str().unwrap().starts_with(tenant_id(attacker_tenant)), "{context}: the built-in automation is the caller's own: {own}");
+                        }
+                        ("POST", "/v1alpha/automations") => {
+                            // The body has no steps; nothing is stored in either tenant.
+                            reply.error(400, "INVALID_ARGUMENT", "REQUIRED");
                         }
                         ("GET", "/v1alpha/forms") => {
                             let found = names(&reply.ok()["forms"]);

@@ -68,6 +68,15 @@ fn other_subcommands_list_only_what_they_read() {
             &["RICS_CONFIG", "RICS_DATABASE_URL", "--username"],
         ),
         (&["keys", "rotate"], &["RICS_CONFIG", "RICS_DATABASE_URL"]),
+        (
+            &["automations", "load"],
+            &[
+                "RICS_CONFIG",
+                "RICS_DATABASE_URL",
+                "--tenant",
+                "--all-tenants",
+            ],
+        ),
         (&["screen"], &["--list", "--threshold"]),
         (&["lists", "load"], &["SIGHUP", "RICS_SCREENING_LISTS"]),
     ];

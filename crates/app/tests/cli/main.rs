@@ -5,6 +5,7 @@
 //! (`make deps-check` runs `architecture::`).
 
 mod architecture;
+mod automations_cli;
 mod compare_names_cli;
 mod credentials_cli;
 mod help;

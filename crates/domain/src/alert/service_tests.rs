@@ -613,6 +613,7 @@ async fn a_new_tenant_gets_the_default_alert_types_at_its_creation_time() {
         users: Vec::new(),
         alert_types: Vec::new(),
         form_definitions: Vec::new(),
+        automations: Vec::new(),
     };
     let step = DefaultAlertTypes;
     assert!(step.at_bootstrap());

@@ -15,4 +15,4 @@ pub use seed::DefaultFormDefinitions;
 pub use service::FormDefinitionService;
 
 #[cfg(test)]
-mod service_tests;
+pub(crate) mod service_tests;

@@ -84,7 +84,7 @@ pub fn check(schema: &FormSchema, prefix: &str, v: &mut Violations) {
 }
 
 /// A step's or a field's key: present, of [`KEY_PATTERN`], at most [`MAX_KEY`].
-fn check_key(at: &str, key: &str, v: &mut Violations) {
+pub(crate) fn check_key(at: &str, key: &str, v: &mut Violations) {
     if key.is_empty() {
         v.add(at, "REQUIRED", "is required");
     } else if key.len() > MAX_KEY || !is_key(key) {

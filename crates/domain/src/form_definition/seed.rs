@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::model::{FormDefinition, FormSchema};
 use super::response_schema::response_schema;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::resource::etag;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
@@ -90,10 +90,7 @@ impl ProvisioningStep for DefaultFormDefinitions {
     }
 
     async fn apply(&self, plan: &mut TenantPlan, _credentials: &mut Credentials) -> Result<()> {
-        let created = plan
-            .tenant
-            .create_time
-            .ok_or_else(|| Error::internal("a tenant plan without a creation time"))?;
+        let created = plan.creation_time()?;
         let tenant = plan.tenant.id().to_owned();
         plan.form_definitions
             .push(FormDefinition::kyc_individual(&tenant, created));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use super::fields;
-use super::model::{DefinitionRef, FormDefinition, REVISION_ID_LENGTH, revision_name};
+use super::model::{DefinitionRef, FormDefinition, revision_name};
 use super::ports::{FormDefinitionRepository, FormRevisions};
 use super::response_schema::response_schema;
 use super::rules;
@@ -145,17 +145,6 @@ impl FormDefinitionService {
             .with_code(Code::NotFound)
         })
     }
-
-    /// A new revision id: eight lower-case hexadecimal digits of a random UUID.
-    fn new_revision_id(&self) -> String {
-        self.context
-            .ids
-            .uid()
-            .chars()
-            .filter(char::is_ascii_hexdigit)
-            .take(REVISION_ID_LENGTH)
-            .collect()
-    }
 }
 
 /// Checks every rule of `definition`, reporting every fault.
@@ -205,7 +194,7 @@ impl CreateMethod for FormDefinitionService {
 
     /// A new definition is its first revision.
     fn fill_new(&self, _principal: &Principal, definition: &mut FormDefinition, now: Timestamp) {
-        new_revision(definition, self.new_revision_id(), now);
+        new_revision(definition, self.context.new_revision_id(), now);
     }
 }
 
@@ -224,7 +213,11 @@ impl UpdateMethod for FormDefinitionService {
     /// A changed schema is a new revision; forms keep the revision they pinned.
     fn on_change(&self, current: &FormDefinition, updated: &mut FormDefinition) {
         if updated.schema != current.schema {
-            new_revision(updated, self.new_revision_id(), self.context.clock.now());
+            new_revision(
+                updated,
+                self.context.new_revision_id(),
+                self.context.clock.now(),
+            );
         }
     }
 }

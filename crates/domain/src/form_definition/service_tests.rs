@@ -1,4 +1,5 @@
 //! Unit tests of the form definition service with mocked ports.
+//! Its clock, principal and context serve the automation service tests too.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,11 +18,11 @@ use crate::principal::{Principal, TenantId};
 use crate::repository::CreateOutcome;
 use crate::time::{MockClock, Timestamp};
 
-fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-25T10:00:00Z").unwrap()
 }
 
-fn principal() -> Principal {
+pub(crate) fn principal() -> Principal {
     Principal {
         tenant: TenantId::new("t1"),
         subject: "admin".into(),
@@ -30,7 +31,7 @@ fn principal() -> Principal {
     }
 }
 
-fn context() -> ServiceContext {
+pub(crate) fn context() -> ServiceContext {
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);
     let clock = Arc::new(clock);

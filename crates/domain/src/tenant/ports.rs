@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 use super::model::Tenant;
 use crate::alert::model::AlertType;
+use crate::automation::model::Automation;
 use crate::event::NewEvent;
 use crate::form_definition::model::FormDefinition;
 use crate::identity::model::{Client, User};
@@ -13,8 +14,8 @@ use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 
 /// Everything a new tenant starts with, written at once: the tenant, its first
-/// client, and what the provisioning steps added (its default alert types and form
-/// definitions, ...).
+/// client, and what the provisioning steps added (its default alert types, form
+/// definitions and automations, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantPlan {
     /// The tenant.
@@ -27,6 +28,21 @@ pub struct TenantPlan {
     pub alert_types: Vec<AlertType>,
     /// Its form definitions, each with its first revision.
     pub form_definitions: Vec<FormDefinition>,
+    /// Its built-in automations, each with its first revision.
+    pub automations: Vec<Automation>,
+}
+
+impl TenantPlan {
+    /// When the tenant is created: when what the provisioning steps add to it is
+    /// created too.
+    ///
+    /// # Errors
+    /// INTERNAL for a plan whose tenant has no creation time.
+    pub fn creation_time(&self) -> crate::error::Result<crate::time::Timestamp> {
+        self.tenant
+            .create_time
+            .ok_or_else(|| crate::error::Error::internal("a tenant plan without a creation time"))
+    }
 }
 
 /// Stores tenants and the operations that create them.
@@ -72,4 +88,11 @@ pub trait TenantRepository: Send + Sync {
     /// # Errors
     /// Only the common errors.
     async fn bootstrap(&self, plan: &TenantPlan) -> Result<bool, RepositoryError>;
+
+    /// The ids of every tenant, in order: what an operator's command over all tenants
+    /// (`rics automations load --all-tenants`) visits.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn all_ids(&self) -> Result<Vec<TenantId>, RepositoryError>;
 }

@@ -361,6 +361,7 @@ impl TenantService {
             users: user.into_iter().collect(),
             alert_types: Vec::new(),
             form_definitions: Vec::new(),
+            automations: Vec::new(),
         };
         for step in self.steps.iter().filter(|step| step.at_bootstrap()) {
             step.apply(&mut plan, &mut Credentials::default()).await?;
@@ -377,6 +378,7 @@ impl TenantService {
             users: Vec::new(),
             alert_types: Vec::new(),
             form_definitions: Vec::new(),
+            automations: Vec::new(),
         };
         let mut credentials = Credentials::default();
         let mut names = Vec::with_capacity(self.steps.len());

@@ -14,8 +14,8 @@ use rics_domain::form_definition::rules::{
     MAX_ACCEPT, MAX_FIELDS, MAX_KEY, MAX_LABEL, MAX_OPTION, MAX_OPTIONS, MAX_PATTERN, MAX_STEPS,
 };
 use rics_domain::{
-    activity, alert, document, file, form, form_definition, job, note, risk, tenant, webhook,
-    workspace,
+    activity, alert, automation, document, file, form, form_definition, job, note, risk, tenant,
+    webhook, workspace,
 };
 use serde_json::{Value, json};
 
@@ -285,6 +285,23 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         "displayName",
         Characters(form::service::MAX_DISPLAY_NAME),
     ),
+    (
+        "Automation",
+        "displayName",
+        Characters(automation::service::MAX_DISPLAY_NAME),
+    ),
+    (
+        "Automation",
+        "description",
+        Characters(automation::service::MAX_DESCRIPTION),
+    ),
+    (
+        "Automation",
+        "inputSchema",
+        Entries(automation::rules::MAX_PARAMETERS),
+    ),
+    ("Automation", "steps", Items(automation::rules::MAX_STEPS)),
+    ("Automation", "steps[].key", Characters(MAX_KEY)),
     (
         "Form",
         "workspaces",

@@ -22,6 +22,9 @@
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable, UpdateMask};
 use rics_aip::order_by::OrderBy;
 use rics_aip::resource_id::USER_ID_PATTERN;
+use rics_domain::automation::rules::{
+    MAX_ARG as AUTOMATION_MAX_ARG, PARAMETER_PATTERN as AUTOMATION_PARAMETER_PATTERN,
+};
 use rics_domain::form_definition::model::REVISION_ID_PATTERN;
 use rics_domain::form_definition::rules::{ACCEPT_PATTERN, KEY_PATTERN};
 use rics_domain::id::{REQUEST_ID_PATTERN, WELL_FORMED_ID_PATTERN};
@@ -158,10 +161,10 @@ fn merge_flattened(document: &mut Value) {
 }
 
 /// The schemas whose fields a domain field table declares.
-fn resource_tables() -> [(&'static str, &'static FieldTable); 15] {
+fn resource_tables() -> [(&'static str, &'static FieldTable); 16] {
     use rics_domain::{
-        activity, alert, document, entity, file, form, form_definition, job, note, risk, tenant,
-        webhook, workspace,
+        activity, alert, automation, document, entity, file, form, form_definition, job, note,
+        risk, tenant, webhook, workspace,
     };
     [
         ("File", &file::fields::TABLE),
@@ -176,6 +179,7 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 15] {
         ("Tenant", &tenant::service::TABLE),
         ("FormDefinition", &form_definition::fields::TABLE),
         ("Form", &form::fields::TABLE),
+        ("Automation", &automation::fields::TABLE),
         ("ResolveRequest", &alert::fields::RESOLVE_TABLE),
         ("ReviewMatchRequest", &job::match_review::REVIEW_TABLE),
         ("WebhookEndpoint", &webhook::fields::TABLE),
@@ -893,6 +897,31 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("FormSchema", "steps", || json!({ "minItems": 1 }), true),
+    (
+        "Automation",
+        "inputSchema",
+        || {
+            json!({
+                "propertyNames": { "pattern": AUTOMATION_PARAMETER_PATTERN },
+                "additionalProperties": { "type": "object" }
+            })
+        },
+        false,
+    ),
+    ("Automation", "steps", || json!({ "minItems": 1 }), true),
+    (
+        "AutomationStep",
+        "key",
+        || json!({ "pattern": KEY_PATTERN }),
+        true,
+    ),
+    ("AutomationStep", "kind", || json!({}), true),
+    (
+        "AutomationStep",
+        "args",
+        || json!({ "additionalProperties": { "type": "string", "maxLength": AUTOMATION_MAX_ARG } }),
+        false,
+    ),
     (
         "FormStep",
         "key",

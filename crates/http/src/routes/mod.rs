@@ -11,6 +11,7 @@ mod declare;
 pub mod activity_log_types;
 pub mod activity_logs;
 pub mod alerts;
+pub mod automations;
 pub mod documents;
 pub mod entities;
 pub mod events;
@@ -191,6 +192,7 @@ route_modules!(
     documents,
     form_definitions,
     forms,
+    automations,
     files::of_entities,
     screening_lists,
     tenants,

@@ -169,6 +169,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
         users: Vec::new(),
         alert_types: Vec::new(),
         form_definitions: Vec::new(),
+        automations: Vec::new(),
         tenant,
     }
 }

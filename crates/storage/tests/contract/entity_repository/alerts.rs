@@ -430,6 +430,7 @@ fn plan(tenant: Tenant) -> TenantPlan {
         users: Vec::new(),
         alert_types,
         form_definitions: Vec::new(),
+        automations: Vec::new(),
     }
 }
 

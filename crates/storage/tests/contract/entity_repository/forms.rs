@@ -85,7 +85,7 @@ fn form(id: &str, entity: Option<&str>, workspaces: &[&str], seconds: i64) -> Fo
     form
 }
 
-fn next<R: SoftDeletable>(resource: &R, seconds: i64, change: impl FnOnce(&mut R)) -> R {
+pub(super) fn next<R: SoftDeletable>(resource: &R, seconds: i64, change: impl FnOnce(&mut R)) -> R {
     let mut changed = resource.clone();
     change(&mut changed);
     changed.follow(resource, at(seconds));
@@ -198,7 +198,7 @@ async fn a_definition_keeps_every_revision_until_it_is_purged(backend: Backend) 
 contract!(a_definition_keeps_every_revision_until_it_is_purged);
 
 /// A tenant created at `at(seconds)`.
-fn tenant(id: &str, seconds: i64) -> Tenant {
+pub(super) fn tenant(id: &str, seconds: i64) -> Tenant {
     Tenant {
         name: Tenant::name_of(id),
         display_name: format!("Tenant {id}"),
@@ -236,6 +236,7 @@ async fn the_migration_and_provisioning_seed_the_kyc_definition_alike(backend: B
         users: Vec::new(),
         alert_types: Vec::new(),
         form_definitions: vec![FormDefinition::kyc_individual("n1", at(9))],
+        automations: Vec::new(),
     };
     assert!(
         DieselTenantRepository::new(fresh.db.clone())

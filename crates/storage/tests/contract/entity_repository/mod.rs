@@ -4,6 +4,7 @@
 //! `<test>::postgres`, in parallel. PostgreSQL comes from `RICS_TEST_DATABASE_URL`.
 
 mod alerts;
+mod automations;
 mod bridge;
 mod crud;
 mod dismissals;
