@@ -276,6 +276,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         context.clone(),
     ));
     let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
+    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
     let forms = Arc::new(FormService::new(
         FormPorts {
             forms: form_repository.clone(),
@@ -283,6 +284,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             definitions: form_definitions.clone(),
             entities: entity_repository.clone(),
             workspaces: workspace_repository.clone(),
+            files: file_repository.clone(),
         },
         context.clone(),
     ));
@@ -306,7 +308,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         workspace_repository.clone(),
         context.clone(),
     ));
-    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
     let file_store = file_store(config, &db);
     let files = Arc::new(FileService::new(
         FilePorts {
@@ -314,6 +315,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             removals: file_repository.clone(),
             content: file_store.clone(),
             entities: entity_repository.clone(),
+            forms: forms.clone(),
         },
         config.file_rules.clone(),
         context.clone(),

@@ -190,6 +190,7 @@ route_modules!(
     form_definitions,
     forms,
     files::of_entities,
+    files::of_forms,
     screening_lists,
     tenants,
 );

@@ -152,6 +152,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("formFiles", 0),
             ("forms", 0),
         ])
     );
@@ -207,6 +208,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("formFiles", 0),
             ("forms", 0),
         ]))
     );
