@@ -129,6 +129,7 @@ pub fn test_config(database_url: &str) -> Config {
         request_body_limit: 1024 * 1024,
         file_rules: Default::default(),
         file_uploads_at_once: 4,
+        file_store: Default::default(),
         soft_delete_retention: Duration::from_secs(30 * 86_400),
         purge_interval: Duration::from_secs(86_400),
         http_workers: 2,
