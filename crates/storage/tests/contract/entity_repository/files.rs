@@ -26,6 +26,7 @@ use rics_storage::{Backend, DatabaseFileStore, DieselFileRepository, DieselFormR
 use uuid::Uuid;
 
 use super::support::{Fixture, entity, event};
+use crate::file_content::content;
 use crate::support::{at, paging, request, t1, t2};
 
 /// The uid of file number `n`.
@@ -405,15 +406,6 @@ contract!(
     an_erasure_removes_the_entitys_files_and_schedules_their_content,
     a_form_file_needs_a_draft_form_and_goes_with_its_entity_s_erasure,
 );
-
-/// `chunks` as content, then `error` when given.
-fn content(chunks: Vec<Vec<u8>>, error: Option<Error>) -> ContentStream {
-    let items = chunks
-        .into_iter()
-        .map(|c| Ok(Bytes::from(c)))
-        .chain(error.map(Err));
-    Box::pin(futures_util::stream::iter(items.collect::<Vec<_>>()))
-}
 
 /// Everything a read of `key` streams, chunk by chunk.
 async fn read_all(store: &DatabaseFileStore, key: &ContentKey) -> Result<Vec<Bytes>, Error> {

@@ -81,7 +81,7 @@ fn key(n: u8) -> ContentKey {
 }
 
 /// `chunks` as content, then `error` when given.
-fn content(chunks: Vec<Vec<u8>>, error: Option<Error>) -> ContentStream {
+pub fn content(chunks: Vec<Vec<u8>>, error: Option<Error>) -> ContentStream {
     let items = chunks
         .into_iter()
         .map(|c| Ok(Bytes::from(c)))
