@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# File uploads and downloads through the API on the database file store, per backend
-# (docs/benchmarks.md, "Files"):
+# File uploads and downloads through the API on a file store (BENCH_STORE: the
+# database, the default, or a directory), per backend (docs/benchmarks.md, "Files"):
 #   1. throughput: a 5 MiB PDF uploaded (multipart/form-data) and downloaded 10 times,
 #      one request at a time, in MiB/s of content;
 #   2. memory: the server's resident set size (peak of samples every 20 ms) while 16
@@ -12,6 +12,8 @@
 #
 # Usage: scripts/bench-files.sh [sqlite|postgres]...   (default: both)
 #        BENCH_CLIENTS=32 scripts/bench-files.sh sqlite     (clients uploading at once)
+#        BENCH_STORE=directory scripts/bench-files.sh sqlite (content in a temporary
+#                                                             directory: RICS_FILE_STORE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,7 +61,12 @@ for backend in "${backends[@]}"; do
     port=$(free_port)
     base="http://127.0.0.1:$port"
     secret="bench-files-secret-$$"
-    RICS_BIND_ADDRESS="127.0.0.1:$port" RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true \
+    case "${BENCH_STORE:-database}" in
+      database) store=database ;;
+      directory) store="directory:$work/files-$backend" ;;
+      *) echo "bench-files: unknown store ${BENCH_STORE} (database or directory)" >&2; exit 1 ;;
+    esac
+    RICS_FILE_STORE="$store" RICS_BIND_ADDRESS="127.0.0.1:$port" RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true \
       RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET="$secret" \
       RICS_RATE_LIMIT_PER_MINUTE=1000000 RICS_JOB_CONCURRENCY=0 RICS_LOG=warn \
       "$RICS" serve >"$work/server-$backend.log" 2>&1 &
@@ -104,7 +111,7 @@ for backend in "${backends[@]}"; do
     for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
     after=$(rss_kib "$server_pid")
 
-    python3 - "${BENCH_CLIENTS:-16}" "$backend" "$upload_seconds" "$download_seconds" "$before" "$peak" "$after" "$started" "$ended" "$failed" <<'EOF'
+    python3 - "${BENCH_CLIENTS:-16}" "$backend, ${BENCH_STORE:-database} store" "$upload_seconds" "$download_seconds" "$before" "$peak" "$after" "$started" "$ended" "$failed" <<'EOF'
 import sys
 clients, backend, up, down, before, peak, after, started, ended, failed = sys.argv[1:]
 mib = 50.0

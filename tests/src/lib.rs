@@ -140,6 +140,7 @@ pub fn test_config(database_url: &str) -> Config {
         metrics_address: None,
         file_rules: Default::default(),
         file_uploads_at_once: 4,
+        file_store: Default::default(),
         soft_delete_retention: Duration::from_secs(30 * 86_400),
         purge_interval: Duration::from_secs(86_400),
         http_workers: 2,

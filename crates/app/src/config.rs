@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use rics_domain::file::inspect::{AllowedTypes, DEFAULT_MAX_BYTES, UploadRules};
 use rics_domain::webhook::TargetPolicy;
+use rics_storage::object_files::S3Location;
 use serde::Deserialize;
 
 /// How log lines are written.
@@ -148,6 +149,34 @@ pub struct Settings {
     /// uploads wait their turn [default: 4].
     #[arg(long, env = "RICS_FILE_UPLOADS_AT_ONCE", value_name = "N")]
     pub file_uploads_at_once: Option<usize>,
+    /// Where the content of files is kept: `database` (rows beside the rest; SQLite, or
+    /// replicas on one PostgreSQL), `directory:PATH` (a local directory, made when
+    /// missing) or `s3://BUCKET/PREFIX` (S3-compatible storage; see the RICS_S3_*
+    /// settings) [default: database]. Uploads and downloads stream to and from a
+    /// directory or S3; RICS_FILE_UPLOADS_AT_ONCE bounds every store.
+    #[arg(long, env = "RICS_FILE_STORE", value_name = "STORE")]
+    pub file_store: Option<String>,
+    /// The endpoint of an S3-compatible service (http://127.0.0.1:9000) [default:
+    /// AWS's].
+    #[arg(long, env = "RICS_S3_ENDPOINT", value_name = "URL")]
+    pub s3_endpoint: Option<String>,
+    /// The S3 region [default: us-east-1].
+    #[arg(long, env = "RICS_S3_REGION", value_name = "REGION")]
+    pub s3_region: Option<String>,
+    /// The S3 access key id (environment or flag only, never the file).
+    #[arg(long, env = "RICS_S3_ACCESS_KEY_ID", value_name = "ID")]
+    pub s3_access_key_id: Option<String>,
+    /// The S3 secret access key (environment or flag only, never the file).
+    #[arg(
+        long,
+        env = "RICS_S3_SECRET_ACCESS_KEY",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub s3_secret_access_key: Option<String>,
+    /// Allow a plain http:// S3 endpoint, such as a local test service [default: false].
+    #[arg(long, env = "RICS_S3_ALLOW_HTTP", value_name = "BOOL")]
+    pub s3_allow_http: Option<bool>,
     /// Days a soft-deleted resource is kept before it is purged [default: 30].
     #[arg(long, env = "RICS_SOFT_DELETE_RETENTION_DAYS", value_name = "DAYS")]
     pub soft_delete_retention_days: Option<u64>,
@@ -266,6 +295,10 @@ struct FileSettings {
     file_max_bytes: Option<u64>,
     file_allowed_types: Option<Vec<String>>,
     file_uploads_at_once: Option<usize>,
+    file_store: Option<String>,
+    s3_endpoint: Option<String>,
+    s3_region: Option<String>,
+    s3_allow_http: Option<bool>,
     soft_delete_retention_days: Option<u64>,
     purge_interval_seconds: Option<u64>,
     http_workers: Option<usize>,
@@ -304,8 +337,10 @@ pub struct Config {
     pub request_body_limit: usize,
     /// What uploads must keep: the largest file and the allowed types.
     pub file_rules: UploadRules,
-    /// Uploads the database file store reads at once.
+    /// Uploads a file store takes at once.
     pub file_uploads_at_once: usize,
+    /// Where the content of files is kept.
+    pub file_store: FileStoreSetting,
     /// Retention of soft-deleted resources.
     pub soft_delete_retention: Duration,
     /// Time between purges.
@@ -359,6 +394,55 @@ impl std::fmt::Debug for SecretKey {
     }
 }
 
+/// Where the content of files is kept (RICS_FILE_STORE).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FileStoreSetting {
+    /// Rows of the database.
+    #[default]
+    Database,
+    /// A local directory.
+    Directory(PathBuf),
+    /// S3-compatible object storage.
+    S3(S3Location),
+}
+
+impl Settings {
+    /// The file store the settings name, the S3 ones from here or `file`.
+    fn file_store(&self, file: &FileSettings) -> anyhow::Result<FileStoreSetting> {
+        let named = self.file_store.clone().or(file.file_store.clone());
+        let Some(named) = named.filter(|n| n != "database") else {
+            return Ok(FileStoreSetting::Database);
+        };
+        if let Some(path) = named.strip_prefix("directory:") {
+            if path.is_empty() {
+                bail!("file_store: directory: names no path");
+            }
+            return Ok(FileStoreSetting::Directory(PathBuf::from(path)));
+        }
+        if named.starts_with("s3://") {
+            let location =
+                S3Location::parse(&named).map_err(|e| anyhow::anyhow!("file_store: {e}"))?;
+            return Ok(FileStoreSetting::S3(S3Location {
+                endpoint: self
+                    .s3_endpoint
+                    .clone()
+                    .or(file.s3_endpoint.clone())
+                    .unwrap_or_default(),
+                region: self
+                    .s3_region
+                    .clone()
+                    .or(file.s3_region.clone())
+                    .unwrap_or_else(|| "us-east-1".to_owned()),
+                access_key_id: self.s3_access_key_id.clone().unwrap_or_default(),
+                secret_access_key: self.s3_secret_access_key.clone().unwrap_or_default(),
+                allow_http: self.s3_allow_http.or(file.s3_allow_http).unwrap_or(false),
+                ..location
+            }));
+        }
+        bail!("file_store: '{named}' is none of database, directory:PATH, s3://BUCKET/PREFIX")
+    }
+}
+
 /// First-start credentials for automated deployments.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Bootstrap {
@@ -395,6 +479,7 @@ impl Settings {
             None if Path::new("rics.toml").exists() => read_file(Path::new("rics.toml"))?,
             None => FileSettings::default(),
         };
+        let file_store = self.file_store(&file)?;
         let database_url = self
             .location
             .database_url
@@ -444,6 +529,7 @@ impl Settings {
                 .file_uploads_at_once
                 .or(file.file_uploads_at_once)
                 .unwrap_or(4),
+            file_store,
             soft_delete_retention: Duration::from_secs(
                 86_400
                     * self
@@ -639,6 +725,7 @@ mod tests {
         );
         assert_eq!(config.file_rules, UploadRules::default());
         assert_eq!(config.file_uploads_at_once, 4);
+        assert_eq!(config.file_store, FileStoreSetting::Database);
     }
 
     #[test]
@@ -664,6 +751,54 @@ mod tests {
         assert!(!config.file_rules.allowed.allows("image/png"));
         let error = settings(Some(vec!["exe".into()])).resolve().unwrap_err();
         assert!(format!("{error:#}").contains("file_allowed_types"));
+    }
+
+    #[test]
+    fn the_file_store_is_the_database_a_directory_or_s3() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(&path, "s3_region = \"eu-west-1\"\ns3_allow_http = true\n").unwrap();
+        let store = |named: &str| {
+            Settings {
+                location: DatabaseLocation {
+                    config: Some(path.clone()),
+                    ..DatabaseLocation::default()
+                },
+                file_store: Some(named.to_owned()),
+                s3_endpoint: Some("http://127.0.0.1:9000".into()),
+                s3_access_key_id: Some("id".into()),
+                s3_secret_access_key: Some("hush-hush".into()),
+                ..Settings::default()
+            }
+            .resolve()
+            .map(|config| config.file_store)
+        };
+        assert_eq!(store("database").unwrap(), FileStoreSetting::Database);
+        assert_eq!(
+            store("directory:/var/lib/rics/files").unwrap(),
+            FileStoreSetting::Directory(PathBuf::from("/var/lib/rics/files"))
+        );
+        let FileStoreSetting::S3(location) = store("s3://bucket/rics/files/").unwrap() else {
+            panic!("an s3:// store is S3");
+        };
+        assert_eq!(
+            (
+                location.bucket.as_str(),
+                location.prefix.as_str(),
+                location.region.as_str()
+            ),
+            ("bucket", "rics/files", "eu-west-1")
+        );
+        assert_eq!(location.endpoint, "http://127.0.0.1:9000");
+        assert!(location.allow_http);
+        assert!(
+            !format!("{location:?}").contains("hush-hush"),
+            "the secret never prints"
+        );
+        for bad in ["directory:", "s3://", "ftp://x"] {
+            let error = store(bad).unwrap_err();
+            assert!(format!("{error:#}").contains("file_store"), "{bad}");
+        }
     }
 
     #[test]

@@ -61,11 +61,12 @@ use rics_storage::{
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWebhookEndpointRepository, DieselWorkspaceRepository, PoolOptions, migrations, secrets,
+    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
-use crate::config::Config;
+use crate::config::{Config, FileStoreSetting};
 use crate::screener::{EngineNameMatcher, ListScreener};
 
 /// How often database housekeeping runs (planner statistics, SQLite's log).
@@ -111,14 +112,33 @@ impl Discovery for EmbeddedIssuer {
     }
 }
 
-/// The store of file content: the database (`file_contents`), which buffers at most
-/// one file per upload and reads `file_uploads_at_once` uploads at once.
-fn file_store(config: &Config, db: &Database) -> Arc<dyn FileStore> {
-    Arc::new(DatabaseFileStore::new(
-        db.clone(),
-        config.file_rules.max_bytes,
-        config.file_uploads_at_once,
-    ))
+/// The store of file content RICS_FILE_STORE names: the database (`file_contents`),
+/// which buffers at most one file per upload, a local directory or S3-compatible
+/// storage, which stream; each takes `file_uploads_at_once` uploads at once.
+///
+/// # Errors
+/// When the directory cannot be made, the S3 location is incomplete, or the binary
+/// was built without the `s3` feature.
+fn file_store(config: &Config, db: &Database) -> anyhow::Result<Arc<dyn FileStore>> {
+    let (max_bytes, at_once) = (config.file_rules.max_bytes, config.file_uploads_at_once);
+    Ok(match &config.file_store {
+        FileStoreSetting::Database => {
+            Arc::new(DatabaseFileStore::new(db.clone(), max_bytes, at_once))
+        }
+        FileStoreSetting::Directory(root) => Arc::new(
+            ObjectFileStore::directory(root, max_bytes, at_once).map_err(anyhow::Error::msg)?,
+        ),
+        #[cfg(feature = "s3")]
+        FileStoreSetting::S3(location) => {
+            Arc::new(ObjectFileStore::s3(location, max_bytes, at_once).map_err(anyhow::Error::msg)?)
+        }
+        #[cfg(not(feature = "s3"))]
+        FileStoreSetting::S3(_) => {
+            anyhow::bail!(
+                "file_store: this rics was built without S3 support (cargo build --release -p rics --features s3)"
+            )
+        }
+    })
 }
 
 /// Opens the database with the configured pool.
@@ -286,6 +306,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         context.clone(),
     ));
     let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
+    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
     let forms = Arc::new(FormService::new(
         FormPorts {
             forms: form_repository.clone(),
@@ -293,6 +314,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             definitions: form_definitions.clone(),
             entities: entity_repository.clone(),
             workspaces: workspace_repository.clone(),
+            files: file_repository.clone(),
         },
         context.clone(),
     ));
@@ -316,14 +338,14 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         workspace_repository.clone(),
         context.clone(),
     ));
-    let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
-    let file_store = file_store(config, &db);
+    let file_store = file_store(config, &db)?;
     let files = Arc::new(FileService::new(
         FilePorts {
             files: file_repository.clone(),
             removals: file_repository.clone(),
             content: file_store.clone(),
             entities: entity_repository.clone(),
+            forms: forms.clone(),
         },
         config.file_rules.clone(),
         context.clone(),

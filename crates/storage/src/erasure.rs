@@ -42,6 +42,7 @@ fn step(resource: &str) -> Option<Step> {
         "screeningDismissals" => screening_dismissals,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
+        "formFiles" => form_files,
         "forms" => forms,
         _ => return None,
     })
@@ -281,6 +282,16 @@ fn alert_memberships(
 ) -> Result<(), RepositoryError> {
     let removed = crate::alerts::remove_erased_entity(conn, target.tenant, target.id)?;
     add(counts, "alertMemberships", removed);
+    Ok(())
+}
+
+fn form_files(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let files = crate::files::erase_entity_form_files(conn, target.tenant, target.id, counts)?;
+    add(counts, "formFiles", files);
     Ok(())
 }
 

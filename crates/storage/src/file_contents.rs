@@ -67,8 +67,22 @@ fn stored(error: RepositoryError) -> Error {
     }
 }
 
+/// RESOURCE_EXHAUSTED for content over a store's bound of `max_bytes`.
+pub(crate) fn over_limit(max_bytes: u64) -> Error {
+    Error::new(
+        Code::ResourceExhausted,
+        "FILE_STORE_LIMIT",
+        format!("The file store takes at most {max_bytes} bytes per file."),
+    )
+}
+
+/// The error of a store whose turns are closed: it is shutting down.
+pub(crate) fn closed() -> Error {
+    Error::unavailable("FILE_STORE_UNAVAILABLE", "the file store is shutting down")
+}
+
 /// NOT_FOUND for a key without content.
-fn missing(key: &ContentKey) -> Error {
+pub(crate) fn missing(key: &ContentKey) -> Error {
     Error::new(
         Code::NotFound,
         "FILE_CONTENT_MISSING",
@@ -79,9 +93,7 @@ fn missing(key: &ContentKey) -> Error {
 #[async_trait]
 impl FileStore for DatabaseFileStore {
     async fn write(&self, key: &ContentKey, mut content: ContentStream) -> Result<u64> {
-        let _turn = self.uploads.acquire().await.map_err(|_| {
-            Error::unavailable("FILE_STORE_UNAVAILABLE", "the file store is shutting down")
-        })?;
+        let _turn = self.uploads.acquire().await.map_err(|_| closed())?;
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut current: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
@@ -89,14 +101,7 @@ impl FileStore for DatabaseFileStore {
             let mut bytes: Bytes = next?;
             total += bytes.len() as u64;
             if total > self.max_bytes {
-                return Err(Error::new(
-                    Code::ResourceExhausted,
-                    "FILE_STORE_LIMIT",
-                    format!(
-                        "The file store takes at most {} bytes per file.",
-                        self.max_bytes
-                    ),
-                ));
+                return Err(over_limit(self.max_bytes));
             }
             while !bytes.is_empty() {
                 let take = (CHUNK_BYTES - current.len()).min(bytes.len());

@@ -1,6 +1,7 @@
 //! The file repository over Diesel: a file is a row of `files`, keyed by its parent's
-//! name and its id; the ledger of content to remove is `file_content_removals`. Also
-//! the part of an entity's erasure that concerns its files.
+//! name (an entity's or a form's) and its id; the ledger of content to remove is
+//! `file_content_removals`. Also the part of an entity's erasure that concerns its
+//! files and the files of its forms.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -11,6 +12,7 @@ use rics_domain::event::NewEvent;
 use rics_domain::file::content::ContentKey;
 use rics_domain::file::model::File;
 use rics_domain::file::ports::ContentRemovals;
+use rics_domain::form::model::FormState;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
 use rics_domain::resource::{self, Parented};
@@ -24,7 +26,7 @@ use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{internal, micros, timestamp};
-use crate::schema::{file_content_removals, files};
+use crate::schema::{file_content_removals, files, forms};
 use crate::sql::Sql;
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
@@ -106,8 +108,9 @@ impl FileRow {
         })
     }
 
-    fn into_file(self) -> Result<File, RepositoryError> {
+    fn into_file(self, form_entity: Option<String>) -> Result<File, RepositoryError> {
         Ok(File {
+            form_entity,
             name: File::name_in(&self.parent, &self.id),
             etag: resource::etag(&self.uid, self.revision),
             uid: self.uid,
@@ -162,31 +165,99 @@ pub(crate) fn erase_entity_files(
     entity_id: &str,
     counts: &mut ErasureCounts,
 ) -> Result<i64, RepositoryError> {
-    let parent = format!("entities/{entity_id}");
+    erase_files_of(conn, tenant, &format!("entities/{entity_id}"), counts)
+}
+
+/// Erases, in the caller's transaction, the files of the forms about the entity
+/// `entity_id`, as [`erase_entity_files`] does the entity's own. Part of an entity's
+/// erasure, before its forms are unlinked from it.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn erase_entity_form_files(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+    counts: &mut ErasureCounts,
+) -> Result<i64, RepositoryError> {
+    let form_ids: Vec<String> = forms::table
+        .filter(forms::tenant_id.eq(tenant))
+        .filter(forms::entity.eq(format!("entities/{entity_id}")))
+        .select(forms::id)
+        .load(conn)
+        .map_err(repository_error)?;
+    let mut erased = 0;
+    for form_id in form_ids {
+        erased += erase_files_of(conn, tenant, &format!("forms/{form_id}"), counts)?;
+    }
+    Ok(erased)
+}
+
+/// Erases the files of `parent` (a resource name) and the idempotency keys that
+/// created them, and schedules the removal of their content at once; returns how many
+/// files.
+fn erase_files_of(
+    conn: &mut DbConnection,
+    tenant: &str,
+    parent: &str,
+    counts: &mut ErasureCounts,
+) -> Result<i64, RepositoryError> {
     let ids: Vec<String> = files::table
         .filter(files::tenant_id.eq(tenant))
-        .filter(files::parent.eq(&parent))
+        .filter(files::parent.eq(parent))
         .select(files::id)
         .load(conn)
         .map_err(repository_error)?;
     for chunk in ids.chunks(CHUNK) {
-        let names: Vec<String> = chunk.iter().map(|id| File::name_in(&parent, id)).collect();
+        let names: Vec<String> = chunk.iter().map(|id| File::name_in(parent, id)).collect();
         erase_creation_keys(conn, tenant, &names, counts)?;
     }
-    schedule_removal_of(conn, tenant, &parent, None)?;
+    schedule_removal_of(conn, tenant, parent, None)?;
     diesel::delete(
         files::table
             .filter(files::tenant_id.eq(tenant))
-            .filter(files::parent.eq(&parent)),
+            .filter(files::parent.eq(parent)),
     )
     .execute(conn)
     .map(|n| n as i64)
     .map_err(repository_error)
 }
 
+/// The entities of the forms that parent `rows`, by form name (`forms/{form}`); a form
+/// about no entity is left out.
+fn form_entities(
+    conn: &mut DbConnection,
+    tenant: &str,
+    rows: &[FileRow],
+) -> Result<Vec<(String, String)>, RepositoryError> {
+    let mut form_ids: Vec<&str> = rows
+        .iter()
+        .filter_map(|row| row.parent.strip_prefix("forms/"))
+        .collect();
+    form_ids.sort_unstable();
+    form_ids.dedup();
+    let mut found = Vec::new();
+    for chunk in form_ids.chunks(CHUNK) {
+        let pairs: Vec<(String, String)> = forms::table
+            .filter(forms::tenant_id.eq(tenant))
+            .filter(forms::id.eq_any(chunk))
+            .filter(forms::entity.ne(""))
+            .select((forms::id, forms::entity))
+            .load(conn)
+            .map_err(repository_error)?;
+        found.extend(
+            pairs
+                .into_iter()
+                .map(|(id, entity)| (format!("forms/{id}"), entity)),
+        );
+    }
+    Ok(found)
+}
+
 /// The files table, for [`DieselStore`]: a file is addressed by its name, listed
-/// within its parent, needs its entity stored to be created, settles its content in
-/// the ledger when stored, and leaves it to the ledger when purged.
+/// within its parent, needs its entity stored (or its form stored and DRAFT) to be
+/// created, reads the entity of its form, settles its content in the ledger when
+/// stored, and leaves it to the ledger when purged.
 #[derive(Debug, Clone, Copy)]
 pub struct FileTable;
 
@@ -200,6 +271,7 @@ impl StoredTable for FileTable {
     const TABLE: &'static str = "files";
     const FIELDS: &'static FieldMap = &FILE_FIELDS;
     const PARENT_COLUMN: Option<&'static str> = Some("f.parent");
+    const READS_SIDE_ROWS: bool = true;
     const PURGE_KEY: &'static str = "t.parent || '/files/' || t.id";
 
     row_statements!(files, parent);
@@ -217,24 +289,42 @@ impl StoredTable for FileTable {
         })
     }
 
+    /// A form's file with the entity of its form.
     fn resources(
-        _conn: &mut DbConnection,
-        _tenant: &str,
+        conn: &mut DbConnection,
+        tenant: &str,
         rows: Vec<FileRow>,
     ) -> Result<Vec<File>, RepositoryError> {
-        rows.into_iter().map(FileRow::into_file).collect()
+        let entities = form_entities(conn, tenant, &rows)?;
+        rows.into_iter()
+            .map(|row| {
+                let entity = entities
+                    .iter()
+                    .find(|(form, _)| *form == row.parent)
+                    .map(|(_, entity)| entity.clone());
+                row.into_file(entity)
+            })
+            .collect()
     }
 
-    /// A file of an entity that is gone (erased meanwhile) is NOT_FOUND.
+    /// A file of an entity that is gone (erased meanwhile) is NOT_FOUND; so is a file
+    /// of a form that is gone, and one of a form no longer DRAFT is a CONFLICT.
     fn before_insert(
         conn: &mut DbConnection,
         tenant: &str,
         file: &File,
     ) -> Result<(), RepositoryError> {
-        let entity = file
+        let parent = file
             .parent_and_id()
-            .and_then(|(parent, _)| parent.strip_prefix("entities/"))
-            .ok_or_else(|| internal("file of no entity", &file.name))?;
+            .map(|(parent, _)| parent)
+            .ok_or_else(|| internal("file name without a parent", &file.name))?;
+        if let Some(form) = parent.strip_prefix("forms/") {
+            let now = file.create_time.map_or(0, Timestamp::unix_micros);
+            return check_draft_form(conn, tenant, form, now);
+        }
+        let entity = parent
+            .strip_prefix("entities/")
+            .ok_or_else(|| internal("file of no entity or form", &file.name))?;
         // As for documents: `FOR KEY SHARE` orders this create and an erasure of the
         // entity, which locks the entity's row before it removes the entity's files.
         if lock_stored(conn, tenant, &[entity], "FOR KEY SHARE")? == 1 {
@@ -292,6 +382,47 @@ impl StoredTable for FileTable {
             .map_err(repository_error)?;
         insert_events(conn, tenant, events).map_err(repository_error)
     }
+}
+
+/// Requires the form `form_id` to be stored and DRAFT at `now` (its deadline, if any,
+/// after `now`), and holds its row until the transaction ends: `FOR SHARE` conflicts
+/// with the update of a `:submit`, an `:expire` or the erasure of its entity, so a
+/// file is never added to a form once it is read-only.
+///
+/// # Errors
+/// [`RepositoryError::NotFound`] when the form is missing; [`RepositoryError::Conflict`]
+/// when it is not DRAFT; database failures.
+fn check_draft_form(
+    conn: &mut DbConnection,
+    tenant: &str,
+    form_id: &str,
+    now: i64,
+) -> Result<(), RepositoryError> {
+    let mut sql = Sql::from(
+        "SELECT f.state AS state, f.expire_time AS expire_time FROM forms f WHERE f.tenant_id = ",
+    );
+    sql.bind(tenant).push(" AND f.id = ").bind(form_id);
+    if let DbConnection::Postgresql(_) = conn {
+        sql.push(" FOR SHARE");
+    }
+    let found = sql.load::<FormLock>(conn).map_err(repository_error)?;
+    let form = found.first().ok_or(RepositoryError::NotFound)?;
+    let open = form.state == FormState::Draft.as_str()
+        && form.expire_time.is_none_or(|deadline| deadline > now);
+    if open {
+        Ok(())
+    } else {
+        Err(RepositoryError::Conflict)
+    }
+}
+
+/// What a file's create reads of its form.
+#[derive(Debug, QueryableByName)]
+struct FormLock {
+    #[diesel(sql_type = Text)]
+    state: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    expire_time: Option<i64>,
 }
 
 /// Content due for removal, as the ledger lists it.

@@ -741,6 +741,14 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "/v1alpha/forms/{form}/files",
+        &[
+            "displayName = \"{}\"",
+            "contentType = \"{}\"",
+            "createTime > \"{}\"",
+        ],
+    ),
+    (
         "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs",
         &["entity = \"{}\""],
     ),
@@ -859,6 +867,7 @@ on_both_backends! {
     fn nul_in_every_list_filter_is_refused(server) {
         let before = seed(&server);
         server.post("/v1alpha/workspaces?workspaceId=case-1", &json!({"displayName": "Case 1"})).ok();
+        server.post("/v1alpha/forms?formId=form-1", &json!({"formDefinition": "formDefinitions/kyc-individual"})).ok();
         let documented = filtered_lists(&server);
         let known: Vec<&str> = STRING_FILTERS.iter().map(|(path, _)| *path).collect();
         let missing: Vec<&String> = documented.iter().filter(|p| !known.contains(&p.as_str())).collect();
@@ -869,6 +878,7 @@ on_both_backends! {
             let path = template
                 .replace("{entity}", "jane-doe")
                 .replace("{workspace}", "case-1")
+                .replace("{form}", "form-1")
                 .replace("{tenant}", server.partner().trim_start_matches("tenants/"));
             for filter in *filters {
                 for literal in ["a\u{0}b", "a\\x00b", "a\\u0000b", "a\\000b"] {

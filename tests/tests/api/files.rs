@@ -281,6 +281,84 @@ on_both_backends! {
         assert_nothing_left(&server, "jane-doe", 0);
     }
 
+    /// A DRAFT form takes files as an entity does; their events are its entity's; its
+    /// response names them (of the right type); a form no longer DRAFT takes none;
+    /// a document names them when the form is about its entity; another tenant sees
+    /// none; erasing the entity takes them and their content.
+    fn forms_have_files_while_they_are_drafts(server) {
+        server.create_person("jane-doe", "Jane Doe");
+        server.create_person("john-roe", "John Roe");
+        let kyc = json!({"formDefinition": "formDefinitions/kyc-individual", "entity": "entities/jane-doe"});
+        server.post("/v1alpha/forms?formId=kyc-jane", &kyc).ok();
+        let form_files = "/v1alpha/forms/kyc-jane/files";
+        let scan = server.post(&format!("{form_files}?fileId=scan"), &upload("scan.pdf", PDF, json!({}))).ok();
+        assert_eq!(scan["name"], "forms/kyc-jane/files/scan");
+        let selfie = post_form(&server, &format!("{form_files}?fileId=selfie"), &[("content", Some(b"me.png"), Some("image/png"), PNG)]).ok();
+        assert_eq!(selfie["contentType"], "image/png");
+        assert_eq!(names(&server.get(form_files).ok()["files"]), ["forms/kyc-jane/files/scan", "forms/kyc-jane/files/selfie"]);
+        assert_eq!(server.get(&format!("{form_files}/scan")).ok(), scan);
+        for url in [format!("{form_files}/scan:download"), format!("{form_files}/scan?alt=media")] {
+            let download = server.get(&url);
+            assert_eq!((download.status, download.bytes.as_slice()), (200, PDF), "{url}");
+        }
+        let file_events: Vec<String> = event_types(&server, "jane-doe").into_iter().filter(|t| t.starts_with("file.")).collect();
+        assert_eq!(file_events, ["file.created", "file.created"], "events of the form's entity");
+
+        // The response names files of the form or of its entity, of an accepted type.
+        let path = "/v1alpha/forms/kyc-jane";
+        let reply = server.patch(path, &json!({"response": {"selfie": "forms/kyc-jane/files/scan"}}));
+        reply.invalid("INVALID_FIELDS", "form.response.selfie");
+        assert_eq!(reply.detail("BadRequest").map(|d| d["fieldViolations"][0]["reason"].clone()), Some(json!("FILE_TYPE_NOT_ACCEPTED")));
+        server.patch(path, &json!({"response": {"selfie": "forms/kyc-jane/files/missing"}})).invalid("INVALID_FIELDS", "form.response.selfie");
+        server.patch(path, &json!({"response": {"selfie": "entities/john-roe/files/photo"}})).invalid("INVALID_FIELDS", "form.response.selfie");
+        let response = json!({
+            "given_name": "Jane", "family_name": "Doe", "date_of_birth": "1980-01-02",
+            "nationality": "GB", "email": "jane@example.com",
+            "identity_document": {"documentType": "PASSPORT", "documentNumber": "X1", "files": ["forms/kyc-jane/files/scan"]},
+            "selfie": "forms/kyc-jane/files/selfie"
+        });
+        server.patch(path, &json!({"response": response})).ok();
+        // A file the response names, deleted since, fails the submit.
+        server.delete(&format!("{form_files}/selfie")).ok();
+        let refused = server.post(&format!("{path}:submit"), &json!({}));
+        refused.invalid("INVALID_FIELDS", "form.response.selfie");
+        assert_eq!(refused.detail("BadRequest").map(|d| d["fieldViolations"][0]["reason"].clone()), Some(json!("FILE_DELETED")));
+        server.post(&format!("{form_files}/selfie:undelete"), &json!({})).ok();
+        server.post(&format!("{path}:submit"), &json!({})).ok();
+
+        // A SUBMITTED or EXPIRED form takes no file and keeps those it has.
+        let late = server.post(&format!("{form_files}?fileId=late"), &upload("late.pdf", PDF, json!({})));
+        late.error(400, "FAILED_PRECONDITION", "FORM_NOT_DRAFT");
+        assert_eq!(late.metadata("state"), Some("SUBMITTED"));
+        server.delete(&format!("{form_files}/scan")).error(400, "FAILED_PRECONDITION", "FORM_NOT_DRAFT");
+        let other = server.post("/v1alpha/forms?formId=kyc-other", &json!({"formDefinition": "formDefinitions/kyc-individual"})).ok();
+        assert!(other.get("entity").is_none());
+        server.post("/v1alpha/forms/kyc-other:expire", &json!({})).ok();
+        let expired = post_form(&server, "/v1alpha/forms/kyc-other/files", &[("content", Some(b"a.pdf"), None, PDF)]);
+        expired.error(400, "FAILED_PRECONDITION", "FORM_NOT_DRAFT");
+        assert_eq!(expired.metadata("state"), Some("EXPIRED"));
+        server.post("/v1alpha/forms/nobody/files", &upload("a.pdf", PDF, json!({}))).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+
+        // A document of the form's entity may name the form's files; one of another
+        // entity may not.
+        let document = |entity: &str| json!({"entity": format!("entities/{entity}"), "documentType": "PASSPORT", "documentNumber": "X1", "files": ["forms/kyc-jane/files/scan"]});
+        server.post("/v1alpha/documents", &document("jane-doe")).ok();
+        server.post("/v1alpha/documents", &document("john-roe")).invalid("FILE_OF_ANOTHER_ENTITY", "document.files[0]");
+
+        // Another tenant sees none of it.
+        let (_, child) = server.child_tenant("Child");
+        for url in [form_files.to_owned(), format!("{form_files}/scan"), format!("{form_files}/scan:download")] {
+            server.send(server.request_as(Some(&child), Method::GET, &url)).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        }
+
+        assert_eq!(server.count_rows("file_contents"), 2);
+        let receipt = server.delete(&format!("{ENTITIES}/jane-doe:hardDelete")).ok();
+        assert_eq!(receipt["erasedCounts"]["formFiles"], 2, "{receipt}");
+        assert_eq!(server.count_rows("files"), 0);
+        assert_eq!(server.count_rows("file_contents"), 0, "the erasure removed the content");
+        assert_eq!(server.count_rows("file_content_removals"), 0);
+    }
+
     /// A form upload exactly as Chromium sent it (recorded; tests/fixtures/README.md)
     /// is a file named as the browser named it, of the type its bytes have.
     fn a_browsers_upload_is_a_file(server) {

@@ -6,12 +6,17 @@
 
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use rics_e2e::*;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 const FORMS: &str = "/v1alpha/forms";
+
+/// A 1x1 PNG: a selfie of a type the KYC definition accepts.
+const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
 
 /// The KYC definition's pinned name.
 const KYC: &str = "formDefinitions/kyc-individual@kyc00001";
@@ -123,6 +128,10 @@ on_both_backends! {
             ("form.response.identity_document", "ANSWER_REQUIRED"),
             ("form.response.nationality", "ANSWER_REQUIRED"),
         ]));
+        // The files the response names are the form's, uploaded to it.
+        let content = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        server.post(&format!("{path}/files?fileId=passport"), &json!({"displayName": "passport.txt", "content": content(b"passport")})).ok();
+        server.post(&format!("{path}/files?fileId=selfie"), &json!({"displayName": "selfie.png", "content": content(PNG)})).ok();
         let filled = server.patch(&path, &json!({"response": complete("kyc-jane")})).ok();
         server.post(&format!("{path}:submit"), &json!({"etag": saved["etag"]})).error(409, "ABORTED", "ETAG_MISMATCH");
         server.post(&format!("{path}:submit"), &json!({"etag": filled["etag"], "colour": 1})).invalid("UNKNOWN_FIELD", "submit.colour");
@@ -145,7 +154,7 @@ on_both_backends! {
         assert_eq!(logs[0]["source"], "RICS");
         assert_eq!(logs[0]["payload"], json!({"form": "forms/kyc-jane", "formDefinition": KYC}));
         assert_eq!(event_types(&server, "jane-doe"), ["entity.created", "form.created", "form.updated",
-            "form.updated", "form.submitted", "activity_log.created"]);
+            "file.created", "file.created", "form.updated", "form.submitted", "activity_log.created"]);
 
         // `:expire` ends another draft.
         let other = server.post(FORMS, &json!({"formDefinition": KYC})).ok();

@@ -178,8 +178,9 @@ impl DocumentService {
     }
 
     /// Requires each file the document names, but for those in `kept` (named before a
-    /// change), to exist in the caller's tenant and be live: a document that holds a
-    /// name since deleted stays editable.
+    /// change), to exist in the caller's tenant and be live, and a form's file to be of
+    /// a form about the document's entity: a document that holds a name since deleted
+    /// stays editable.
     async fn check_named_files(
         &self,
         principal: &Principal,
@@ -206,6 +207,19 @@ impl DocumentService {
                 }
                 Some(file) if file.is_deleted() => {
                     return Err(referred_deleted(Referred::File, name));
+                }
+                Some(file)
+                    if name.starts_with("forms/")
+                        && file.form_entity.as_deref() != Some(document.entity.as_str()) =>
+                {
+                    return Err(Error::invalid_field(
+                        format!("document.files[{i}]"),
+                        "FILE_OF_ANOTHER_ENTITY",
+                        format!(
+                            "'{name}' is a file of a form that is not about the document's entity '{}'",
+                            document.entity
+                        ),
+                    ));
                 }
                 Some(_) => {}
             }
@@ -389,23 +403,29 @@ fn mrz_line(line: usize) -> String {
 }
 
 /// Files are named `entities/{entity}/files/{file}` under the document's own entity,
-/// at most 20, none twice. That the files exist is checked apart, with a lookup
-/// ([`DocumentService::check_named_files`]).
+/// or `forms/{form}/files/{file}`, at most 20, none twice. That the files exist, and
+/// that a form's file is of a form about the document's entity, is checked apart,
+/// with a lookup ([`DocumentService::check_named_files`]).
 fn check_files(v: &mut Violations, document: &Document) {
     v.max_items("document.files", &document.files, MAX_FILES);
     let prefix = format!("{}/files/", document.entity);
     let mut seen = BTreeSet::new();
     for (i, file) in document.files.iter().enumerate() {
         let field = format!("document.files[{i}]");
-        let well_formed = rics_aip::resource_id::parse_name("entities/{entity}/files/{file}", file)
-            .is_ok_and(|ids| ids.iter().all(|id| is_well_formed_id(id)));
-        if !well_formed {
+        let shape = |pattern| {
+            rics_aip::resource_id::parse_name(pattern, file)
+                .is_ok_and(|ids| ids.iter().all(|id| is_well_formed_id(id)))
+        };
+        let of_form = shape("forms/{form}/files/{file}");
+        if !of_form && !shape("entities/{entity}/files/{file}") {
             v.add(
                 field,
                 "INVALID_NAME",
-                format!("'{file}' is not a file name (entities/{{entity}}/files/{{file}})"),
+                format!(
+                    "'{file}' is not a file name (entities/{{entity}}/files/{{file}} or forms/{{form}}/files/{{file}})"
+                ),
             );
-        } else if !file.starts_with(&prefix) {
+        } else if !of_form && !file.starts_with(&prefix) {
             v.add(
                 field,
                 "FILE_OF_ANOTHER_ENTITY",

@@ -85,6 +85,10 @@ pub const PLAN: &[ErasureStep] = &[
         "its place in workspaces, which stay",
     ),
     unlinked("alertMemberships", "its place in alerts, which stay"),
+    removed(
+        "formFiles",
+        "the files of its forms, with the idempotency keys that created them; their content leaves its store",
+    ),
     unlinked(
         "forms",
         "its forms, which stay without the entity and without their response",

@@ -1,9 +1,11 @@
-//! The file resource (`entities/{entity}/files/{file}`) in its JSON form: the metadata
-//! of content that sits behind the [`FileStore`](super::content::FileStore) port.
+//! The file resource (`entities/{entity}/files/{file}` and `forms/{form}/files/{file}`)
+//! in its JSON form: the metadata of content that sits behind the
+//! [`FileStore`](super::content::FileStore) port.
 
 use serde::{Deserialize, Serialize};
 
 use crate::entity::model::Entity;
+use crate::form::model::Form;
 use crate::resource::Parent;
 
 /// What a file belongs to.
@@ -11,28 +13,32 @@ use crate::resource::Parent;
 pub enum FileParent {
     /// The entity with this id.
     Entity(String),
+    /// The form with this id: what someone uploaded while filling it in.
+    Form(String),
 }
 
 impl Parent for FileParent {
     fn name(&self) -> String {
         match self {
             FileParent::Entity(id) => Entity::name_of(id),
+            FileParent::Form(id) => Form::name_of(id),
         }
     }
 
     fn id(&self) -> &str {
         match self {
-            FileParent::Entity(id) => id,
+            FileParent::Entity(id) | FileParent::Form(id) => id,
         }
     }
 }
 
 crate::resource_struct! {
-    /// A file someone submitted about an entity: a scan, a selfie, a statement.
+    /// A file someone submitted about an entity, or uploaded with a form: a scan, a
+    /// selfie, a statement.
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
-    pub struct File named "`entities/{entity}/files/{file}`. Output only; the id is chosen by `fileId` on create." {
+    pub struct File named "`entities/{entity}/files/{file}` or `forms/{form}/files/{file}`. Output only; the id is chosen by `fileId` on create." {
         /// What people call the file, such as the name it was uploaded under. Required;
         /// at most 255 characters. It is only ever shown, never used as a path.
         #[serde(
@@ -60,6 +66,12 @@ crate::resource_struct! {
             skip_serializing_if = "String::is_empty"
         )]
         pub sha256: String,
+        /// The entity of the form a form's file belongs to (`entities/{entity}`), to
+        /// which its events belong: read from the form, never stored with the file nor
+        /// answered.
+        #[serde(skip)]
+        #[cfg_attr(feature = "openapi", schema(ignore))]
+        pub form_entity: Option<String>,
     }
     times: update_time delete_time purge_time;
 }
@@ -68,10 +80,17 @@ crate::named_resource!(File, "files", "file", under a parent);
 crate::soft_deletable!(File, entities = File::entity_ids);
 
 impl File {
-    /// The entity the file belongs to: its events are the entity's.
+    /// The entity the file belongs to, or that its form is about: its events are the
+    /// entity's.
     fn entity_ids(&self) -> Vec<&str> {
-        self.parent_and_id()
-            .and_then(|(parent, _)| parent.strip_prefix("entities/"))
+        let parent = self.parent_and_id().map(|(parent, _)| parent);
+        parent
+            .and_then(|parent| parent.strip_prefix("entities/"))
+            .or_else(|| {
+                self.form_entity
+                    .as_deref()
+                    .and_then(|entity| entity.strip_prefix("entities/"))
+            })
             .into_iter()
             .collect()
     }

@@ -1,4 +1,4 @@
-//! The file use cases: an upload (content first, then the file that holds it), the
+//! The file use cases, for the files of entities and of forms: an upload (content first, then the file that holds it), the
 //! download of the content, and the template's standard methods under a parent
 //! ([`FileService::within`]): Get, List, soft Delete, Undelete and purge.
 //!
@@ -24,6 +24,7 @@ use super::model::{File, FileParent};
 use super::ports::{ContentRemovals, FileRepository};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
+use crate::form::service::FormService;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{parse_request_id, validate_user_id};
 use crate::lifecycle::{
@@ -57,8 +58,11 @@ pub struct FilePorts {
     pub removals: Arc<dyn ContentRemovals>,
     /// The content.
     pub content: Arc<dyn FileStore>,
-    /// Entities, the files' parents.
+    /// Entities, the parents of their files.
     pub entities: Arc<dyn EntityRepository>,
+    /// Forms, the parents of their files: files are added to, changed in and removed
+    /// from a DRAFT form only.
+    pub forms: Arc<FormService>,
 }
 
 /// Everything the file service needs.
@@ -99,11 +103,17 @@ impl FileService {
 }
 
 impl FileParent {
-    /// The parent named `name` (`entities/{entity}`), if it is one.
+    /// The parent named `name` (`entities/{entity}` or `forms/{form}`), if it is one.
     pub fn from_name(name: &str) -> Option<FileParent> {
-        name.strip_prefix("entities/")
-            .filter(|id| !id.contains('/'))
-            .map(|id| FileParent::Entity(id.to_owned()))
+        let (collection, id) = name.split_once('/')?;
+        if id.is_empty() || id.contains('/') {
+            return None;
+        }
+        match collection {
+            "entities" => Some(FileParent::Entity(id.to_owned())),
+            "forms" => Some(FileParent::Form(id.to_owned())),
+            _ => None,
+        }
     }
 }
 
@@ -147,27 +157,37 @@ impl ParentedService for FileService {
         &fields::LIST
     }
 
-    /// The parent must exist and be live.
+    /// An entity must exist and be live. A form must exist, and be DRAFT (as it reads
+    /// now) for a `change`.
     async fn check_parent(
         &self,
         principal: &Principal,
         parent: &FileParent,
-        _change: bool,
+        change: bool,
     ) -> Result<()> {
         let name = parent.name();
-        let live = match parent {
-            FileParent::Entity(id) => self
-                .ports
-                .entities
-                .get(&principal.tenant, id)
-                .await
-                .map_err(|e| e.for_resource(&name))?
-                .is_some_and(|entity| !entity.is_deleted()),
-        };
-        if live {
-            Ok(())
-        } else {
-            Err(Error::not_found(&name))
+        match parent {
+            FileParent::Entity(id) => {
+                let live = self
+                    .ports
+                    .entities
+                    .get(&principal.tenant, id)
+                    .await
+                    .map_err(|e| e.for_resource(&name))?
+                    .is_some_and(|entity| !entity.is_deleted());
+                if live {
+                    Ok(())
+                } else {
+                    Err(Error::not_found(&name))
+                }
+            }
+            FileParent::Form(id) => {
+                let form = self.ports.forms.get(principal, id).await?;
+                if change {
+                    self.ports.forms.check_changeable(&form)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -210,6 +230,7 @@ impl Within<'_, FileService> {
         let declared = declared_type(&file.content_type)?;
         self.check_parent(principal, true).await?;
         let service = self.service;
+        file.form_entity = self.form_entity(principal).await?;
         let now = service.context.clock.now();
         let uid = service.context.ids.uid();
         let key = content_key(&principal.tenant, &uid)?;
@@ -265,7 +286,26 @@ impl Within<'_, FileService> {
             }
             Err(e) => {
                 service.discard(&key).await;
+                // A form that stopped being DRAFT meanwhile is refused by storage as a
+                // conflict: its check names the reason.
+                if e.code == Code::Aborted {
+                    self.check_parent(principal, true).await?;
+                }
                 Err(e)
+            }
+        }
+    }
+
+    /// The entity that a form parent is about, to which its files' events belong.
+    ///
+    /// # Errors
+    /// What [`FormService::get`] fails with.
+    async fn form_entity(&self, principal: &Principal) -> Result<Option<String>> {
+        match &self.parent {
+            FileParent::Entity(_) => Ok(None),
+            FileParent::Form(id) => {
+                let form = self.service.ports.forms.get(principal, id).await?;
+                Ok(Some(form.entity).filter(|entity| !entity.is_empty()))
             }
         }
     }

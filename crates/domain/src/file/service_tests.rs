@@ -19,6 +19,11 @@ use crate::entity::erasure::AfterErasure;
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::{Code, Error, Result};
+use crate::form::model::{Form, FormState};
+use crate::form::ports::{MockFormRecords, MockFormRepository};
+use crate::form::service::{FormPorts, FormService};
+use crate::form_definition::ports::{MockFormDefinitionRepository, MockFormRevisions};
+use crate::form_definition::service::FormDefinitionService;
 use crate::housekeeping::{Purge, PurgeDue};
 use crate::id::MockIdGenerator;
 use crate::lifecycle::{ServiceContext, SoftDeleteMethods};
@@ -26,6 +31,7 @@ use crate::list::Paging;
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, RepositoryError};
 use crate::time::{MockClock, Timestamp};
+use crate::workspace::ports::MockWorkspaceRepository;
 
 const UID: &str = "0b6f4c1e-5d7a-4f4e-9a52-3f6f2a1c9d10";
 const PDF: &[u8] = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n";
@@ -136,6 +142,44 @@ fn context() -> ServiceContext {
     }
 }
 
+/// The forms of the tenant: `draft` (about `entities/jane`), `lone` (about no entity),
+/// `sent` (SUBMITTED) and `late` (a DRAFT past its deadline).
+fn forms(context: ServiceContext) -> FormService {
+    let mut forms = MockFormRepository::new();
+    forms.expect_get().returning(|_, id| {
+        let (state, entity, deadline) = match id {
+            "draft" => (FormState::Draft, "entities/jane", None),
+            "lone" => (FormState::Draft, "", None),
+            "sent" => (FormState::Submitted, "entities/jane", None),
+            "late" => (FormState::Draft, "entities/jane", Some(now())),
+            _ => return Ok(None),
+        };
+        Ok(Some(Form {
+            name: Form::name_of(id),
+            entity: entity.into(),
+            state,
+            expire_time: deadline,
+            ..Form::default()
+        }))
+    });
+    let definitions = Arc::new(FormDefinitionService::new(
+        Arc::new(MockFormDefinitionRepository::new()),
+        Arc::new(MockFormRevisions::new()),
+        context.clone(),
+    ));
+    FormService::new(
+        FormPorts {
+            forms: Arc::new(forms),
+            records: Arc::new(MockFormRecords::new()),
+            definitions,
+            entities: Arc::new(live_entities()),
+            workspaces: Arc::new(MockWorkspaceRepository::new()),
+            files: Arc::new(MockFileRepository::new()),
+        },
+        context,
+    )
+}
+
 fn service(
     files: MockFileRepository,
     removals: MockContentRemovals,
@@ -147,6 +191,7 @@ fn service(
             removals: Arc::new(removals),
             content,
             entities: Arc::new(live_entities()),
+            forms: Arc::new(forms(context())),
         },
         Default::default(),
         context(),
@@ -223,6 +268,90 @@ async fn an_upload_writes_the_content_then_the_file_with_an_entity_event() {
             .map(Vec::as_slice),
         Some(PDF)
     );
+}
+
+#[tokio::test]
+async fn a_form_file_belongs_to_the_form_with_events_of_its_entity() {
+    let mut files = MockFileRepository::new();
+    files
+        .expect_create()
+        .withf(|_, file, _, events| {
+            let entity = if file.name.starts_with("forms/draft/") {
+                Some("jane")
+            } else {
+                None
+            };
+            file.form_entity
+                .as_deref()
+                .and_then(|e| e.strip_prefix("entities/"))
+                == entity
+                && events.len() == 1
+                && events[0].event_type == "file.created"
+                && events[0].entity_id.as_deref() == entity
+        })
+        .times(2)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let mut removals = MockContentRemovals::new();
+    removals.expect_schedule().times(2).returning(|_, _| Ok(()));
+    let content = Arc::new(MemoryStore::default());
+    let service = service(files, removals, content.clone());
+    for form in ["draft", "lone"] {
+        let created = service
+            .within(FileParent::Form(form.into()))
+            .upload(
+                &principal(),
+                json!({"displayName": "scan.pdf"}),
+                bytes(PDF),
+                Some("scan"),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(created.name, format!("forms/{form}/files/scan"));
+    }
+    assert_eq!(content.stored.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn only_a_draft_form_takes_files() {
+    let content = Arc::new(MemoryStore::default());
+    let service = service(
+        MockFileRepository::new(),
+        MockContentRemovals::new(),
+        content.clone(),
+    );
+    for (form, state) in [("sent", "SUBMITTED"), ("late", "EXPIRED")] {
+        let error = service
+            .within(FileParent::Form(form.into()))
+            .upload(
+                &principal(),
+                json!({"displayName": "scan.pdf"}),
+                bytes(PDF),
+                None,
+                None,
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (error.code, error.reason),
+            (Code::FailedPrecondition, "FORM_NOT_DRAFT"),
+            "{form}"
+        );
+        assert_eq!(error.metadata.get("state").map(String::as_str), Some(state));
+        let deleted = service
+            .within(FileParent::Form(form.into()))
+            .delete(&principal(), "scan", None, false)
+            .await
+            .unwrap_err();
+        assert_eq!(deleted.reason, "FORM_NOT_DRAFT");
+    }
+    let missing = service
+        .within(FileParent::Form("nobody".into()))
+        .list(&principal(), &Default::default())
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code, Code::NotFound);
+    assert!(content.stored.lock().unwrap().is_empty());
 }
 
 #[tokio::test]

@@ -15,10 +15,12 @@ use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, FieldViolation, Result};
 use crate::event::NewEvent;
+use crate::file::ports::FileRepository;
 use crate::form_definition::model::{DefinitionRef, FieldType, FormDefinition, FormSchema};
 use crate::form_definition::response_schema::{Completeness, ResponseSchema};
 use crate::form_definition::service::FormDefinitionService;
 use crate::housekeeping::Sweep;
+use crate::id::is_well_formed_id;
 use crate::lifecycle::{self, ServiceContext, SoftDeletable, StoreVersions, check_etag};
 use crate::list::{ListRequest, ListResponse};
 use crate::methods::{CreateMethod, UpdateMethod};
@@ -51,6 +53,8 @@ pub struct FormPorts {
     pub entities: Arc<dyn EntityRepository>,
     /// The workspaces forms are collected for.
     pub workspaces: Arc<dyn WorkspaceRepository>,
+    /// The files that FILE and DOCUMENT answers name.
+    pub files: Arc<dyn FileRepository>,
 }
 
 /// The forms of the caller's tenant.
@@ -60,6 +64,7 @@ pub struct FormService {
     definitions: Arc<FormDefinitionService>,
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
+    files: Arc<dyn FileRepository>,
     /// The clock (deadlines), ids, paging and retention.
     context: ServiceContext,
 }
@@ -73,6 +78,7 @@ impl FormService {
             definitions: ports.definitions,
             entities: ports.entities,
             workspaces: ports.workspaces,
+            files: ports.files,
             context,
         }
     }
@@ -188,11 +194,10 @@ impl FormService {
             Completeness::Complete,
             RESPONSE,
         );
-        violations.extend(files_of_other_forms(
-            &schema,
-            &response,
-            Some(&current.name),
-        ));
+        violations.extend(
+            self.file_violations(principal, &schema, &response, Some(&current), &Map::new())
+                .await?,
+        );
         if !violations.is_empty() {
             return Err(Error::invalid_fields(violations));
         }
@@ -281,6 +286,15 @@ impl FormService {
         expired.state = FormState::Expired;
         self.save(principal, &current, expired, "form.expired", now)
             .await
+    }
+
+    /// Refuses a change of `form` (as [`Self::get`] read it) or of its files unless it is
+    /// DRAFT now.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION (`FORM_NOT_DRAFT`) naming the form and its state.
+    pub fn check_changeable(&self, form: &Form) -> Result<()> {
+        self.check_draft(form, self.context.clock.now())
     }
 
     /// Refuses a change of a form that is not DRAFT at `now`.
@@ -373,16 +387,17 @@ impl FormService {
     }
 
     /// Checks what `form` names beyond its definition and entity: its workspaces (those
-    /// not in `kept`), and its response against the draft schema of `schema`, its files
-    /// against the form named `name` (none for a new form).
+    /// not in the stored form `current`'s), and its response against the draft schema
+    /// of `schema`, with the files its answers name (those that changed from
+    /// `current`'s).
     async fn check_references(
         &self,
         principal: &Principal,
         form: &Form,
-        kept: &[String],
+        current: Option<&Form>,
         schema: &FormSchema,
-        name: Option<&str>,
     ) -> Result<()> {
+        let kept = current.map_or(&[][..], |c| &c.workspaces[..]);
         check_named_workspaces(
             self.workspaces.as_ref(),
             &principal.tenant,
@@ -398,7 +413,17 @@ impl FormService {
                 Completeness::Draft,
                 RESPONSE,
             );
-            violations.extend(files_of_other_forms(schema, response, name));
+            let unchanged = current.and_then(|c| c.response.clone()).unwrap_or_default();
+            violations.extend(
+                self.file_violations(
+                    principal,
+                    schema,
+                    response,
+                    current.or(Some(form)),
+                    &unchanged,
+                )
+                .await?,
+            );
             if !violations.is_empty() {
                 return Err(Error::invalid_fields(violations));
             }
@@ -493,52 +518,168 @@ impl FormService {
     }
 }
 
-/// The violations of the answers of FILE and DOCUMENT fields in `response` that name
-/// a file of another form than `form` (a new form, `None`, has no files yet):
-/// `FILE_OF_ANOTHER_FORM`, naming the answer. Names of another shape are the schema's
-/// to refuse.
-fn files_of_other_forms(
-    schema: &FormSchema,
-    response: &Map<String, Value>,
-    form: Option<&str>,
-) -> Vec<FieldViolation> {
+/// An answer that names a file: where it is in the request, the name, and the
+/// content types its field accepts (any when empty).
+struct FileAnswer<'a> {
+    path: String,
+    name: &'a str,
+    accept: &'a [String],
+}
+
+/// The answers of FILE and DOCUMENT fields in `response` that name files, but for
+/// those equal to the answer of the same key in `unchanged`. Names of another shape
+/// are the schema's to refuse.
+fn file_answers<'a>(
+    schema: &'a FormSchema,
+    response: &'a Map<String, Value>,
+    unchanged: &Map<String, Value>,
+) -> Vec<FileAnswer<'a>> {
     let mut found = Vec::new();
-    let mut check = |path: String, value: &Value| {
-        let Some(name) = value.as_str() else {
-            return;
-        };
-        let Some((owner, _)) = name.split_once("/files/") else {
-            return;
-        };
-        if owner.starts_with("forms/") && Some(owner) != form {
-            let description = match form {
-                Some(form) => format!("'{name}' is not a file of '{form}'"),
-                None => format!("'{name}' is not a file of this form: a new form has no files yet"),
-            };
-            found.push(FieldViolation {
-                field: path,
-                description,
-                reason: "FILE_OF_ANOTHER_FORM",
-            });
-        }
-    };
     for field in schema.fields() {
         let Some(answer) = response.get(&field.key) else {
             continue;
         };
+        if unchanged.get(&field.key) == Some(answer) {
+            continue;
+        }
         let at = format!("{RESPONSE}.{}", field.key);
-        match field.field_type {
-            FieldType::File => check(at, answer),
-            FieldType::Document => {
-                let files = answer.get("files").and_then(Value::as_array);
-                for (i, file) in files.into_iter().flatten().enumerate() {
-                    check(format!("{at}.files[{i}]"), file);
-                }
+        let names: Vec<(String, &Value)> = match field.field_type {
+            FieldType::File => vec![(at, answer)],
+            FieldType::Document => answer
+                .get("files")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, file)| (format!("{at}.files[{i}]"), file))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (path, name) in names {
+            if let Some(name) = name.as_str().filter(|name| is_file_name(name)) {
+                found.push(FileAnswer {
+                    path,
+                    name,
+                    accept: &field.accept,
+                });
             }
-            _ => {}
         }
     }
     found
+}
+
+/// Whether `name` is a well-formed `forms/{form}/files/{file}` or
+/// `entities/{entity}/files/{file}`.
+fn is_file_name(name: &str) -> bool {
+    matches!(
+        name.split('/').collect::<Vec<_>>()[..],
+        ["forms" | "entities", owner, "files", file] if is_well_formed_id(owner) && is_well_formed_id(file)
+    )
+}
+
+/// Whether `accept` (content types, `type/*` for any subtype) admits `content_type`.
+pub fn accepts(accept: &[String], content_type: &str) -> bool {
+    accept
+        .iter()
+        .any(|accepted| match accepted.strip_suffix('*') {
+            Some(prefix) => content_type.starts_with(prefix),
+            None => accepted == content_type,
+        })
+}
+
+/// The violation of an answer naming a file that belongs neither to `form` (a new
+/// form, `None`, has no files yet) nor to the form's `entity`.
+fn not_own(answer: &FileAnswer<'_>, form: Option<&str>, entity: &str) -> FieldViolation {
+    let name = answer.name;
+    let (reason, description) = if name.starts_with("forms/") {
+        let description = match form {
+            Some(form) => format!("'{name}' is not a file of '{form}'"),
+            None => format!("'{name}' is not a file of this form: a new form has no files yet"),
+        };
+        ("FILE_OF_ANOTHER_FORM", description)
+    } else if entity.is_empty() {
+        (
+            "FILE_OF_ANOTHER_ENTITY",
+            format!("'{name}' is an entity's file, and the form is about no entity"),
+        )
+    } else {
+        (
+            "FILE_OF_ANOTHER_ENTITY",
+            format!("'{name}' is not a file of the form's entity '{entity}'"),
+        )
+    };
+    FieldViolation {
+        field: answer.path.clone(),
+        description,
+        reason,
+    }
+}
+
+impl FormService {
+    /// The violations of the answers in `response` that name files (FILE and DOCUMENT
+    /// fields), but for those as in `unchanged`: each must name a live file of the
+    /// stored `form` (a new form, with no name yet, has no files) or of the entity it
+    /// is about (`FILE_OF_ANOTHER_FORM`,
+    /// `FILE_OF_ANOTHER_ENTITY`, `FILE_NOT_FOUND`, `FILE_DELETED`), and a FILE field's
+    /// `accept`, when set, must admit the file's content type
+    /// (`FILE_TYPE_NOT_ACCEPTED`).
+    ///
+    /// # Errors
+    /// What the file store fails with.
+    async fn file_violations(
+        &self,
+        principal: &Principal,
+        schema: &FormSchema,
+        response: &Map<String, Value>,
+        form: Option<&Form>,
+        unchanged: &Map<String, Value>,
+    ) -> Result<Vec<FieldViolation>> {
+        let stored = form
+            .map(|form| form.name.as_str())
+            .filter(|name| !name.is_empty());
+        let entity = form.map_or("", |form| form.entity.as_str());
+        let mut found = Vec::new();
+        for answer in file_answers(schema, response, unchanged) {
+            let owner = answer.name.split("/files/").next().unwrap_or_default();
+            let own = Some(owner) == stored || (!entity.is_empty() && owner == entity);
+            if !own {
+                found.push(not_own(&answer, stored, entity));
+                continue;
+            }
+            let file = self
+                .files
+                .get(&principal.tenant, answer.name)
+                .await
+                .map_err(Error::from)?;
+            let name = answer.name;
+            let (reason, description) = match file {
+                None => ("FILE_NOT_FOUND", format!("'{name}' does not exist")),
+                Some(file) if file.is_deleted() => (
+                    "FILE_DELETED",
+                    format!("'{name}' is deleted: restore it or name another file"),
+                ),
+                Some(file)
+                    if !answer.accept.is_empty() && !accepts(answer.accept, &file.content_type) =>
+                {
+                    (
+                        "FILE_TYPE_NOT_ACCEPTED",
+                        format!(
+                            "'{name}' is {}, which the field does not accept ({})",
+                            file.content_type,
+                            answer.accept.join(", ")
+                        ),
+                    )
+                }
+                Some(_) => continue,
+            };
+            found.push(FieldViolation {
+                field: answer.path,
+                description,
+                reason,
+            });
+        }
+        Ok(found)
+    }
 }
 
 /// `condition` with each restriction on `state` read as the state forms are in at
@@ -622,8 +763,7 @@ impl CreateMethod for FormService {
         Self::name_by_default(form, &definition);
         self.check_entity(principal, form).await?;
         let schema = definition.schema.unwrap_or_default();
-        self.check_references(principal, form, &[], &schema, None)
-            .await
+        self.check_references(principal, form, None, &schema).await
     }
 
     /// A new form is a DRAFT.
@@ -653,14 +793,8 @@ impl UpdateMethod for FormService {
         let definition = self.pinned(principal, current).await?;
         Self::name_by_default(updated, &definition);
         let schema = definition.schema.unwrap_or_default();
-        self.check_references(
-            principal,
-            updated,
-            &current.workspaces,
-            &schema,
-            Some(&current.name),
-        )
-        .await
+        self.check_references(principal, updated, Some(current), &schema)
+            .await
     }
 }
 

@@ -8,11 +8,13 @@ use serde_json::{Value, json};
 
 use super::model::{Form, FormState};
 use super::ports::{MockFormRecords, MockFormRepository};
-use super::service::{FormPorts, FormService, state_as_of};
+use super::service::{FormPorts, FormService, accepts, state_as_of};
 use crate::activity::model::ActivityType;
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
 use crate::error::Code;
+use crate::file::model::File;
+use crate::file::ports::MockFileRepository;
 use crate::form_definition::model::FormDefinition;
 use crate::form_definition::ports::{MockFormDefinitionRepository, MockFormRevisions};
 use crate::form_definition::service::FormDefinitionService;
@@ -49,7 +51,7 @@ fn definition() -> FormDefinition {
         "displayName": "Contact",
         "schema": {"steps": [{"key": "s", "label": "S", "fields": [
             {"key": "email", "label": "Email", "type": "EMAIL", "required": true},
-            {"key": "photo", "label": "Photo", "type": "FILE"}
+            {"key": "photo", "label": "Photo", "type": "FILE", "accept": ["image/*"]}
         ]}]}
     }))
     .unwrap();
@@ -75,6 +77,27 @@ fn stored(state: FormState, response: Value) -> Form {
 struct Mocks {
     forms: MockFormRepository,
     records: MockFormRecords,
+    files: MockFileRepository,
+}
+
+/// The files of the tenant: `p` of the form `f1` and `id` of `entities/jane`, JPEG
+/// images; `scan` of `f1`, a PDF; `gone` of `f1`, deleted.
+fn files() -> MockFileRepository {
+    let mut files = MockFileRepository::new();
+    files.expect_get().returning(|_, name| {
+        let content_type = match name {
+            "forms/f1/files/p" | "entities/jane/files/id" | "forms/f1/files/gone" => "image/jpeg",
+            "forms/f1/files/scan" => "application/pdf",
+            _ => return Ok(None),
+        };
+        Ok(Some(File {
+            name: name.to_owned(),
+            content_type: content_type.into(),
+            delete_time: (name == "forms/f1/files/gone").then(now),
+            ..File::default()
+        }))
+    });
+    files
 }
 
 impl Mocks {
@@ -82,6 +105,7 @@ impl Mocks {
         Mocks {
             forms: MockFormRepository::new(),
             records: MockFormRecords::new(),
+            files: files(),
         }
     }
 
@@ -127,6 +151,7 @@ impl Mocks {
                 )),
                 entities: Arc::new(entities),
                 workspaces: Arc::new(MockWorkspaceRepository::new()),
+                files: Arc::new(self.files),
             },
             context,
         )
@@ -273,6 +298,48 @@ async fn a_patch_refuses_a_file_of_another_form() {
         .unwrap_err();
     assert_eq!(error.field_violations[0].field, "form.response.photo");
     assert_eq!(error.field_violations[0].reason, "FILE_OF_ANOTHER_FORM");
+}
+
+#[tokio::test]
+async fn file_answers_name_live_files_of_the_form_or_its_entity_of_an_accepted_type() {
+    let mut mocks = Mocks::new();
+    mocks
+        .forms
+        .expect_get()
+        .returning(|_, _| Ok(Some(stored(FormState::Draft, json!({})))));
+    mocks.forms.expect_update().returning(|_, _, _, _| Ok(()));
+    let service = mocks.service();
+    let p = principal();
+    for accepted in ["forms/f1/files/p", "entities/jane/files/id"] {
+        let body = json!({"response": {"photo": accepted}});
+        service.update(&p, "f1", body, None).await.unwrap();
+    }
+    let refusals = [
+        ("forms/f1/files/missing", "FILE_NOT_FOUND"),
+        ("forms/f1/files/gone", "FILE_DELETED"),
+        ("forms/f1/files/scan", "FILE_TYPE_NOT_ACCEPTED"),
+        ("entities/john/files/id", "FILE_OF_ANOTHER_ENTITY"),
+        ("forms/f2/files/p", "FILE_OF_ANOTHER_FORM"),
+    ];
+    for (name, reason) in refusals {
+        let body = json!({"response": {"photo": name}});
+        let error = service.update(&p, "f1", body, None).await.unwrap_err();
+        let found: Vec<(&str, &str)> = error
+            .field_violations
+            .iter()
+            .map(|v| (v.field.as_str(), v.reason))
+            .collect();
+        assert_eq!(found, [("form.response.photo", reason)], "{name}");
+    }
+}
+
+#[test]
+fn accept_admits_exact_types_and_wildcard_subtypes() {
+    let accept = ["image/*".to_owned(), "application/pdf".to_owned()];
+    assert!(accepts(&accept, "image/png"));
+    assert!(accepts(&accept, "application/pdf"));
+    assert!(!accepts(&accept, "application/json"));
+    assert!(!accepts(&accept, "imagex/png"));
 }
 
 #[tokio::test]

@@ -40,8 +40,9 @@ use crate::error::{Error, FieldViolation, Result};
 use crate::icao::IcaoCode;
 use crate::values::{EMAIL_PATTERN, FULL_DATE_PATTERN, PHONE_PATTERN};
 
-/// The name of a form's file, as FILE answers and a DOCUMENT's `files` hold it.
-pub const FORM_FILE_NAME_PATTERN: &str = "^forms/[a-z0-9-]{1,63}/files/[a-z0-9-]{1,63}$";
+/// The name of a file of the form or of its entity, as FILE answers and a DOCUMENT's
+/// `files` hold it.
+pub const FORM_FILE_NAME_PATTERN: &str = "^(forms|entities)/[a-z0-9-]{1,63}/files/[a-z0-9-]{1,63}$";
 
 /// An MRZ line as printed: 30, 36 or 44 of `A-Z 0-9 <`.
 const MRZ_LINE_PATTERN: &str = "^([A-Z0-9<]{30}|[A-Z0-9<]{36}|[A-Z0-9<]{44})$";

@@ -95,7 +95,7 @@ fn a_complete_kyc_response_passes_and_each_fault_is_named() {
     members.insert("date_of_birth".into(), json!(19740812));
     members.insert("nationality".into(), json!("se"));
     members.insert("phone".into(), json!("call me"));
-    members.insert("selfie".into(), json!("entities/e/files/selfie"));
+    members.insert("selfie".into(), json!("workspaces/w/files/selfie"));
     broken["residential_address"] = json!({"lines": [], "postcode": "x"});
     broken["identity_document"]["files"] = json!(["forms/f1/files/a", "forms/f1/files/a"]);
     assert_eq!(

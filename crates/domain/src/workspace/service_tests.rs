@@ -80,6 +80,7 @@ fn service(repository: MockWorkspaceRepository) -> WorkspaceService {
             definitions,
             entities: Arc::new(MockEntityRepository::new()),
             workspaces: Arc::new(MockWorkspaceRepository::new()),
+            files: Arc::new(crate::file::ports::MockFileRepository::new()),
         },
         context.clone(),
     );

@@ -616,7 +616,7 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
             json!({
                 "maxItems": rics_domain::document::service::MAX_FILES,
                 "uniqueItems": true,
-                "items": { "type": "string", "pattern": "^entities/[a-z0-9-]{1,63}/files/[a-z0-9-]{1,63}$" }
+                "items": { "type": "string", "pattern": "^(entities|forms)/[a-z0-9-]{1,63}/files/[a-z0-9-]{1,63}$" }
             })
         },
         false,

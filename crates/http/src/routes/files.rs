@@ -1,4 +1,4 @@
-//! The file routes under `entities/{entity}`, declared per kind of parent in a module
+//! The file routes under `entities/{entity}` and `forms/{form}`, declared per kind of parent in a module
 //! of its own: List, soft Delete and Undelete are the template's; Create reads JSON or
 //! multipart ([`crate::upload`]); Get answers the content with `?alt=media`, as
 //! `:download` does.
@@ -368,6 +368,24 @@ file_routes! {
     undelete "/v1alpha/entities/{entity}/files/{file}:undelete";
     /// Downloads the content of a file of an entity.
     download "/v1alpha/entities/{entity}/files/{file}:download";
+}
+
+file_routes! {
+    /// The files of a form.
+    mod of_forms: Form, ("form" = String, Path, description = "Form id"),
+        "Redundant parent name (`forms/{form}`); must match the path";
+    /// Lists a form's files.
+    list "/v1alpha/forms/{form}/files";
+    /// Uploads a file of a DRAFT form.
+    create "/v1alpha/forms/{form}/files";
+    /// Gets a file of a form, or its content with `alt=media`.
+    get "/v1alpha/forms/{form}/files/{file}";
+    /// Deletes a file of a DRAFT form (soft: it can be restored until it is purged).
+    delete "/v1alpha/forms/{form}/files/{file}";
+    /// Restores a deleted file of a DRAFT form.
+    undelete "/v1alpha/forms/{form}/files/{file}:undelete";
+    /// Downloads the content of a file of a form.
+    download "/v1alpha/forms/{form}/files/{file}:download";
 }
 
 #[cfg(test)]

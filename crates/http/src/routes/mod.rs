@@ -194,6 +194,7 @@ route_modules!(
     forms,
     automations,
     files::of_entities,
+    files::of_forms,
     screening_lists,
     tenants,
     webhook_endpoints,

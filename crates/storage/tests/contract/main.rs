@@ -26,6 +26,7 @@ macro_rules! contract {
 
 mod activity_logs;
 mod entity_repository;
+mod file_content;
 mod identity;
 mod migrations;
 mod smoke;

@@ -153,6 +153,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("formFiles", 0),
             ("forms", 0),
         ])
     );
@@ -209,6 +210,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("workspaceMemberships", 0),
             ("activityLogs", 0),
             ("alertMemberships", 0),
+            ("formFiles", 0),
             ("forms", 0),
         ]))
     );

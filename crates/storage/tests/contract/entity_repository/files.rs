@@ -15,14 +15,18 @@ use rics_domain::file::content::{ContentKey, ContentStream, FileStore};
 use rics_domain::file::fields::LIST;
 use rics_domain::file::model::File;
 use rics_domain::file::ports::ContentRemovals;
+use rics_domain::form::model::{Form, FormState};
+use rics_domain::form_definition::seed::{KYC_INDIVIDUAL, KYC_INDIVIDUAL_REVISION};
+use rics_domain::lifecycle::SoftDeletable;
 use rics_domain::list::{ListRequest, Paging};
 use rics_domain::repository::{IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::time::Timestamp;
 use rics_storage::file_contents::CHUNK_BYTES;
-use rics_storage::{Backend, DatabaseFileStore, DieselFileRepository};
+use rics_storage::{Backend, DatabaseFileStore, DieselFileRepository, DieselFormRepository};
 use uuid::Uuid;
 
 use super::support::{Fixture, entity, event};
+use crate::file_content::content;
 use crate::support::{at, paging, request, t1, t2};
 
 /// The uid of file number `n`.
@@ -314,21 +318,94 @@ async fn an_erasure_removes_the_entitys_files_and_schedules_their_content(backen
     assert_eq!(due, vec![key(1), key(2)], "due at once");
 }
 
+/// The form `id` of `kyc-individual`, in `state`, about `entity` when given, with a
+/// deadline at `at(deadline)` when given.
+fn form(id: &str, entity: Option<&str>, state: FormState, deadline: Option<i64>) -> Form {
+    let mut form = Form {
+        form_definition: format!("formDefinitions/{KYC_INDIVIDUAL}@{KYC_INDIVIDUAL_REVISION}"),
+        entity: entity.map(|e| format!("entities/{e}")).unwrap_or_default(),
+        state,
+        expire_time: deadline.map(at),
+        ..Form::default()
+    };
+    form.begin(Form::name_of(id), format!("uid-{id}"), at(0));
+    form
+}
+
+async fn a_form_file_needs_a_draft_form_and_goes_with_its_entity_s_erasure(backend: Backend) {
+    let (f, repo) = fixture(backend).await;
+    let forms = DieselFormRepository::new(f.db.clone());
+    for stored in [
+        form("draft", Some("amy"), FormState::Draft, None),
+        form("lone", None, FormState::Draft, None),
+        form("sent", Some("amy"), FormState::Submitted, None),
+        form("late", Some("amy"), FormState::Draft, Some(5)),
+    ] {
+        forms.create(&t1(), &stored, None, &[]).await.unwrap();
+    }
+    let scan = file("forms/draft", "scan", 1, "scan.pdf", 10);
+    repo.create(&t1(), &scan, None, &[]).await.unwrap();
+    repo.create(
+        &t1(),
+        &file("forms/lone", "scan", 2, "scan.pdf", 10),
+        None,
+        &[],
+    )
+    .await
+    .unwrap();
+    for (parent, refused) in [
+        ("forms/sent", RepositoryError::Conflict),
+        ("forms/late", RepositoryError::Conflict),
+        ("forms/nobody", RepositoryError::NotFound),
+    ] {
+        assert_eq!(
+            repo.create(&t1(), &file(parent, "x", 3, "x.pdf", 10), None, &[])
+                .await,
+            Err(refused),
+            "{parent}"
+        );
+    }
+    let read = repo.get(&t1(), "forms/draft/files/scan").await.unwrap();
+    assert_eq!(
+        read,
+        Some(File {
+            form_entity: Some("entities/amy".into()),
+            ..scan
+        }),
+        "a form's file reads with its form's entity"
+    );
+    let lone = repo.get(&t1(), "forms/lone/files/scan").await.unwrap();
+    assert_eq!(lone.map(|file| file.form_entity), Some(None));
+    let listed = names(&repo, &paging(), "forms/draft", &ListRequest::default()).await;
+    assert_eq!(listed, vec!["forms/draft/files/scan"]);
+
+    let counts = f
+        .repo
+        .hard_delete(&t1(), "amy", EraseGuard::Always, &[])
+        .await
+        .unwrap();
+    assert_eq!(counts["formFiles"], 1);
+    assert_eq!(repo.get(&t1(), "forms/draft/files/scan").await, Ok(None));
+    assert!(
+        repo.get(&t1(), "forms/lone/files/scan")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let due = repo
+        .due(None, Timestamp::from_unix_micros(1).unwrap(), 10)
+        .await
+        .unwrap();
+    assert_eq!(due, vec![key(1)], "its content is due at once");
+}
+
 contract!(
     files_are_kept_per_parent_and_listed_with_filters,
     the_ledger_holds_uploads_until_their_file_is_stored,
     a_purge_removes_the_file_by_name_and_schedules_its_content,
     an_erasure_removes_the_entitys_files_and_schedules_their_content,
+    a_form_file_needs_a_draft_form_and_goes_with_its_entity_s_erasure,
 );
-
-/// `chunks` as content, then `error` when given.
-fn content(chunks: Vec<Vec<u8>>, error: Option<Error>) -> ContentStream {
-    let items = chunks
-        .into_iter()
-        .map(|c| Ok(Bytes::from(c)))
-        .chain(error.map(Err));
-    Box::pin(futures_util::stream::iter(items.collect::<Vec<_>>()))
-}
 
 /// Everything a read of `key` streams, chunk by chunk.
 async fn read_all(store: &DatabaseFileStore, key: &ContentKey) -> Result<Vec<Bytes>, Error> {
