@@ -109,6 +109,9 @@ UNSTATABLE_REASONS = frozenset(
         "CYCLE",
         "INVALID_CONDITION",
         "INVALID_SCHEMA",
+        # A webhook URL's whole grammar (RFC 3986 hosts, ports, escapes), which the
+        # document's pattern only approximates.
+        "INVALID_URL",
     }
 )
 # Reasons of rules that relate an update to the stored resource: a new document number

@@ -10,11 +10,15 @@ use rics_domain::webhook::HostResolver;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemResolver;
 
+/// The longest a lookup may take: a request waits for it.
+const LOOKUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 #[async_trait]
 impl HostResolver for SystemResolver {
     async fn resolve(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
-        let addresses = tokio::net::lookup_host((host, port))
+        let addresses = tokio::time::timeout(LOOKUP_TIMEOUT, tokio::net::lookup_host((host, port)))
             .await
+            .map_err(|_| format!("'{host}' did not resolve within {LOOKUP_TIMEOUT:?}"))?
             .map_err(|e| format!("'{host}' does not resolve: {e}"))?;
         Ok(addresses.map(|a| a.ip()).collect())
     }

@@ -125,7 +125,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     EventFamily {
         prefix: PepSanctionJobs::EVENT_PREFIX,
         standard: JOB,
-        custom: &[],
+        custom: &["match_reviewed"],
     },
     EventFamily {
         prefix: IdVerificationJobs::EVENT_PREFIX,

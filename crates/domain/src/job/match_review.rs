@@ -31,6 +31,9 @@ use crate::screen::{MatchDecision, MatchReview};
 use crate::time::Clock;
 use crate::validate::{Lines, Violations};
 
+/// The event type of a review.
+pub const MATCH_REVIEWED: &str = "pep_sanction_job.match_reviewed";
+
 /// The most characters of a review's reason.
 pub const MAX_REASON: usize = 2_000;
 
@@ -116,7 +119,7 @@ impl MatchReviews {
         };
         let job = self
             .jobs
-            .amend(principal, entity_id, job_id, "match_reviewed", |job| {
+            .amend(principal, entity_id, job_id, MATCH_REVIEWED, |job| {
                 with_review(job, &request.match_id, review)
             })
             .await?;

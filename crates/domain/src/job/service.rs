@@ -385,8 +385,9 @@ impl JobService {
     /// Changes a finished job's result by a rule of its family, as a custom method of
     /// the job does (`:reviewMatch`): `change` gets the stored job and gives its new
     /// result, or `None` when the request changes nothing (a retry). The change is
-    /// stored, with the event `{prefix}.{verb}` holding the job before and after, if
-    /// the job did not change meanwhile. Returns the job as it now is.
+    /// stored, with the event `event_type` (of the family's prefix) holding the job
+    /// before and after, if the job did not change meanwhile. Returns the job as it
+    /// now is.
     ///
     /// # Errors
     /// INVALID_ARGUMENT for a malformed name; NOT_FOUND; FAILED_PRECONDITION
@@ -397,7 +398,7 @@ impl JobService {
         principal: &Principal,
         entity_id: &str,
         id: &str,
-        verb: &str,
+        event_type: &str,
         change: impl FnOnce(&JobRecord) -> Result<Option<Value>>,
     ) -> Result<JobRecord> {
         let current = self.load(principal, entity_id, id).await?;
@@ -420,9 +421,15 @@ impl JobService {
         changed.result = Some(result);
         changed.revision = current.revision + 1;
         changed.update_time = now;
-        let event = self
-            .event(verb, &changed, principal, now)
-            .with_changes(Some(&self.render(&current)), Some(&self.render(&changed)));
+        let event = NewEvent::new(
+            self.ports.context.ids.resource_id(),
+            event_type,
+            &changed.name(),
+            principal,
+            now,
+        )
+        .for_entity(&changed.entity_id)
+        .with_changes(Some(&self.render(&current)), Some(&self.render(&changed)));
         self.ports
             .jobs
             .update(&principal.tenant, &changed, current.revision, &[event])
