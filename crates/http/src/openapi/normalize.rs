@@ -919,7 +919,15 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
     (
         "AutomationStep",
         "args",
-        || json!({ "additionalProperties": { "type": "string", "maxLength": AUTOMATION_MAX_ARG } }),
+        // Every string of a step is one line, the argument names included.
+        || {
+            json!({
+                "propertyNames": { "pattern": SINGLE_LINE },
+                "additionalProperties": {
+                    "type": "string", "maxLength": AUTOMATION_MAX_ARG, "pattern": SINGLE_LINE
+                }
+            })
+        },
         false,
     ),
     (
