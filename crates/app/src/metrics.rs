@@ -149,12 +149,7 @@ impl Scrape {
                 for family in &self.families {
                     let depth = depths.iter().find(|d| d.family == *family);
                     let runs = depth.map_or(0, |d| d.runs);
-                    let age = depth.map_or(Duration::ZERO, |d| {
-                        Duration::from_micros(
-                            u64::try_from(now.unix_micros() - d.oldest_queue_time.unix_micros())
-                                .unwrap_or_default(),
-                        )
-                    });
+                    let age = depth.map_or(Duration::ZERO, |d| now.since(d.oldest_queue_time));
                     metrics::gauge!(JOB_QUEUE_DEPTH, "family" => *family).set(runs as f64);
                     metrics::gauge!(JOB_OLDEST_AGE, "family" => *family).set(age.as_secs_f64());
                 }

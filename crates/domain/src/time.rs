@@ -66,6 +66,12 @@ impl Timestamp {
         Timestamp::from_unix_micros(self.unix_micros().saturating_sub(micros)).unwrap_or(self)
     }
 
+    /// The time from `earlier` to this instant; zero when `earlier` is not earlier.
+    pub fn since(self, earlier: Timestamp) -> Duration {
+        let micros = self.unix_micros().saturating_sub(earlier.unix_micros());
+        Duration::from_micros(u64::try_from(micros).unwrap_or_default())
+    }
+
     /// RFC 3339 text in UTC with `Z`, with as many fractional digits as needed.
     pub fn to_rfc3339(self) -> String {
         self.0
@@ -131,6 +137,14 @@ impl Clock for SystemClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since_counts_forward_and_never_below_zero() {
+        let earlier = Timestamp::parse_rfc3339("2026-01-15T10:00:00Z").unwrap();
+        let later = earlier.plus(Duration::from_millis(1500));
+        assert_eq!(later.since(earlier), Duration::from_millis(1500));
+        assert_eq!(earlier.since(later), Duration::ZERO);
+    }
 
     #[test]
     fn formats_utc_with_z() {

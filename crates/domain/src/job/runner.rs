@@ -181,9 +181,7 @@ impl JobRunner {
         Ok(Some(FinishedAttempt {
             family: task.family.clone(),
             outcome,
-            duration: Duration::from_micros(
-                u64::try_from(now.unix_micros() - started.unix_micros()).unwrap_or_default(),
-            ),
+            duration: now.since(started),
         }))
     }
 
