@@ -21,6 +21,13 @@
 //! Every failure is UNAUTHENTICATED, except an external issuer whose keys could never
 //! be fetched: that is UNAVAILABLE (`ISSUER_UNAVAILABLE`), since retrying later may
 //! succeed with the same token. Messages never quote the token or its claims.
+//!
+//! A token that passed is kept, by its SHA-256, in a bounded cache of
+//! [`VERIFIED_TOKEN_CACHE`] tokens, so that its signature is checked once rather than
+//! on every request. A cached token is still checked on every use: its `exp` against
+//! the clock, and the key that signed it must still be the issuer's published key;
+//! otherwise it is verified in full again. Refusals are never cached. The tenant check
+//! that follows verification (tenant admission) runs on every request either way.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -36,6 +43,7 @@ use rics_domain::principal::{Authenticator, Principal, Scope, TenantId};
 use rics_domain::time::Clock;
 use rics_domain::{Code, Error};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::jwk::{VerificationKey, allowed_algorithm};
 use crate::keys::KeyRing;
@@ -48,6 +56,10 @@ pub const CLOCK_LEEWAY: Duration = Duration::from_secs(30);
 
 /// Longest token accepted, in bytes.
 const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// How many verified tokens are kept: one per client or user session of the token
+/// lifetime, far more than a deployment has at once.
+pub const VERIFIED_TOKEN_CACHE: usize = 10_000;
 
 /// The `ErrorInfo` reasons of authentication failures.
 pub mod reasons {
@@ -88,6 +100,18 @@ fn malformed(message: &str) -> Error {
     )
 }
 
+/// A token whose signature and claims have verified.
+#[derive(Clone)]
+struct VerifiedToken {
+    principal: Principal,
+    /// The `iss` claim.
+    issuer: String,
+    /// The key the signature verified with.
+    key: Arc<VerificationKey>,
+    /// The `exp` claim, in Unix seconds.
+    expires: i64,
+}
+
 /// Who issued a token.
 enum Source<'a> {
     /// The embedded authorization server.
@@ -108,6 +132,8 @@ pub struct JwtAuthenticator {
     keys: Arc<KeyRing>,
     external: HashMap<String, ExternalIssuer>,
     clock: Arc<dyn Clock>,
+    /// Tokens verified before, by the SHA-256 of the token.
+    verified: quick_cache::sync::Cache<[u8; 32], Arc<VerifiedToken>>,
 }
 
 impl fmt::Debug for JwtAuthenticator {
@@ -151,6 +177,7 @@ impl JwtAuthenticator {
             keys,
             external,
             clock,
+            verified: quick_cache::sync::Cache::new(VERIFIED_TOKEN_CACHE),
         })
     }
 
@@ -170,8 +197,43 @@ impl JwtAuthenticator {
         }
     }
 
-    /// The verified principal of `token`.
+    /// The verified principal of `token`: from the cache when the token verified
+    /// before and is still good, else by verifying it in full.
     async fn verify(&self, token: &str) -> rics_domain::Result<Principal> {
+        if token.len() > MAX_TOKEN_BYTES {
+            return Err(malformed("it is too long"));
+        }
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(verified) = self.verified.get(&digest) {
+            if self.still_good(&verified).await {
+                return Ok(verified.principal.clone());
+            }
+            self.verified.remove(&digest);
+        }
+        let verified = Arc::new(self.verify_in_full(token).await?);
+        let principal = verified.principal.clone();
+        self.verified.insert(digest, verified);
+        Ok(principal)
+    }
+
+    /// Whether a token verified before may be accepted again without checking its
+    /// signature: it has not expired, and its issuer still publishes the key that
+    /// signed it. The other checks cannot turn: `nbf` and `iat` only move into the
+    /// past, and the audience and claims are the token's own.
+    async fn still_good(&self, verified: &VerifiedToken) -> bool {
+        if self.unix_now() >= verified.expires.saturating_add(leeway_seconds()) {
+            return false;
+        }
+        let Some(source) = self.source(&verified.issuer) else {
+            return false;
+        };
+        self.key(&source, &verified.key.kid)
+            .await
+            .is_ok_and(|key| Arc::ptr_eq(&key, &verified.key))
+    }
+
+    /// Every check of the module's list, in its order.
+    async fn verify_in_full(&self, token: &str) -> rics_domain::Result<VerifiedToken> {
         let (header, payload) = parts(token)?;
         let header = json_object(header, "the header")?;
         let algorithm = header
@@ -189,16 +251,16 @@ impl JwtAuthenticator {
             return Err(malformed("critical header parameters are not supported"));
         }
         let claims = json_object(payload, "the claims")?;
-        let source = claims
+        let issuer = claims
             .get("iss")
             .and_then(Value::as_str)
-            .and_then(|iss| self.source(iss))
-            .ok_or_else(|| {
-                unauthenticated(
-                    reasons::WRONG_ISSUER,
-                    "The token's issuer is missing or not trusted by this service.",
-                )
-            })?;
+            .unwrap_or_default();
+        let source = self.source(issuer).ok_or_else(|| {
+            unauthenticated(
+                reasons::WRONG_ISSUER,
+                "The token's issuer is missing or not trusted by this service.",
+            )
+        })?;
         let kid = header.get("kid").and_then(Value::as_str).ok_or_else(|| {
             unauthenticated(reasons::UNKNOWN_KEY, "The token header names no key id.")
         })?;
@@ -210,12 +272,17 @@ impl JwtAuthenticator {
             ));
         }
         let claims = verified_claims(token, &key, algorithm)?;
-        self.check_claims(&claims)?;
+        let expires = self.check_claims(&claims)?;
         let tenant_claim = match source {
             Source::Embedded => DEFAULT_TENANT_CLAIM,
             Source::External(issuer) => issuer.tenant_claim.as_str(),
         };
-        principal(&claims, tenant_claim)
+        Ok(VerifiedToken {
+            principal: principal(&claims, tenant_claim)?,
+            issuer: issuer.to_owned(),
+            key,
+            expires,
+        })
     }
 
     /// The issuer's key named `kid`.
@@ -243,10 +310,15 @@ impl JwtAuthenticator {
         }
     }
 
-    /// The time and audience checks of verified claims.
-    fn check_claims(&self, claims: &Map<String, Value>) -> rics_domain::Result<()> {
-        let now = self.clock.now().unix_micros().div_euclid(1_000_000);
-        let leeway = i64::try_from(CLOCK_LEEWAY.as_secs()).unwrap_or(0);
+    /// The clock's time in whole Unix seconds, as NumericDate claims count.
+    fn unix_now(&self) -> i64 {
+        self.clock.now().unix_micros().div_euclid(1_000_000)
+    }
+
+    /// The time and audience checks of verified claims; returns `exp`.
+    fn check_claims(&self, claims: &Map<String, Value>) -> rics_domain::Result<i64> {
+        let now = self.unix_now();
+        let leeway = leeway_seconds();
         let exp = numeric_date(claims, "exp")?.ok_or_else(|| missing_claim("exp"))?;
         if now >= exp.saturating_add(leeway) {
             return Err(unauthenticated(
@@ -281,7 +353,7 @@ impl JwtAuthenticator {
             )
             .with_metadata("audience", self.audience.clone()));
         }
-        Ok(())
+        Ok(exp)
     }
 }
 
@@ -294,6 +366,11 @@ impl Authenticator for JwtAuthenticator {
         let token = bearer_token(authorization)?;
         self.verify(token).await
     }
+}
+
+/// [`CLOCK_LEEWAY`] in whole seconds.
+fn leeway_seconds() -> i64 {
+    i64::try_from(CLOCK_LEEWAY.as_secs()).unwrap_or(0)
 }
 
 /// The token of an `Authorization: Bearer <token>` header value.
@@ -327,9 +404,6 @@ fn bearer_token(authorization: Option<&str>) -> rics_domain::Result<&str> {
 
 /// The base64url header and claims segments of a compact JWS.
 fn parts(token: &str) -> rics_domain::Result<(&str, &str)> {
-    if token.len() > MAX_TOKEN_BYTES {
-        return Err(malformed("it is too long"));
-    }
     let segments: Vec<&str> = token.split('.').collect();
     let [header, payload, signature] = segments[..] else {
         return Err(malformed("a JWT has three dot-separated parts"));
@@ -910,6 +984,51 @@ mod tests {
         f.accept(&new).await;
     }
 
+    #[tokio::test]
+    async fn a_verified_token_is_kept_until_it_expires() {
+        let f = fixture(Vec::new()).await;
+        let token = f.sign(&f.claims()).await;
+        let first = f.accept(&token).await;
+        assert_eq!(f.auth.verified.len(), 1);
+        assert_eq!(f.accept(&token).await, first, "the cached principal");
+        assert_eq!(f.auth.verified.len(), 1, "one entry per token");
+
+        let other = f.sign_with(|c| c["sub"] = json!("client-2")).await;
+        assert_eq!(f.accept(&other).await.subject, "client-2");
+        assert_eq!(f.auth.verified.len(), 2);
+
+        // exp is now + 300; the leeway is 30 s.
+        f.clock.advance(Duration::from_secs(300 + 29));
+        f.accept(&token).await;
+        f.clock.advance(Duration::from_secs(1));
+        assert_eq!(f.refuse(&token).await, reasons::TOKEN_EXPIRED);
+        assert_eq!(f.refuse(&other).await, reasons::TOKEN_EXPIRED);
+        assert_eq!(f.auth.verified.len(), 0, "expired tokens leave the cache");
+    }
+
+    #[tokio::test]
+    async fn refused_tokens_are_never_kept() {
+        let f = fixture(Vec::new()).await;
+        let good = f.sign(&f.claims()).await;
+        // The good token's claims, upgraded after signing.
+        let mut claims = f.claims();
+        claims["scope"] = json!("rics.admin");
+        let header = json!({"alg": "EdDSA", "kid": f.kid().await});
+        let forged = raw(&header, &claims, good.rsplit('.').next().unwrap());
+        for _ in 0..2 {
+            assert_eq!(f.refuse(&forged).await, reasons::BAD_SIGNATURE);
+        }
+        let future = f
+            .sign_with(|c| c["nbf"] = json!(f.clock.unix() + 3600))
+            .await;
+        assert_eq!(f.refuse(&future).await, reasons::TOKEN_NOT_YET_VALID);
+        assert_eq!(f.auth.verified.len(), 0);
+        // Keeping the good token lets no twin with other claims through: the cache is
+        // keyed by the whole token.
+        f.accept(&good).await;
+        assert_eq!(f.refuse(&forged).await, reasons::BAD_SIGNATURE);
+    }
+
     // External OpenID Connect issuers, served by a stub on 127.0.0.1.
 
     struct Idp {
@@ -1052,6 +1171,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.refuse(&hs).await, reasons::ALGORITHM_NOT_ALLOWED);
+    }
+
+    #[tokio::test]
+    async fn a_kept_token_is_refused_once_its_issuer_withdraws_the_key() {
+        let (f, idp) = with_idp("org").await;
+        let token = idp.sign_ed(&idp.claims(f.clock.unix()));
+        f.accept(&token).await;
+        assert_eq!(f.auth.verified.len(), 1);
+
+        idp.publish(&[Idp::rsa_jwk()]);
+        f.clock.advance(KEY_REFETCH_INTERVAL);
+        f.auth.discover().await;
+        assert_eq!(f.refuse(&token).await, reasons::UNKNOWN_KEY);
+        assert_eq!(f.auth.verified.len(), 0);
     }
 
     #[tokio::test]
