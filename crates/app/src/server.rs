@@ -409,6 +409,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             context.clone(),
         )),
         entities: entity_repository.clone(),
+        documents: document_repository.clone(),
         logs: activity_logs.clone(),
         records: records.clone(),
         clock: clock.clone(),

@@ -645,6 +645,7 @@ on_both_backends! {
         }
         let cases = [
             (person_with(json!({"countryOfResidence": "XX"})), "entity.individual.countryOfResidence"),
+            (person_with(json!({"countryOfBirth": "SU"})), "entity.individual.countryOfBirth"),
             (json!({"displayName": "Co", "company": {"legalName": "Co", "countryOfIncorporation": "QQ"}}), "entity.company.countryOfIncorporation"),
             (json!({"displayName": "Tr", "trust": {"legalName": "Tr", "countryOfRegistration": "AAA"}}), "entity.trust.countryOfRegistration"),
             ({

@@ -406,3 +406,86 @@ fn risk_rating_jobs_rate_through_a_worker(backend: Backend) {
         .post(&format!("/v1alpha/{pinned_name}:run"), &json!({}))
         .error(400, "FAILED_PRECONDITION", "ENTITY_DELETED");
 }
+
+#[test]
+fn birth_country_and_newest_document_are_scored_sqlite() {
+    birth_country_and_newest_document_are_scored(Backend::Sqlite);
+}
+
+#[test]
+fn birth_country_and_newest_document_are_scored_postgres() {
+    birth_country_and_newest_document_are_scored(Backend::Postgres);
+}
+
+/// `PLACE_OF_BIRTH` reads `individual.countryOfBirth`; `DOCUMENT_ISSUING_COUNTRY` the
+/// newest live identity document, and the next newest once that one is deleted.
+fn birth_country_and_newest_document_are_scored(backend: Backend) {
+    let server = Server::start(backend);
+    let default = server.get(&format!("{MODELS}/1")).ok();
+    let mut model = without(&default, &["name", "uid", "createTime", "etag"]);
+    model["factors"] = json!([
+        {"factor": "PLACE_OF_BIRTH", "weight": 40, "unknownScore": 10},
+        {"factor": "DOCUMENT_ISSUING_COUNTRY", "weight": 60, "unknownScore": 50},
+    ]);
+    assert_eq!(server.post(MODELS, &model).ok()["name"], "riskModels/2");
+    server.create(
+        "?entityId=born-abroad",
+        &json!({
+            "displayName": "Amal Example",
+            "individual": {
+                "legalName": {"givenName": "Amal", "familyName": "Example"},
+                "countryOfBirth": "IR"
+            }
+        }),
+    );
+    let document = |id: &str, country: &str| {
+        server
+            .post(
+                &format!("/v1alpha/documents?documentId={id}"),
+                &json!({"entity": "entities/born-abroad", "documentType": "PASSPORT",
+                        "documentNumber": format!("{}001", id.to_uppercase()), "issuingCountry": country}),
+            )
+            .ok();
+    };
+    let rate = || {
+        let answer = server
+            .post(&format!("{ENTITIES}/born-abroad:evaluate"), &json!({}))
+            .ok();
+        answer["activityLog"]["payload"].clone()
+    };
+
+    let payload = rate();
+    let contributions = array(&payload["rating"]["contributions"]);
+    assert_eq!(contributions[0]["factor"], "PLACE_OF_BIRTH");
+    assert_eq!(contributions[0]["inputValue"], "IR");
+    assert_eq!(contributions[0]["value"], 100, "IR: call for action");
+    assert_eq!(contributions[1]["value"], 50, "no document: unknown");
+    assert!(
+        payload["input"].get("identityDocument").is_none(),
+        "{payload}"
+    );
+
+    document("pass", "DE");
+    document("visa", "YEM");
+    let payload = rate();
+    assert_eq!(payload["input"]["identityDocument"], "documents/visa");
+    assert_eq!(payload["input"]["documentIssuingCountry"], "YE");
+    let issuing = &array(&payload["rating"]["contributions"])[1];
+    assert_eq!(issuing["factor"], "DOCUMENT_ISSUING_COUNTRY");
+    assert_eq!(issuing["value"], 60, "YE: increased monitoring");
+
+    server.delete("/v1alpha/documents/visa").ok();
+    let payload = rate();
+    assert_eq!(payload["input"]["identityDocument"], "documents/pass");
+    assert_eq!(payload["input"]["documentIssuingCountry"], "DE");
+    let issuing = &array(&payload["rating"]["contributions"])[1];
+    assert_eq!(issuing["value"], 0, "DE: not listed, the default");
+
+    // countryOfBirth is a country code like the others.
+    let reply = server.patch(
+        &format!("{ENTITIES}/born-abroad"),
+        &json!({"individual": {"countryOfBirth": "Persia"}}),
+    );
+    reply.error(400, "INVALID_ARGUMENT", reply.reason());
+    reply.assert_violation("entity.individual.countryOfBirth");
+}

@@ -80,6 +80,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
     let individual = scalars(&[
         "dateOfBirth",
         "placeOfBirth",
+        "countryOfBirth",
         "countryOfResidence",
         "gender",
         "occupation",
@@ -128,7 +129,7 @@ mod tests {
             "displayName": "X",
             "individual": {"legalName": {"givenName": "a", "middleNames": "b", "familyName": "c"},
                            "otherNames": [{"givenName": "d"}], "dateOfBirth": "1970", "placeOfBirth": "p",
-                           "nationalities": ["FR"], "countryOfResidence": "FR", "gender": "FEMALE", "occupation": "o"},
+                           "nationalities": ["FR"], "countryOfResidence": "FR", "countryOfBirth": "DZ", "gender": "FEMALE", "occupation": "o"},
             "contactInfo": {"emails": ["a@b.co"], "phoneNumbers": ["+331234567"], "addresses": [{"locality": "x"}]},
             "externalIds": {"crm": "1"}, "tags": ["t"], "legalHold": true
         }))

@@ -194,6 +194,10 @@ pub struct Individual {
     /// Country of residence, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub country_of_residence: Option<CountryCode>,
+    /// Country of birth, ISO 3166-1 alpha-2: what the risk factor `PLACE_OF_BIRTH`
+    /// scores (`placeOfBirth` is free text and is not scored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country_of_birth: Option<CountryCode>,
     /// Gender.
     #[serde(
         default,

@@ -623,9 +623,18 @@ fn rating(records: MockRunRecords) -> RiskRatingJobs {
         },
         context.clone(),
     );
+    let mut documents = MockDocumentRepository::new();
+    documents.expect_list().returning(|_, _, _| {
+        Ok(Page {
+            items: Vec::new(),
+            next: None,
+            total_size: 0,
+        })
+    });
     RiskRatingJobs::new(Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
         models: Arc::new(RiskModelService::new(Arc::new(models), context.clone())),
         entities,
+        documents: Arc::new(documents),
         logs: Arc::new(logs),
         records: Arc::new(records),
         clock: context.clock.clone(),

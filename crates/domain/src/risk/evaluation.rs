@@ -12,6 +12,10 @@ use super::service::RiskModelService;
 use crate::activity::ActivityLogService;
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::{Alert, ENHANCED_DUE_DILIGENCE_REQUIRED, NewAlert};
+use rics_aip::filter::{Comparator, Condition, Literal, StringMatch};
+
+use crate::document::model::Document;
+use crate::document::ports::DocumentRepository;
 use crate::entity::model::{AddressType, Entity, EntityType, RiskDetails, RiskLevel, RiskStatus};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
@@ -21,9 +25,13 @@ use crate::lifecycle::deleted;
 use crate::list::{ListQuery, SortBy, SortKey};
 use crate::principal::{Principal, TenantId};
 use crate::time::Clock;
+use crate::values::CountryCode;
 
 /// How many relationships are read per page while gathering an input.
 const RELATIONSHIP_PAGE: u32 = 1000;
+/// How many of an entity's newest live documents are read for the newest one with an
+/// issuing country.
+const DOCUMENTS_READ: u32 = 100;
 
 /// The job run a rating belongs to, when it is one.
 #[derive(Debug, Clone, Copy)]
@@ -53,6 +61,8 @@ pub struct RiskEvaluatorPorts {
     pub models: Arc<RiskModelService>,
     /// Entities and their relationships.
     pub entities: Arc<dyn EntityRepository>,
+    /// Identity documents, for the issuing country of the newest.
+    pub documents: Arc<dyn DocumentRepository>,
     /// Where recorded ratings are read.
     pub logs: Arc<ActivityLogService>,
     /// Where ratings are recorded: their activity logs, alerts and `riskDetails`.
@@ -67,6 +77,7 @@ pub struct RiskEvaluatorPorts {
 pub struct RiskEvaluator {
     models: Arc<RiskModelService>,
     entities: Arc<dyn EntityRepository>,
+    documents: Arc<dyn DocumentRepository>,
     logs: Arc<ActivityLogService>,
     records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
@@ -79,6 +90,7 @@ impl RiskEvaluator {
         RiskEvaluator {
             models: ports.models,
             entities: ports.entities,
+            documents: ports.documents,
             logs: ports.logs,
             records: ports.records,
             clock: ports.clock,
@@ -246,17 +258,56 @@ impl RiskEvaluator {
             })
         });
         let occupation = Some(individual.occupation.trim().to_owned()).filter(|o| !o.is_empty());
+        let document = self.newest_identity_document(tenant, entity).await?;
+        let document_issuing_country = document
+            .as_ref()
+            .and_then(|d| d.issuing_country.as_ref())
+            .and_then(|code| code.to_alpha2())
+            .and_then(|code| CountryCode::parse(code).ok());
         Ok(EvaluationInput {
             entity: entity.name.clone(),
             evaluation_date: self.clock.now().datetime().date(),
             nationalities: individual.nationalities.clone(),
             country_of_residence: residence,
+            country_of_birth: individual.country_of_birth.clone(),
+            identity_document: document.map(|d| d.name),
+            document_issuing_country,
             date_of_birth: individual.date_of_birth,
             occupation,
             screening_status: Some(entity.screening_status).filter(|s| !s.is_unspecified()),
             verification_status: Some(entity.verification_status).filter(|s| !s.is_unspecified()),
             related_entities: self.related(tenant, entity).await?,
         })
+    }
+
+    /// The entity's newest live identity document (by creation) whose issuing country
+    /// is a country, among its [`DOCUMENTS_READ`] newest.
+    async fn newest_identity_document(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+    ) -> Result<Option<Document>> {
+        let newest_first = SortKey {
+            by: SortBy::Field("createTime"),
+            descending: true,
+        };
+        let mut query = ListQuery::first(newest_first, DOCUMENTS_READ);
+        query.narrow(Condition::Compare {
+            field: "entity",
+            op: Comparator::Eq,
+            value: Literal::String(StringMatch::Exact(entity.name.clone())),
+        });
+        let page = self
+            .documents
+            .list(tenant, None, &query)
+            .await
+            .map_err(|e| e.for_resource(&entity.name))?;
+        Ok(page.items.into_iter().find(|document| {
+            document
+                .issuing_country
+                .as_ref()
+                .is_some_and(|code| code.to_alpha2().is_some())
+        }))
     }
 
     /// The live entities related to `entity`, by name.

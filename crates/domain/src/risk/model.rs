@@ -99,6 +99,24 @@ pub enum Factor {
         /// The value when the country of residence is not known.
         unknown_score: u8,
     },
+    /// The country of birth (`individual.countryOfBirth`), from the country list.
+    #[serde(rename_all = "camelCase")]
+    PlaceOfBirth {
+        /// Points at value 100.
+        weight: u8,
+        /// The value when the country of birth is not known.
+        unknown_score: u8,
+    },
+    /// The issuing country of the individual's newest live identity document, from the
+    /// country list.
+    #[serde(rename_all = "camelCase")]
+    DocumentIssuingCountry {
+        /// Points at value 100.
+        weight: u8,
+        /// The value when the individual has no live identity document with an issuing
+        /// country that is a country.
+        unknown_score: u8,
+    },
     /// The latest PEP and sanctions screening outcome.
     #[serde(rename_all = "camelCase")]
     ScreeningStatus {
@@ -199,6 +217,8 @@ impl Factor {
         match self {
             Factor::Nationality { .. } => "NATIONALITY",
             Factor::CountryOfResidence { .. } => "COUNTRY_OF_RESIDENCE",
+            Factor::PlaceOfBirth { .. } => "PLACE_OF_BIRTH",
+            Factor::DocumentIssuingCountry { .. } => "DOCUMENT_ISSUING_COUNTRY",
             Factor::ScreeningStatus { .. } => "SCREENING_STATUS",
             Factor::VerificationStatus { .. } => "VERIFICATION_STATUS",
             Factor::Age { .. } => "AGE",
@@ -212,6 +232,8 @@ impl Factor {
         match self {
             Factor::Nationality { weight, .. }
             | Factor::CountryOfResidence { weight, .. }
+            | Factor::PlaceOfBirth { weight, .. }
+            | Factor::DocumentIssuingCountry { weight, .. }
             | Factor::ScreeningStatus { weight, .. }
             | Factor::VerificationStatus { weight, .. }
             | Factor::Age { weight, .. }
@@ -385,7 +407,9 @@ impl RiskModel {
 fn check_factor(v: &mut Violations, path: &str, factor: &mut Factor) {
     match factor {
         Factor::Nationality { unknown_score, .. }
-        | Factor::CountryOfResidence { unknown_score, .. } => {
+        | Factor::CountryOfResidence { unknown_score, .. }
+        | Factor::PlaceOfBirth { unknown_score, .. }
+        | Factor::DocumentIssuingCountry { unknown_score, .. } => {
             score_in_range(v, &format!("{path}.unknownScore"), *unknown_score);
         }
         Factor::ScreeningStatus {

@@ -30,6 +30,16 @@ pub struct EvaluationInput {
     /// Country of residence, ISO 3166-1 alpha-2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub country_of_residence: Option<CountryCode>,
+    /// Country of birth, ISO 3166-1 alpha-2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country_of_birth: Option<CountryCode>,
+    /// The newest live identity document, `documents/{document}`, when the model
+    /// reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_document: Option<String>,
+    /// That document's issuing country, ISO 3166-1 alpha-2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_issuing_country: Option<CountryCode>,
     /// Date of birth, possibly partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_of_birth: Option<PartialDate>,
@@ -204,6 +214,18 @@ fn judge(model: &RiskModel, factor: &Factor, input: &EvaluationInput) -> Judgeme
             None => Judgement::unknown(*unknown_score, "country of residence"),
             Some(code) => country_judgement(model, &[code], "country of residence"),
         },
+        Factor::PlaceOfBirth { unknown_score, .. } => match &input.country_of_birth {
+            None => Judgement::unknown(*unknown_score, "country of birth"),
+            Some(code) => country_judgement(model, &[code], "country of birth"),
+        },
+        Factor::DocumentIssuingCountry { unknown_score, .. } => {
+            match &input.document_issuing_country {
+                None => Judgement::unknown(*unknown_score, "identity document issuing country"),
+                Some(code) => {
+                    country_judgement(model, &[code], "identity document issuing country")
+                }
+            }
+        }
         Factor::ScreeningStatus {
             scores,
             unknown_score,

@@ -22,6 +22,9 @@ fn person() -> EvaluationInput {
         evaluation_date: date!(2026 - 11 - 22),
         nationalities: vec![CountryCode::parse("GB").unwrap()],
         country_of_residence: Some(CountryCode::parse("GB").unwrap()),
+        country_of_birth: Some(CountryCode::parse("GB").unwrap()),
+        identity_document: Some("documents/passport".into()),
+        document_issuing_country: Some(CountryCode::parse("GB").unwrap()),
         date_of_birth: Some(PartialDate::parse("1980-04-02").unwrap()),
         occupation: Some("Teacher".into()),
         screening_status: Some(ScreeningStatus::Clear),
@@ -232,6 +235,64 @@ fn unknowns_score_the_model_s_unknown_values() {
 }
 
 #[test]
+fn place_of_birth_and_document_issuing_country_score_from_the_country_list() {
+    let mut model = model();
+    model.factors = vec![
+        Factor::PlaceOfBirth {
+            weight: 50,
+            unknown_score: 20,
+        },
+        Factor::DocumentIssuingCountry {
+            weight: 50,
+            unknown_score: 40,
+        },
+    ];
+    model.check().unwrap();
+    let input = EvaluationInput {
+        country_of_birth: Some(CountryCode::parse("IR").unwrap()),
+        document_issuing_country: Some(CountryCode::parse("YE").unwrap()),
+        ..person()
+    };
+    let rating = rate(&model, &input);
+    let [birth, document] = &rating.contributions[..] else {
+        panic!("{rating:?}");
+    };
+    assert_eq!(
+        (birth.factor.as_str(), birth.value, birth.points),
+        ("PLACE_OF_BIRTH", 100, 50)
+    );
+    assert_eq!(birth.input_value, json!("IR"));
+    assert!(
+        birth.reason.contains("country of birth"),
+        "{}",
+        birth.reason
+    );
+    assert_eq!(
+        (document.factor.as_str(), document.value, document.points),
+        ("DOCUMENT_ISSUING_COUNTRY", 60, 30)
+    );
+    assert_eq!(document.input_value, json!("YE"));
+    assert_eq!(rating.risk_score, 80);
+
+    let unknown = EvaluationInput {
+        country_of_birth: None,
+        identity_document: None,
+        document_issuing_country: None,
+        ..person()
+    };
+    let rating = rate(&model, &unknown);
+    assert_eq!(
+        rating
+            .contributions
+            .iter()
+            .map(|c| c.value)
+            .collect::<Vec<_>>(),
+        [20, 40]
+    );
+    assert!(rating.contributions.iter().all(|c| c.input_value.is_null()));
+}
+
+#[test]
 fn ages_count_whole_years_to_the_evaluation_date() {
     let model = model();
     let age_points = |dob: &str| {
@@ -362,6 +423,9 @@ fn arbitrary_input() -> impl Strategy<Value = EvaluationInput> {
                         .collect(),
                     country_of_residence: residence
                         .map(|i| CountryCode::parse(countries[i]).unwrap()),
+                    country_of_birth: residence.map(|i| CountryCode::parse(countries[i]).unwrap()),
+                    identity_document: None,
+                    document_issuing_country: None,
                     date_of_birth: year.map(|year| PartialDate {
                         year,
                         month: None,
