@@ -203,6 +203,34 @@ impl Error {
         self
     }
 
+    /// The same error about one part of a larger request: every field it names, in
+    /// its violations, metadata and message, is under `prefix` (`requests[3]` makes
+    /// `entity.displayName` `requests[3].entity.displayName`).
+    #[must_use]
+    pub fn within(mut self, prefix: &str) -> Self {
+        let mut renamed: Vec<String> = Vec::new();
+        for violation in &mut self.field_violations {
+            let field = std::mem::take(&mut violation.field);
+            violation.field = format!("{prefix}.{field}");
+            if !renamed.contains(&field) {
+                self.message = self
+                    .message
+                    .replace(&format!("'{field}'"), &format!("'{}'", violation.field));
+                renamed.push(field);
+            }
+        }
+        for key in ["field", "fields"] {
+            if let Some(fields) = self.metadata.get_mut(key) {
+                *fields = fields
+                    .split(',')
+                    .map(|field| format!("{prefix}.{field}"))
+                    .collect::<Vec<_>>()
+                    .join(",");
+            }
+        }
+        self
+    }
+
     /// The `ErrorInfo.metadata` to send: the error's metadata plus every value the
     /// message quotes (`'abc'`) that it does not hold yet, under `value`, `value2`, ...
     /// Every dynamic value of a message is quoted, so every one reaches the metadata

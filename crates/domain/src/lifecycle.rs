@@ -482,9 +482,7 @@ pub trait StoreVersions: Send + Sync {
         key: Option<&IdempotencyKey>,
         now: Timestamp,
     ) -> Result<Self::Resource> {
-        let event_type = format!("{}.created", Self::EVENT_KIND);
-        let after = to_json(&resource)?;
-        let events = self.events(&event_type, &resource, principal, now, None, Some(&after));
+        let events = self.created_events(&resource, principal, now)?;
         let name = resource.resource_name();
         let replayed = create_once(name, key, || {
             self.write_new(&principal.tenant, &resource, key, &events)
@@ -498,6 +496,22 @@ pub trait StoreVersions: Send + Sync {
                 self.read(principal, id).await
             }
         }
+    }
+
+    /// The `{kind}.created` events of the new `resource`, created by `principal` at
+    /// `now`, holding the resource as created.
+    ///
+    /// # Errors
+    /// INTERNAL when the resource does not serialize.
+    fn created_events(
+        &self,
+        resource: &Self::Resource,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> Result<Vec<NewEvent>> {
+        let event_type = format!("{}.created", Self::EVENT_KIND);
+        let after = to_json(resource)?;
+        Ok(self.events(&event_type, resource, principal, now, None, Some(&after)))
     }
 
     /// Replaces the stored resource with `updated` if its stored revision is still

@@ -87,6 +87,30 @@ where
         Ok(resource)
     }
 
+    /// The new resource `body` describes, named with the id `id` when the caller
+    /// chose one (else a generated one), admitted and filled at `now`, with the body as
+    /// read (what an idempotency key binds). Nothing is stored: Create stores one,
+    /// a batch create several at once.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a bad body or id; what [`Self::admit_new`] refuses.
+    async fn new_resource(
+        &self,
+        principal: &Principal,
+        body: Value,
+        id: Option<&str>,
+        now: Timestamp,
+    ) -> Result<(Self::Resource, Value)> {
+        let chosen = self.chosen_id(&body, id)?;
+        let body = fields::input(self.table(), body, Self::BODY)?;
+        let mut resource: Self::Resource = parse_body(body.clone(), Self::BODY)?;
+        self.admit_new(principal, &mut resource, now).await?;
+        let name = self.name_of(&chosen.unwrap_or_else(|| self.ids().resource_id()));
+        resource.begin(name, self.ids().uid(), now);
+        self.fill_new(principal, &mut resource, now);
+        Ok((resource, body))
+    }
+
     /// Creates the resource from `body`, with the id `id` when the caller chose one,
     /// once per `request_id`, with its `{kind}.created` events.
     ///
@@ -102,14 +126,8 @@ where
         request_id: Option<&str>,
     ) -> Result<Self::Resource> {
         let request_id = request_id.map(parse_request_id).transpose()?;
-        let chosen = self.chosen_id(&body, id)?;
-        let body = fields::input(self.table(), body, Self::BODY)?;
-        let mut resource: Self::Resource = parse_body(body.clone(), Self::BODY)?;
         let now = self.clock().now();
-        self.admit_new(principal, &mut resource, now).await?;
-        let name = self.name_of(&chosen.unwrap_or_else(|| self.ids().resource_id()));
-        resource.begin(name, self.ids().uid(), now);
-        self.fill_new(principal, &mut resource, now);
+        let (resource, body) = self.new_resource(principal, body, id, now).await?;
         let parameters = self.key_parameters(id);
         let mut parts: Vec<(&str, &Value)> = parameters.iter().map(|(k, v)| (*k, v)).collect();
         parts.push((Self::BODY, &body));

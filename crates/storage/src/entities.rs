@@ -21,8 +21,8 @@ use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset, compile_lis
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{entities, entity_bodies, entity_relationships};
-use crate::side_rows::{replace_trigrams, write_owned};
-use crate::sql::Sql;
+use crate::side_rows::delete_owned;
+use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
 /// The trigrams of an entity's display name, for fuzzy search.
@@ -267,6 +267,49 @@ impl EntityRow {
         }
     }
 
+    /// The columns of a row, in the order of [`EntityRow::binds`].
+    const COLUMNS: [&'static str; 16] = [
+        "tenant_id",
+        "id",
+        "uid",
+        "revision",
+        "entity_type",
+        "display_name",
+        "display_name_trigrams",
+        "risk_level",
+        "screening_status",
+        "verification_status",
+        "legal_hold",
+        "create_time",
+        "update_time",
+        "delete_time",
+        "purge_time",
+        "risk_status",
+    ];
+
+    /// The row's values, in the order of [`EntityRow::COLUMNS`], for multi-row
+    /// inserts (which Diesel's typed insert cannot write over both backends).
+    fn binds(&self) -> Vec<Bind> {
+        vec![
+            self.tenant_id.as_str().into(),
+            self.id.as_str().into(),
+            self.uid.as_str().into(),
+            self.revision.into(),
+            self.entity_type.as_str().into(),
+            self.display_name.as_str().into(),
+            self.display_name_trigrams.into(),
+            self.risk_level.clone().into(),
+            self.screening_status.clone().into(),
+            self.verification_status.clone().into(),
+            self.legal_hold.into(),
+            self.create_time.into(),
+            self.update_time.into(),
+            self.delete_time.into(),
+            self.purge_time.into(),
+            self.risk_status.clone().into(),
+        ]
+    }
+
     /// The entity from this row and its body.
     fn into_entity(self, body: &str) -> Result<Entity, RepositoryError> {
         let mut entity: Entity =
@@ -311,62 +354,109 @@ impl RelationshipRow {
     }
 }
 
-/// Writes the searchable side rows of an entity (tags, external ids, name trigrams),
-/// after `write` of its row.
-fn write_search_rows(
+/// Inserts the side rows of new entities, which have none yet: their bodies, tags,
+/// external ids and name trigrams, each kind in multi-row statements.
+fn insert_side_rows(
     conn: &mut DbConnection,
     tenant: &str,
-    entity: &Entity,
-    write: Write,
-) -> QueryResult<()> {
-    let owner = (tenant, entity.id());
-    let tags = entity.tags.iter().map(|tag| vec![tag.as_str().into()]);
-    write_owned(
-        conn,
-        ("entity_tags", "entity_id"),
-        owner,
-        (&["tag"], tags.collect()),
-        write,
-    )?;
-    let external = entity
-        .external_ids
+    new: &[&Entity],
+) -> Result<(), RepositoryError> {
+    let bodies = new
         .iter()
-        .map(|(key, value)| vec![key.as_str().into(), value.as_str().into()]);
-    write_owned(
+        .map(|entity| {
+            Ok(vec![
+                tenant.into(),
+                entity.id().into(),
+                body_of(entity)?.into(),
+            ])
+        })
+        .collect::<Result<Vec<Vec<Bind>>, RepositoryError>>()?;
+    insert_rows(
         conn,
-        ("entity_external_ids", "entity_id"),
-        owner,
-        (&["id_key", "id_value"], external.collect()),
-        write,
-    )?;
-    replace_trigrams(conn, &NAME_TRIGRAMS, tenant, owner.1, &entity.display_name)
+        "entity_bodies",
+        &["tenant_id", "entity_id", "body"],
+        bodies,
+    )
+    .map_err(repository_error)?;
+    insert_search_rows(conn, tenant, new).map_err(repository_error)
 }
 
-/// Writes the body of `entity` (stored as `row`), after `write` of its row.
-fn write_body(
+/// Inserts the searchable side rows (tags, external ids, name trigrams) of
+/// `entities`, which have none.
+fn insert_search_rows(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entities: &[&Entity],
+) -> QueryResult<()> {
+    let mut tags = Vec::new();
+    let mut external = Vec::new();
+    let mut trigrams = Vec::new();
+    for entity in entities {
+        let id = entity.id();
+        tags.extend(
+            entity
+                .tags
+                .iter()
+                .map(|tag| vec![tenant.into(), id.into(), tag.as_str().into()]),
+        );
+        external.extend(entity.external_ids.iter().map(|(key, value)| {
+            vec![
+                tenant.into(),
+                id.into(),
+                key.as_str().into(),
+                value.as_str().into(),
+            ]
+        }));
+        trigrams.extend(
+            text_search::trigrams(&entity.display_name)
+                .into_iter()
+                .map(|trigram| vec![tenant.into(), id.into(), trigram.into()]),
+        );
+    }
+    insert_rows(
+        conn,
+        "entity_tags",
+        &["tenant_id", "entity_id", "tag"],
+        tags,
+    )?;
+    insert_rows(
+        conn,
+        "entity_external_ids",
+        &["tenant_id", "entity_id", "id_key", "id_value"],
+        external,
+    )?;
+    insert_rows(
+        conn,
+        NAME_TRIGRAMS.table,
+        &["tenant_id", NAME_TRIGRAMS.owner, NAME_TRIGRAMS.trigram],
+        trigrams,
+    )
+}
+
+/// Writes the body of `entity` (stored as `row`) and its searchable side rows in
+/// place of those it had, after an update of its row.
+fn update_side_rows(
     conn: &mut DbConnection,
     entity: &Entity,
     row: &EntityRow,
-    write: Write,
 ) -> Result<(), RepositoryError> {
     let body = body_of(entity)?;
-    let owned = entity_bodies::table
-        .filter(entity_bodies::tenant_id.eq(&row.tenant_id))
-        .filter(entity_bodies::entity_id.eq(&row.id));
-    match write {
-        Write::Insert => diesel::insert_into(entity_bodies::table)
-            .values((
-                entity_bodies::tenant_id.eq(&row.tenant_id),
-                entity_bodies::entity_id.eq(&row.id),
-                entity_bodies::body.eq(&body),
-            ))
-            .execute(conn),
-        Write::Update => diesel::update(owned)
-            .set(entity_bodies::body.eq(&body))
-            .execute(conn),
-    }
+    diesel::update(
+        entity_bodies::table
+            .filter(entity_bodies::tenant_id.eq(&row.tenant_id))
+            .filter(entity_bodies::entity_id.eq(&row.id)),
+    )
+    .set(entity_bodies::body.eq(&body))
+    .execute(conn)
     .map_err(repository_error)?;
-    Ok(())
+    for (table, owner) in [
+        ("entity_tags", "entity_id"),
+        ("entity_external_ids", "entity_id"),
+        (NAME_TRIGRAMS.table, NAME_TRIGRAMS.owner),
+    ] {
+        delete_owned(conn, table, owner, &row.tenant_id, &row.id).map_err(repository_error)?;
+    }
+    insert_search_rows(conn, &row.tenant_id, &[entity]).map_err(repository_error)
 }
 
 /// The entities of `rows`, in order, with their bodies (one query per 500 rows).
@@ -460,14 +550,29 @@ impl StoredTable for EntityTable {
             .transpose()
     }
 
+    /// Entity rows and each kind of side row in multi-row statements, so that a
+    /// batch of a thousand takes a few dozen statements.
+    fn insert_new(
+        conn: &mut DbConnection,
+        tenant: &str,
+        new: &[(Entity, EntityRow)],
+    ) -> Result<(), RepositoryError> {
+        let rows = new.iter().map(|(_, row)| row.binds()).collect();
+        insert_rows(conn, "entities", &EntityRow::COLUMNS, rows).map_err(repository_error)?;
+        let entities: Vec<&Entity> = new.iter().map(|(entity, _)| entity).collect();
+        insert_side_rows(conn, tenant, &entities)
+    }
+
     fn write_side_rows(
         conn: &mut DbConnection,
         entity: &Entity,
         row: &EntityRow,
         write: Write,
     ) -> Result<(), RepositoryError> {
-        write_body(conn, entity, row, write)?;
-        write_search_rows(conn, &row.tenant_id, entity, write).map_err(repository_error)
+        match write {
+            Write::Insert => insert_side_rows(conn, &row.tenant_id, &[entity]),
+            Write::Update => update_side_rows(conn, entity, row),
+        }
     }
 
     /// A purged entity is erased with everything that refers to it, as
@@ -531,6 +636,16 @@ impl EntityRepository for DieselStore<EntityTable> {
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
         ResourceStore::create(self, tenant, entity, key, new_events).await
+    }
+
+    async fn create_many<'a>(
+        &self,
+        tenant: &TenantId,
+        entities: &[Entity],
+        key: Option<&'a IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        self.create_all(tenant, entities, key, new_events).await
     }
 
     async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<Entity>, RepositoryError> {

@@ -16,9 +16,11 @@ use crate::database::Database;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::timestamp;
 use crate::schema::events;
+use crate::sql::insert_rows;
 use crate::store::{ListedTable, ReadTable, list_page, read_one};
 
-/// Appends `new_events` for `tenant` in the current transaction.
+/// Appends `new_events` for `tenant` in the current transaction, in multi-row
+/// statements (a batch create appends one event per entity).
 ///
 /// # Errors
 /// Database failures.
@@ -27,20 +29,34 @@ pub fn insert_events(
     tenant: &str,
     new_events: &[NewEvent],
 ) -> QueryResult<()> {
-    for event in new_events {
-        diesel::insert_into(events::table)
-            .values((
-                events::tenant_id.eq(tenant),
-                events::id.eq(&event.id),
-                events::entity_id.eq(event.entity_id.as_deref()),
-                events::event_type.eq(&event.event_type),
-                events::payload.eq(event.payload.to_string()),
-                events::creator.eq(&event.creator),
-                events::create_time.eq(event.create_time.unix_micros()),
-            ))
-            .execute(conn)?;
-    }
-    Ok(())
+    let rows = new_events
+        .iter()
+        .map(|event| {
+            vec![
+                tenant.into(),
+                event.id.as_str().into(),
+                event.entity_id.clone().into(),
+                event.event_type.as_str().into(),
+                event.payload.to_string().into(),
+                event.creator.as_str().into(),
+                event.create_time.unix_micros().into(),
+            ]
+        })
+        .collect();
+    insert_rows(
+        conn,
+        "events",
+        &[
+            "tenant_id",
+            "id",
+            "entity_id",
+            "event_type",
+            "payload",
+            "creator",
+            "create_time",
+        ],
+        rows,
+    )
 }
 
 /// Where the event filter fields live.

@@ -191,7 +191,7 @@ pub(crate) fn write_owned(
 
 /// Deletes the rows of `table` whose `owner_column` holds `owner`, in `tenant` (any
 /// column: [`ValueRows::remove_value`] names its value column).
-fn delete_owned(
+pub(crate) fn delete_owned(
     conn: &mut DbConnection,
     table: &str,
     owner_column: &str,

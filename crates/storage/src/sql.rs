@@ -8,7 +8,7 @@
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Bool, Double, HasSqlType, Text, Untyped};
+use diesel::sql_types::{BigInt, Bool, Double, HasSqlType, Nullable, Text, Untyped};
 use diesel::{QueryResult, RunQueryDsl};
 
 /// A value bound to a placeholder.
@@ -22,6 +22,22 @@ pub enum Bind {
     Bool(bool),
     /// A double.
     Double(f64),
+    /// A string or NULL.
+    NullableText(Option<String>),
+    /// A 64-bit integer or NULL.
+    NullableBigInt(Option<i64>),
+}
+
+impl From<Option<String>> for Bind {
+    fn from(value: Option<String>) -> Bind {
+        Bind::NullableText(value)
+    }
+}
+
+impl From<Option<i64>> for Bind {
+    fn from(value: Option<i64>) -> Bind {
+        Bind::NullableBigInt(value)
+    }
 }
 
 impl From<&str> for Bind {
@@ -207,6 +223,12 @@ where
                 Part::Bind(Bind::BigInt(value)) => out.push_bind_param::<BigInt, i64>(value)?,
                 Part::Bind(Bind::Bool(value)) => out.push_bind_param::<Bool, bool>(value)?,
                 Part::Bind(Bind::Double(value)) => out.push_bind_param::<Double, f64>(value)?,
+                Part::Bind(Bind::NullableText(value)) => {
+                    out.push_bind_param::<Nullable<Text>, Option<String>>(value)?
+                }
+                Part::Bind(Bind::NullableBigInt(value)) => {
+                    out.push_bind_param::<Nullable<BigInt>, Option<i64>>(value)?
+                }
             }
         }
         Ok(())

@@ -173,6 +173,27 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
         Ok(())
     }
 
+    /// Inserts new resources, each with the row storing it: checks each
+    /// ([`StoredTable::before_insert`]), inserts its row and writes its side rows.
+    /// Every create runs it, a single create with one resource; a table whose batch
+    /// creates must be fast overrides it with statements that write many rows each.
+    ///
+    /// # Errors
+    /// What [`StoredTable::before_insert`] and [`StoredTable::write_side_rows`]
+    /// refuse; database failures (a unique violation when an id is taken).
+    fn insert_new(
+        conn: &mut DbConnection,
+        tenant: &str,
+        new: &[(Self::Resource, Self::Row)],
+    ) -> Result<(), RepositoryError> {
+        for (resource, row) in new {
+            Self::before_insert(conn, tenant, resource)?;
+            Self::insert(conn, row).map_err(repository_error)?;
+            Self::write_side_rows(conn, resource, row, Write::Insert)?;
+        }
+        Ok(())
+    }
+
     /// Writes the side rows of the resource `row` now stores, after `write` inserted
     /// or updated it.
     ///
@@ -769,10 +790,8 @@ pub(crate) fn insert_with_events<T: StoredTable>(
     resource: &T::Resource,
     events: &[NewEvent],
 ) -> Result<(), RepositoryError> {
-    let row = T::row(tenant, resource)?;
-    T::before_insert(conn, tenant.as_str(), resource)?;
-    T::insert(conn, &row).map_err(repository_error)?;
-    T::write_side_rows(conn, resource, &row, Write::Insert)?;
+    let new = [(resource.clone(), T::row(tenant, resource)?)];
+    T::insert_new(conn, tenant.as_str(), &new)?;
     insert_events(conn, tenant.as_str(), events).map_err(repository_error)
 }
 
@@ -849,6 +868,41 @@ impl<T: StoredTable> DieselStore<T> {
             .await
     }
 
+    /// Stores new `resources` at once, all or none, in one transaction with
+    /// `new_events`, once per `key` (whose resource name the caller makes): what
+    /// [`ResourceStore::create`] does for one, which it runs.
+    ///
+    /// # Errors
+    /// As [`ResourceStore::create`].
+    pub(crate) async fn create_all(
+        &self,
+        tenant: &TenantId,
+        resources: &[T::Resource],
+        key: Option<&IdempotencyKey>,
+        new_events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError> {
+        let new = resources
+            .iter()
+            .map(|resource| Ok((resource.clone(), T::row(tenant, resource)?)))
+            .collect::<Result<Vec<_>, RepositoryError>>()?;
+        let Some(first) = new.first() else {
+            return Ok(CreateOutcome::Created);
+        };
+        let now = timestamp(T::create_time(&first.1))?;
+        let (tenant, key, new_events) = (
+            tenant.as_str().to_owned(),
+            key.cloned(),
+            new_events.to_vec(),
+        );
+        self.db
+            .write(move |conn| {
+                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                    T::insert_new(conn, &tenant, &new)
+                })
+            })
+            .await
+    }
+
     /// One page of the resources matching `query` among those `narrow` keeps: it
     /// appends its conditions (` AND ...`) to the list's filter. The standard list
     /// narrows to a parent; a repository's own lists narrow as they need.
@@ -894,22 +948,7 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         key: Option<&'a IdempotencyKey>,
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
-        let row = T::row(tenant, resource)?;
-        let (tenant, resource, key, new_events) = (
-            tenant.as_str().to_owned(),
-            resource.clone(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
-        self.db
-            .write(move |conn| {
-                let now = timestamp(T::create_time(&row))?;
-                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
-                    T::before_insert(conn, &tenant, &resource)?;
-                    T::insert(conn, &row).map_err(repository_error)?;
-                    T::write_side_rows(conn, &resource, &row, Write::Insert)
-                })
-            })
+        self.create_all(tenant, std::slice::from_ref(resource), key, new_events)
             .await
     }
 

@@ -515,6 +515,49 @@ on_both_backends! {
         server.delete(&format!("{}:hardDelete", path("held"))).ok();
     }
 
+    /// `:batchCreate` stores every entity as Create does, answers them in request
+    /// order, replays a request id, and is all or none: a bad field, an id given
+    /// twice or an id taken names `requests[i]` and stores nothing (R-233.*).
+    fn batch_create_is_all_or_none_in_request_order(server) {
+        let batch = json!({"requests": [
+            {"entity": person("Batch One"), "entityId": "batch-one"},
+            {"entity": {"entityType": "INDIVIDUAL", "displayName": "Batch Two", "tags": ["vip"],
+                        "individual": {"legalName": {"givenName": "Batch", "familyName": "Two"}}}},
+        ]});
+        let request_id = "0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c";
+        let created = server.post(&format!("{ENTITIES}:batchCreate?requestId={request_id}"), &batch).ok();
+        let made = names(&created["entities"]);
+        assert_eq!(made[0], "entities/batch-one");
+        assert_eq!(created["entities"][0], server.entity("batch-one"));
+        assert_eq!(created["entities"][1]["verificationStatus"], "UNVERIFIED");
+        let second = made[1].trim_start_matches("entities/").to_owned();
+        assert_eq!(created["entities"][1], server.entity(&second));
+        let tagged = server.get(&format!("{ENTITIES}?filter=tags:%22vip%22")).ok();
+        assert!(names(&tagged["entities"]).contains(&made[1]));
+        let fuzzy = server.get(&format!("{ENTITIES}?filter=displayName:%22batch%20twoo%22")).ok();
+        assert!(names(&fuzzy["entities"]).contains(&made[1]));
+        let events = server.get(&format!("{}/events", path("batch-one"))).ok();
+        assert_eq!(events["events"][0]["eventType"], "entity.created");
+        let replay = server.post(&format!("{ENTITIES}:batchCreate?requestId={request_id}"), &batch).ok();
+        assert_eq!(names(&replay["entities"]), made);
+
+        let before = server.snapshot();
+        let mut bad = person("Bad");
+        bad["displayName"] = json!("");
+        let invalid = json!({"requests": [{"entity": person("Fine")}, {"entity": bad}]});
+        let reply = server.post(&format!("{ENTITIES}:batchCreate"), &invalid);
+        assert_eq!(reply.status, 400, "{}", reply.text);
+        assert!(reply.text.contains("requests[1].entity.displayName"), "{}", reply.text);
+        let twice = json!({"requests": [{"entity": person("A"), "entityId": "twice"}, {"entity": person("B"), "entityId": "twice"}]});
+        server.post(&format!("{ENTITIES}:batchCreate"), &twice).invalid("DUPLICATE_ID", "requests[1].entityId");
+        let taken = json!({"requests": [{"entity": person("C"), "entityId": "fresh-one"}, {"entity": person("D"), "entityId": "batch-one"}]});
+        let reply = server.post(&format!("{ENTITIES}:batchCreate"), &taken);
+        reply.error(409, "ALREADY_EXISTS", "RESOURCE_ALREADY_EXISTS");
+        assert_eq!(reply.metadata("field"), Some("requests[1]"));
+        server.post(&format!("{ENTITIES}:batchCreate"), &json!({"requests": []})).invalid("REQUIRED", "requests");
+        assert_eq!(server.snapshot(), before);
+    }
+
     /// `:batchGet` returns the entities in the order asked, duplicates once per
     /// occurrence, deleted ones included (R-231.*).
     fn batch_get_preserves_order_and_duplicates(server) {

@@ -517,6 +517,14 @@ on_both_backends! {
                             let reply = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}:batchGet?names=entities/{secret}")));
                             reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
                         }
+                        ("POST", "/v1alpha/entities:batchCreate") => {
+                            // The victim's id is free in the attacker's tenant: the batch
+                            // makes the attacker's own entity, touching none of the victim's.
+                            let body = serde_json::json!({"requests": [{"entity": person("Own Batch Copy"), "entityId": secret}]});
+                            let created = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}:batchCreate")).json(&body)).ok();
+                            assert_eq!(created["entities"][0]["displayName"], "Own Batch Copy");
+                            server.send(server.request_as(Some(token), Method::DELETE, &format!("{ENTITIES}/{secret}:hardDelete"))).ok();
+                        }
                         ("POST", "/v1alpha/entities") => {
                             // The same id in the attacker's tenant is the attacker's own
                             // entity: creating it touches nothing of the victim's.

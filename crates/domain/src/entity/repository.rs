@@ -53,6 +53,23 @@ pub trait EntityRepository: Send + Sync {
         events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError>;
 
+    /// Stores new entities at once, all or none, with `events`: what
+    /// [`EntityRepository::create`] writes for each, in one transaction. With an
+    /// idempotency key: when the key's request id was used before, writes nothing and
+    /// returns [`CreateOutcome::Replayed`], whose resource name is then the names of
+    /// the entities the first request created, comma-separated, in order.
+    ///
+    /// # Errors
+    /// As [`EntityRepository::create`]: [`RepositoryError::AlreadyExists`] when any of
+    /// the ids is taken.
+    async fn create_many<'a>(
+        &self,
+        tenant: &TenantId,
+        entities: &[Entity],
+        key: Option<&'a IdempotencyKey>,
+        events: &[NewEvent],
+    ) -> Result<CreateOutcome, RepositoryError>;
+
     /// The entity with `id`, deleted or not; `None` when there is none.
     ///
     /// # Errors

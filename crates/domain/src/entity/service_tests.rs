@@ -598,3 +598,85 @@ async fn purge_removes_only_what_is_due() {
     );
     assert_eq!(*follow_up.0.lock().unwrap(), vec![TenantId::new("t1")]);
 }
+
+#[tokio::test]
+async fn batch_create_stores_every_entity_as_create_fills_it_in_one_call() {
+    let mut repository = MockEntityRepository::new();
+    repository
+        .expect_create_many()
+        .withf(|tenant, entities, key, events| {
+            let names: Vec<&str> = entities.iter().map(|e| e.name.as_str()).collect();
+            tenant.as_str() == "t1"
+                && names == ["entities/jane-doe", "entities/id-2"]
+                && entities
+                    .iter()
+                    .all(|e| e.verification_status == VerificationStatus::Unverified)
+                && key.is_some_and(|k| {
+                    k.method == "entities.batchCreate"
+                        && k.resource_name == "entities/jane-doe,entities/id-2"
+                })
+                && events.len() == 2
+                && events.iter().all(|e| e.event_type == "entity.created")
+                && events[1].entity_id.as_deref() == Some("id-2")
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let service = service(repository);
+    let request =
+        json!({"requests": [{"entity": body(), "entityId": "jane-doe"}, {"entity": body()}]});
+    let created = service
+        .batch_create(
+            &principal(),
+            request,
+            Some("0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.len(), 2);
+    assert_eq!(created[0].name, "entities/jane-doe");
+}
+
+#[tokio::test]
+async fn batch_create_names_the_request_that_fails_and_stores_nothing() {
+    let service = service(MockEntityRepository::new());
+    let mut bad = body();
+    bad["displayName"] = json!("");
+    let request = json!({"requests": [{"entity": body()}, {"entity": bad}]});
+    let error = service
+        .batch_create(&principal(), request, None)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::InvalidArgument);
+    assert!(
+        error.field_violations[0]
+            .field
+            .starts_with("requests[1].entity."),
+        "{error:?}"
+    );
+    let twice = json!({"requests": [{"entity": body(), "entityId": "jane-doe"}, {"entity": body(), "entityId": "jane-doe"}]});
+    let error = service
+        .batch_create(&principal(), twice, None)
+        .await
+        .unwrap_err();
+    assert_eq!(error.field_violations[0].field, "requests[1].entityId");
+}
+
+#[tokio::test]
+async fn batch_create_names_the_request_whose_id_is_taken() {
+    let mut repository = MockEntityRepository::new();
+    repository
+        .expect_create_many()
+        .returning(|_, _, _, _| Err(RepositoryError::AlreadyExists));
+    repository
+        .expect_get_many()
+        .returning(|_, _| Ok(vec![stored("taken")]));
+    let service = service(repository);
+    let request = json!({"requests": [{"entity": body(), "entityId": "fresh"}, {"entity": body(), "entityId": "taken"}]});
+    let error = service
+        .batch_create(&principal(), request, None)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::AlreadyExists);
+    assert_eq!(error.metadata["field"], "requests[1]");
+    assert_eq!(error.metadata["resource"], "entities/taken");
+}

@@ -1,7 +1,7 @@
 //! The entity routes.
 
 use actix_web::HttpRequest;
-use actix_web::web::{Data, Path};
+use actix_web::web::{Data, Path, Payload};
 use rics_domain::entity::relationship::{
     AddRelationshipRequest, EntityRelationship, RemoveRelationshipRequest,
 };
@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::{Response, ok, standard};
 use crate::error::ErrorEnvelope;
-use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
+use crate::extract::{BodyHead, Caller, JsonBody, NoQuery, QueryParams, read_json};
 use crate::state::ApiState;
 
 resource_routes! {
@@ -24,6 +24,7 @@ resource_routes! {
     /// Creates an entity.
     create "/v1alpha/entities", Some(Scope::Write), params(CreateParams);
     GET "/v1alpha/entities:batchGet" => batch_get, Some(Scope::Read);
+    POST "/v1alpha/entities:batchCreate" as "BatchCreateEntities" => batch_create, Some(Scope::Write);
     /// Gets an entity, deleted or not.
     get "/v1alpha/entities/{entity}", Some(Scope::Read);
     /// Updates an entity.
@@ -54,6 +55,38 @@ list_response! {
 /// The entities asked for, in order.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BatchGetEntitiesResponse {
+    /// The entities.
+    pub entities: Vec<Entity>,
+}
+
+/// The largest `:batchCreate` body: a thousand entities of up to 16 KiB each.
+pub const BATCH_CREATE_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The body of `:batchCreate` (AIP-233).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct BatchCreateEntitiesRequest {
+    /// The create requests, 1 to 1000, stored all or none.
+    #[schema(min_items = 1, max_items = 1000)]
+    requests: Vec<CreateEntityRequest>,
+}
+
+/// One create request of a `:batchCreate`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct CreateEntityRequest {
+    /// The entity, as the body of Create.
+    entity: Entity,
+    /// The id to give it, as Create's `entityId`; generated when absent.
+    #[schema(pattern = "^[a-z][a-z0-9-]{2,61}[a-z0-9]$")]
+    entity_id: Option<String>,
+}
+
+/// The entities a `:batchCreate` made, in the order of its requests.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchCreateEntitiesResponse {
     /// The entities.
     pub entities: Vec<Entity>,
 }
@@ -137,6 +170,29 @@ pub async fn batch_get(caller: Caller, req: HttpRequest, state: Data<ApiState>) 
     query.finish()?;
     let entities = state.entities.batch_get(&caller.0, &names).await?;
     ok(&BatchGetEntitiesResponse { entities })
+}
+
+/// Creates up to 1000 entities at once, all or none (AIP-233); the body may be up
+/// to 16 MiB.
+#[utoipa::path(post, path = "/v1alpha/entities:batchCreate", tag = "entities",
+    params(("requestId" = Option<String>, Query, description = "A UUID making the call idempotent")),
+    request_body = BatchCreateEntitiesRequest,
+    responses((status = 200, body = BatchCreateEntitiesResponse), (status = 400, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+pub async fn batch_create(
+    caller: Caller,
+    req: HttpRequest,
+    payload: Payload,
+    state: Data<ApiState>,
+) -> Response {
+    let mut query = QueryParams::parse(req.query_string())?;
+    let request_id = query.take("requestId")?;
+    query.finish()?;
+    let body = read_json(BodyHead::of(&req), payload, BATCH_CREATE_BODY_LIMIT).await?;
+    let entities = state
+        .entities
+        .batch_create(&caller.0, body, request_id.as_deref())
+        .await?;
+    ok(&BatchCreateEntitiesResponse { entities })
 }
 
 /// Erases an entity and everything it owns; refused under legal hold.

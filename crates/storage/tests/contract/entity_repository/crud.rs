@@ -290,7 +290,67 @@ async fn update_of_a_missing_entity_is_not_found(backend: Backend) {
     assert_eq!(f.rows_of(&t1(), "e1").await, OwnedRows::default());
 }
 
+async fn create_many_writes_each_entity_as_create_does_all_or_none(backend: Backend) {
+    let f = Fixture::new(backend);
+    let mut full = full_entity("full");
+    full.delete_time = None;
+    full.purge_time = None;
+    f.create(&t1(), &full).await;
+    let single = f.rows_of(&t1(), "full").await;
+    let mut many: Vec<Entity> = ["b1", "b2", "b3"].map(full_entity).into();
+    many[1].display_name = "Jon Smyth".into();
+    many[2].tags.clear();
+    let events: Vec<_> = ["b1", "b2", "b3"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| event(&format!("ev-{id}"), Some(id), "entity.created", i as i64))
+        .collect();
+    let key = rics_domain::repository::IdempotencyKey {
+        request_id: "00000000-0000-7000-8000-000000000042".into(),
+        method: "entities.batchCreate",
+        fingerprint: "fingerprint".into(),
+        resource_name: "entities/b1,entities/b2,entities/b3".into(),
+    };
+    let outcome = f.repo.create_many(&t1(), &many, Some(&key), &events).await;
+    assert_eq!(outcome, Ok(CreateOutcome::Created));
+    for stored in &many {
+        assert_eq!(f.get(&t1(), stored.id()).await, as_stored(stored));
+    }
+    // Side rows and events as a single create writes them.
+    let mut b1 = f.rows_of(&t1(), "b1").await;
+    b1.idempotency_keys = single.idempotency_keys;
+    b1.events = single.events;
+    assert_eq!(b1, single);
+    assert_eq!(f.rows_of(&t1(), "b3").await.tags, 0);
+    assert_eq!(
+        f.rows_of(&t1(), "b2").await.trigrams,
+        text_search::trigrams("Jon Smyth").len() as i64
+    );
+    let written: Vec<_> = f.events(&t1()).await.into_iter().map(|e| e.id).collect();
+    assert_eq!(written, ["ev-b1", "ev-b2", "ev-b3"]);
+    // The key replays the batch and writes nothing.
+    let again = f.repo.create_many(&t1(), &many, Some(&key), &[]).await;
+    assert_eq!(
+        again,
+        Ok(CreateOutcome::Replayed {
+            method: key.method.into(),
+            fingerprint: key.fingerprint.clone(),
+            resource_name: key.resource_name.clone(),
+        })
+    );
+    // One taken id refuses the whole batch.
+    let fresh = [full_entity("c1"), full_entity("b2")];
+    assert_eq!(
+        f.repo.create_many(&t1(), &fresh, None, &[]).await,
+        Err(RepositoryError::AlreadyExists)
+    );
+    assert_eq!(f.repo.get(&t1(), "c1").await, Ok(None));
+    assert_eq!(f.rows_of(&t1(), "c1").await, OwnedRows::default());
+    assert_eq!(f.events(&t1()).await.len(), 3);
+}
+
 contract!(
+    create_many_writes_each_entity_as_create_does_all_or_none,
     create_then_get_round_trips_every_field,
     create_refuses_a_taken_id_even_when_soft_deleted,
     a_failed_create_writes_nothing,
