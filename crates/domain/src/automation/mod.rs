@@ -3,6 +3,8 @@
 //! stored and versioned by revision, so that an execution keeps the definition it
 //! started with.
 
+pub mod engine;
+pub mod execution;
 pub mod fields;
 pub mod model;
 pub mod ports;

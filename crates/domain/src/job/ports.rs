@@ -135,3 +135,20 @@ pub trait RunQueued: Send + Sync {
     /// A run was queued.
     fn queued(&self);
 }
+
+/// Work other than job runs that waits in the same queue: tasks whose `family` is the
+/// work's [`QueuedWork::queue`] (an execution's steps). The [`JobRunner`](super::JobRunner)
+/// claims them with the job runs, under the same lease, and hands each to its work,
+/// which ends the task itself (for a retry with [`JobRepository::finish`]).
+#[async_trait]
+pub trait QueuedWork: Send + Sync {
+    /// The queue name its tasks carry in `family`.
+    fn queue(&self) -> &'static str;
+
+    /// Works on one claimed task and ends it; returns how the attempt ended.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when the task could not be ended: its claim stays, so
+    /// it is claimed again when its lease ends.
+    async fn work(&self, task: &ClaimedTask) -> crate::error::Result<super::AttemptOutcome>;
+}
