@@ -214,6 +214,51 @@ fn operation_id(execution: &Execution) -> &str {
         .map_or(execution.operation.as_str(), |(_, id)| id)
 }
 
+/// Removes the executions whose parameter `entity` names the erased entity
+/// `entity_id`, their tasks and their operations; returns how many executions. Part of
+/// an entity's erasure.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn erase_entity_executions(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entity_id: &str,
+) -> Result<i64, RepositoryError> {
+    let rows: Vec<ExecutionRow> = automation_executions::table
+        .filter(automation_executions::tenant_id.eq(tenant))
+        .filter(automation_executions::entity_id.eq(entity_id))
+        .select(ExecutionRow::as_select())
+        .load(conn)
+        .map_err(repository_error)?;
+    for row in &rows {
+        let execution = row.clone().into_record()?;
+        let task = operation_id(&execution);
+        diesel::delete(
+            job_tasks::table
+                .filter(job_tasks::tenant_id.eq(tenant))
+                .filter(job_tasks::id.eq(task)),
+        )
+        .execute(conn)
+        .map_err(repository_error)?;
+        diesel::delete(
+            operations::table
+                .filter(operations::tenant_id.eq(tenant))
+                .filter(operations::id.eq(task)),
+        )
+        .execute(conn)
+        .map_err(repository_error)?;
+    }
+    diesel::delete(
+        automation_executions::table
+            .filter(automation_executions::tenant_id.eq(tenant))
+            .filter(automation_executions::entity_id.eq(entity_id)),
+    )
+    .execute(conn)
+    .map(|n| n as i64)
+    .map_err(repository_error)
+}
+
 #[async_trait]
 impl ExecutionRepository for DieselStore<ExecutionTable> {
     async fn start<'a>(

@@ -198,7 +198,7 @@ impl ExecutionEngine {
                             )
                             .await?;
                         StepOutcome::Wait {
-                            until: deadline,
+                            until: deadline.min(now.plus(FORM_POLL)),
                             resources: vec![form.clone()],
                             output: Some(json!({"form": form})),
                             form: Some(form),
@@ -207,7 +207,7 @@ impl ExecutionEngine {
                     Some(form) => match self.effects.form_status(principal, form).await? {
                         FormStatus::Submitted => done(json!({"form": form}), vec![]),
                         FormStatus::Draft if now < deadline => StepOutcome::Wait {
-                            until: deadline,
+                            until: deadline.min(now.plus(FORM_POLL)),
                             resources: vec![],
                             output: None,
                             form: Some(form.clone()),
@@ -504,6 +504,10 @@ impl QueuedWork for ExecutionEngine {
     }
 }
 
+/// How often a step awaiting a form looks at it besides being woken by its submit (a
+/// wake lost with a crash, or sent to another process's workers, is caught by it).
+const FORM_POLL: Duration = Duration::from_secs(60);
+
 /// The longest a REQUEST_FORM waits when its step gives no deadline: 14 days.
 const DEFAULT_DEADLINE: Duration = Duration::from_secs(14 * 24 * 3600);
 
@@ -613,8 +617,8 @@ fn parse_seconds(text: &str) -> Option<Duration> {
 }
 
 /// A finished job's output: its result, with what the step kept from before the run;
-/// when that is a `previousRiskLevel` and the result has a `riskLevel`, also
-/// `riskLevelRose`.
+/// when that has a `previousRiskLevel`, also `riskLevelRose`: whether the result's
+/// `riskLevel` is above a previous level.
 fn job_output(before: Option<&Value>, result: Value) -> Value {
     let mut output = match result {
         Value::Object(map) => map,
@@ -630,7 +634,9 @@ fn job_output(before: Option<&Value>, result: Value) -> Value {
             Some("HIGH") => 3,
             _ => 0,
         };
-        let rose = rank(output.get("riskLevel")) > rank(Some(previous));
+        // A first rating (no level before) is no rise.
+        let before = rank(Some(previous));
+        let rose = before > 0 && rank(output.get("riskLevel")) > before;
         output.insert("riskLevelRose".into(), json!(rose));
     }
     Value::Object(output)

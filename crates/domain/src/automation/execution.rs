@@ -198,6 +198,7 @@ mod tests {
             error: None,
             steps: vec![ExecutionStep {
                 key: "screen".into(),
+                state: StepState::Pending,
                 ..ExecutionStep::default()
             }],
             current: 0,

@@ -126,6 +126,20 @@ pub trait JobRepository: Send + Sync {
         finish: &TaskFinish,
         now: Timestamp,
     ) -> Result<bool, RepositoryError>;
+
+    /// Cancels the run of the operation `operation` of `tenant` if no worker claimed
+    /// it yet, in one transaction: its task done, its job CANCELLED, the operation done
+    /// with an error of code 1 (CANCELLED). Returns `false`, writing nothing, when
+    /// the run is claimed (it finishes), done, or unknown.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn cancel_queued(
+        &self,
+        tenant: &TenantId,
+        operation: &str,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError>;
 }
 
 /// Tells this process's workers that a run was queued, so they claim it at once
