@@ -480,6 +480,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         queue: job_repository.clone(),
         operations: Arc::new(DieselOperationRepository::new(db.clone())),
         forms: forms.clone(),
+        documents: documents.clone(),
         entities: entities.clone(),
         entity_store: entity_repository,
         records,

@@ -207,6 +207,39 @@ on_both_backends! {
         server.post(&format!("{path}:cancel"), &json!({})).error(400, "FAILED_PRECONDITION", "EXECUTION_ENDED");
     }
 
+    /// The KYC automation end to end: it waits for its form, resumes when the form is
+    /// submitted, updates the entity from the response, makes its identity document,
+    /// verifies, screens and rates it, and tags the outcome.
+    fn kyc_runs_end_to_end(server) {
+        server.create_person("kyc-anna", "Anna Eriksson");
+        let operation = server.post(&format!("{AUTOMATIONS}/kyc-individual:run"), &json!({"parameters": {"entity": "entities/kyc-anna"}})).ok();
+        let path = execution_of(&operation);
+        let waiting = until(&server, &path, |x| x["state"] == "WAITING_FOR_INPUT");
+        let form = format!("/v1alpha/{}", waiting["forms"][0].as_str().unwrap());
+        assert_eq!(server.get(&form).ok()["entity"], "entities/kyc-anna");
+        server.patch(&form, &json!({"response": {
+            "given_name": "Anna", "family_name": "Eriksson", "date_of_birth": "1974-08-12",
+            "nationality": "SE", "email": "anna@example.com",
+            "identity_document": {"documentType": "PASSPORT", "documentNumber": "L898902C3", "issuingCountry": "SWE"}
+        }})).ok();
+        server.post(&format!("{form}:submit"), &json!({})).ok();
+        let done = server.wait_for(&operation);
+        assert_eq!(done["response"]["state"], "SUCCEEDED", "{done}");
+        let execution = server.get(&path).ok();
+        let document = execution["steps"][1]["output"]["document"].as_str().unwrap().to_owned();
+        assert_eq!(server.get(&format!("/v1alpha/{document}")).ok()["documentNumber"], "L898902C3");
+        for key in ["verify", "screen", "rate"] {
+            let step = array(&execution["steps"]).iter().find(|s| s["key"] == key).unwrap();
+            assert_eq!(step["state"], "SUCCEEDED", "{step}");
+        }
+        let entity = server.entity("kyc-anna");
+        assert_eq!(entity["individual"]["nationalities"], json!(["SE"]), "{entity}");
+        assert_eq!(entity["contactInfo"]["emails"], json!(["anna@example.com"]), "{entity}");
+        assert!(entity["riskDetails"]["riskLevel"].is_string(), "rated: {entity}");
+        let tags = array(&entity["tags"]);
+        assert!(tags.contains(&json!("kyc-passed")) != tags.contains(&json!("kyc-referred")), "{entity}");
+    }
+
     /// An execution waiting for its form: cancelled, it is CANCELLED with code 1 and
     /// its form expired; a second cancel is FAILED_PRECONDITION.
     fn cancel_while_waiting_for_a_form(server) {

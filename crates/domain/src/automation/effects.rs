@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use super::ports::{FormStatus, StartedJob, StepEffects};
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::NewAlert;
+use crate::document::DocumentService;
 use crate::entity::EntityService;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
@@ -39,6 +40,8 @@ pub struct ServiceEffects {
     pub operations: Arc<dyn OperationRepository>,
     /// Forms.
     pub forms: Arc<FormService>,
+    /// Identity documents (a DOCUMENT answer becomes one).
+    pub documents: Arc<DocumentService>,
     /// Entities (tags, updates).
     pub entities: Arc<EntityService>,
     /// The stored entities (a rating's level before the run).
@@ -72,6 +75,51 @@ fn text(response: &Map<String, Value>, key: &str) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
         .map(str::to_owned)
+}
+
+impl ServiceEffects {
+    /// The identity document `id` of `entity` a DOCUMENT answer describes (its type,
+    /// number and issuing country, with the names and birth date of the response); an
+    /// earlier attempt's document when it exists. Returns its name.
+    async fn document_from(
+        &self,
+        principal: &Principal,
+        entity: &str,
+        answer: &Map<String, Value>,
+        response: &Map<String, Value>,
+        id: &str,
+    ) -> Result<String> {
+        let mut body = Map::new();
+        body.insert("entity".into(), json!(entity));
+        for key in ["documentType", "documentNumber", "issuingCountry"] {
+            if let Some(value) = answer.get(key) {
+                body.insert(key.into(), value.clone());
+            }
+        }
+        for (key, field) in [
+            ("given_name", "givenName"),
+            ("family_name", "familyName"),
+            ("date_of_birth", "dateOfBirth"),
+        ] {
+            if let Some(value) = text(response, key) {
+                body.insert(field.into(), json!(value));
+            }
+        }
+        match self
+            .documents
+            .create(
+                principal,
+                Value::Object(body),
+                Some(id),
+                Some(&derived_request_id(id, "document")),
+            )
+            .await
+        {
+            Ok(document) => Ok(document.name),
+            Err(error) if error.code == Code::AlreadyExists => Ok(format!("documents/{id}")),
+            Err(error) => Err(error),
+        }
+    }
 }
 
 #[async_trait]
@@ -223,7 +271,7 @@ impl StepEffects for ServiceEffects {
         principal: &Principal,
         form: &str,
         entity_id: Option<String>,
-        _id: &str,
+        id: &str,
     ) -> Result<Value> {
         let form = self.forms.get(principal, last_segment(form)).await?;
         if form.state != FormState::Submitted {
@@ -253,7 +301,7 @@ impl StepEffects for ServiceEffects {
         }
         let mut individual = Map::new();
         if !name.is_empty() {
-            individual.insert("name".into(), Value::Object(name));
+            individual.insert("legalName".into(), Value::Object(name));
         }
         if let Some(date) = text(&response, "date_of_birth") {
             individual.insert("dateOfBirth".into(), json!(date));
@@ -287,11 +335,10 @@ impl StepEffects for ServiceEffects {
         }
         let mut output = Map::new();
         output.insert("entity".into(), json!(entity_name));
-        if let Some(document) = response
-            .get("identity_document")
-            .and_then(|answer| answer.get("document"))
-            .and_then(Value::as_str)
-        {
+        if let Some(Value::Object(answer)) = response.get("identity_document") {
+            let document = self
+                .document_from(principal, &entity_name, answer, &response, id)
+                .await?;
             output.insert("document".into(), json!(document));
         }
         Ok(Value::Object(output))
