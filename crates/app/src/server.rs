@@ -14,6 +14,10 @@ use rics_auth::{Auth, AuthSettings, ExternalIssuerSettings, SecretBox};
 use rics_domain::activity::ports::ActivityLogTypeRepository;
 use rics_domain::activity::{ActivityLogPorts, ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::{AlertService, DefaultAlertTypes};
+use rics_domain::automation::effects::ServiceEffects;
+use rics_domain::automation::engine::ExecutionEngine;
+use rics_domain::automation::execution_service::{ExecutionPorts, ExecutionService, WakeOnSubmit};
+use rics_domain::automation::ports::ExecutionRepository;
 use rics_domain::automation::{AutomationService, DefaultAutomations};
 use rics_domain::document::DocumentRepository;
 use rics_domain::document::DocumentService;
@@ -57,12 +61,12 @@ use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
     DieselAlertRepository, DieselAutomationRepository, DieselDismissalRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository, DieselFileRepository,
-    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
-    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
-    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
-    migrations, secrets,
+    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
+    DieselExecutionRepository, DieselFileRepository, DieselFormDefinitionRepository,
+    DieselFormRepository, DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository,
+    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselRiskModelRepository, DieselTenantRepository, DieselWebhookEndpointRepository,
+    DieselWorkspaceRepository, ObjectFileStore, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -90,6 +94,9 @@ impl RunQueued for WakeWorkers {
         self.0.notify_waiters();
     }
 }
+
+/// How often an execution's step waiting for a job looks at the job's run.
+const EXECUTION_JOB_POLL: Duration = Duration::from_millis(200);
 
 /// How long an idle worker waits before looking at the queue again (runs queued by
 /// other processes are found this way; this process's own wake the workers at once).
@@ -301,23 +308,34 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         definition_repository,
         context.clone(),
     ));
+    let automation_repository = Arc::new(DieselAutomationRepository::new(db.clone()));
     let automations = Arc::new(AutomationService::new(
-        Arc::new(DieselAutomationRepository::new(db.clone())),
+        automation_repository.clone(),
         context.clone(),
     ));
+    let job_wake = Arc::new(tokio::sync::Notify::new());
+    let execution_repository: Arc<dyn ExecutionRepository> =
+        Arc::new(DieselExecutionRepository::new(db.clone()));
     let form_repository = Arc::new(DieselFormRepository::new(db.clone()));
     let file_repository = Arc::new(DieselFileRepository::new(db.clone()));
-    let forms = Arc::new(FormService::new(
-        FormPorts {
-            forms: form_repository.clone(),
-            records: form_repository,
-            definitions: form_definitions.clone(),
-            entities: entity_repository.clone(),
-            workspaces: workspace_repository.clone(),
-            files: file_repository.clone(),
-        },
-        context.clone(),
-    ));
+    let forms = Arc::new(
+        FormService::new(
+            FormPorts {
+                forms: form_repository.clone(),
+                records: form_repository,
+                definitions: form_definitions.clone(),
+                entities: entity_repository.clone(),
+                workspaces: workspace_repository.clone(),
+                files: file_repository.clone(),
+            },
+            context.clone(),
+        )
+        .with_after_submit(Arc::new(WakeOnSubmit::new(
+            execution_repository.clone(),
+            Arc::new(WakeWorkers(job_wake.clone())),
+            clock.clone(),
+        ))),
+    );
     let workspaces = Arc::new(WorkspaceService::new(
         workspace_repository.clone(),
         entity_repository.clone(),
@@ -380,7 +398,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         context.clone(),
     ));
     let job_repository: Arc<dyn JobRepository> = Arc::new(DieselJobRepository::new(db.clone()));
-    let job_wake = Arc::new(tokio::sync::Notify::new());
     let job_ports = JobPorts {
         jobs: job_repository.clone(),
         operations: Arc::new(DieselOperationRepository::new(db.clone())),
@@ -428,24 +445,17 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         pep_sanction_jobs.clone(),
         entity_repository.clone(),
         dismissals,
-        records,
+        records.clone(),
         clock.clone(),
     ));
     let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
     let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
-    let job_runner = Arc::new(JobRunner::new(
-        format!("pid-{}-{}", std::process::id(), ids.uid()),
-        job_repository,
-        vec![screening, rating, verification],
-        clock.clone(),
-        ids.clone(),
-        RunnerSettings {
-            lease: config.job_lease,
-            max_attempts: config.job_max_attempts,
-            batch: 1,
-            ..RunnerSettings::default()
-        },
-    ));
+    let runner_settings = RunnerSettings {
+        lease: config.job_lease,
+        max_attempts: config.job_max_attempts,
+        batch: 1,
+        ..RunnerSettings::default()
+    };
     let cipher = match &config.secret_key.0 {
         Some(key) => Some(Arc::new(
             SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
@@ -460,7 +470,51 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         context.clone(),
     ));
     let entities = Arc::new(
-        EntityService::new(entity_repository, context).with_after_erasure(content_sweeper.clone()),
+        EntityService::new(entity_repository.clone(), context.clone())
+            .with_after_erasure(content_sweeper.clone()),
+    );
+    let effects = Arc::new(ServiceEffects {
+        jobs: [&pep_sanction_jobs, &risk_rating_jobs, &id_verification_jobs]
+            .into_iter()
+            .map(|service| (service.collection(), service.clone()))
+            .collect(),
+        queue: job_repository.clone(),
+        operations: Arc::new(DieselOperationRepository::new(db.clone())),
+        forms: forms.clone(),
+        documents: documents.clone(),
+        entities: entities.clone(),
+        entity_store: entity_repository,
+        records,
+        clock: clock.clone(),
+    });
+    let executions = Arc::new(ExecutionService::new(ExecutionPorts {
+        automations: automation_repository.clone(),
+        executions: execution_repository.clone(),
+        operations: Arc::new(DieselOperationRepository::new(db.clone())),
+        effects: effects.clone(),
+        queued: Arc::new(WakeWorkers(job_wake.clone())),
+        context,
+    }));
+    let engine = Arc::new(ExecutionEngine::new(
+        execution_repository,
+        automation_repository,
+        effects,
+        job_repository.clone(),
+        clock.clone(),
+        ids.clone(),
+        runner_settings,
+        EXECUTION_JOB_POLL,
+    ));
+    let job_runner = Arc::new(
+        JobRunner::new(
+            format!("pid-{}-{}", std::process::id(), ids.uid()),
+            job_repository,
+            vec![screening, rating, verification],
+            clock.clone(),
+            ids.clone(),
+            runner_settings,
+        )
+        .with_work(engine),
     );
     // The sweep of file content comes last: it removes the content of the files the
     // purges before it removed.
@@ -507,6 +561,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         forms,
         files,
         automations,
+        executions,
         authorization,
         webhook_endpoints,
     };

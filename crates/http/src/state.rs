@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use rics_domain::activity::{ActivityLogService, ActivityLogTypeService};
 use rics_domain::alert::AlertService;
 use rics_domain::automation::AutomationService;
+use rics_domain::automation::execution_service::ExecutionService;
 use rics_domain::document::DocumentService;
 use rics_domain::entity::EntityService;
 use rics_domain::event::EventService;
@@ -89,6 +90,8 @@ pub struct UseCases {
     pub files: Arc<FileService>,
     /// Automation use cases.
     pub automations: Arc<AutomationService>,
+    /// Automation runs and executions.
+    pub executions: Arc<ExecutionService>,
     /// The embedded authorization server.
     pub authorization: Arc<AuthorizationService>,
     /// Webhook endpoint use cases.

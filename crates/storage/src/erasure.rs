@@ -39,6 +39,7 @@ fn step(resource: &str) -> Option<Step> {
         "notes" => notes,
         "files" => files,
         "jobs" => jobs,
+        "automationExecutions" => automation_executions,
         "screeningDismissals" => screening_dismissals,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
@@ -252,6 +253,16 @@ fn jobs(
 ) -> Result<(), RepositoryError> {
     let removed = crate::jobs::erase_entity_jobs(conn, target.tenant, target.id)?;
     add(counts, "jobs", removed);
+    Ok(())
+}
+
+fn automation_executions(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let removed = crate::executions::erase_entity_executions(conn, target.tenant, target.id)?;
+    add(counts, "automationExecutions", removed);
     Ok(())
 }
 

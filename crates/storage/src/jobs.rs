@@ -558,4 +558,68 @@ impl JobRepository for DieselStore<JobTable> {
             })
             .await
     }
+
+    async fn cancel_queued(
+        &self,
+        tenant: &TenantId,
+        operation: &str,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError> {
+        let (tenant, operation) = (tenant.as_str().to_owned(), operation.to_owned());
+        self.db()
+            .write(move |conn| {
+                let queued = job_tasks::table
+                    .filter(job_tasks::tenant_id.eq(&tenant))
+                    .filter(job_tasks::operation_name.eq(&operation))
+                    .filter(job_tasks::done.eq(false))
+                    .filter(job_tasks::claim.is_null());
+                let task: Option<(String, String)> = queued
+                    .select((job_tasks::id, job_tasks::job_id))
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?;
+                let Some((task_id, job_id)) = task else {
+                    return Ok(false);
+                };
+                diesel::update(
+                    job_tasks::table
+                        .filter(job_tasks::tenant_id.eq(&tenant))
+                        .filter(job_tasks::id.eq(&task_id)),
+                )
+                .set((
+                    job_tasks::done.eq(true),
+                    job_tasks::last_error.eq("cancelled"),
+                    job_tasks::update_time.eq(now.unix_micros()),
+                ))
+                .execute(conn)
+                .map_err(repository_error)?;
+                diesel::update(
+                    jobs::table
+                        .filter(jobs::tenant_id.eq(&tenant))
+                        .filter(jobs::id.eq(&job_id)),
+                )
+                .set((
+                    jobs::state.eq(JobState::Cancelled.as_str()),
+                    jobs::revision.eq(jobs::revision + 1),
+                    jobs::update_time.eq(now.unix_micros()),
+                ))
+                .execute(conn)
+                .map_err(repository_error)?;
+                let error = serde_json::json!({"code": 1, "message": "the run was cancelled"});
+                diesel::update(
+                    operations::table
+                        .filter(operations::tenant_id.eq(&tenant))
+                        .filter(operations::id.eq(&task_id)),
+                )
+                .set((
+                    operations::done.eq(true),
+                    operations::error.eq(Some(error.to_string())),
+                    operations::update_time.eq(now.unix_micros()),
+                ))
+                .execute(conn)
+                .map_err(repository_error)?;
+                Ok(true)
+            })
+            .await
+    }
 }

@@ -667,6 +667,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     notes,
     jobs,
     job_tasks,
+    automation_executions,
     alert_types,
     alerts,
     alert_entities,
@@ -968,3 +969,36 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(automations, automation_revisions);
+
+diesel::table! {
+    /// Executions of automations: the columns lists filter and the queue's wake reads,
+    /// and the whole record as JSON.
+    automation_executions (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// Execution id.
+        id -> Text,
+        /// The automation's id.
+        automation_id -> Text,
+        /// The entity its parameter `entity` names; NULL when none.
+        entity_id -> Nullable<Text>,
+        /// The form it awaits; NULL when none.
+        awaited_form -> Nullable<Text>,
+        /// `uid`.
+        uid -> Text,
+        /// Version counter behind the etag.
+        revision -> BigInt,
+        /// `state`.
+        state -> Text,
+        /// The execution record, JSON.
+        body -> Text,
+        /// `startTime`; NULL before its first step.
+        start_time -> Nullable<BigInt>,
+        /// `endTime`; NULL before it ended.
+        end_time -> Nullable<BigInt>,
+        /// `createTime`.
+        create_time -> BigInt,
+        /// `updateTime`.
+        update_time -> BigInt,
+    }
+}

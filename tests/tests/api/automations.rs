@@ -120,3 +120,144 @@ on_both_backends! {
         assert_eq!(listed["totalSize"], 5, "nothing was stored");
     }
 }
+
+/// The executions of `automation`'s run `operation`: the execution's name.
+fn execution_of(operation: &Value) -> String {
+    let name = operation["metadata"]["debug"]["execution"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no execution: {operation}"));
+    format!("/v1alpha/{name}")
+}
+
+/// Polls the execution at `path` until `done` says so, at most 30 s.
+fn until(server: &Server, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let current = server.get(path).ok();
+        if done(&current) {
+            return current;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{path} never got there: {current}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+on_both_backends! {
+    /// A run of an operator's automation: its operation names the execution, which
+    /// runs each step and ends SUCCEEDED with the operation done with it; the step's
+    /// side effects happened once.
+    fn a_run_executes_every_step(server) {
+        server.create_person("tagged-one", "Tagged One");
+        server.post(&format!("{AUTOMATIONS}?automationId=tagger"), &tagger("vip")).ok();
+        let operation = server.post(&format!("{AUTOMATIONS}/tagger:run"),
+            &json!({"parameters": {"entity": "entities/tagged-one", "note": "by a run"}})).ok();
+        assert!(operation["name"].as_str().unwrap().starts_with("automations/tagger/operations/"), "{operation}");
+        assert_eq!(operation["done"], false);
+        let path = execution_of(&operation);
+        let done = server.wait_for(&operation);
+        assert_eq!(done["response"]["state"], "SUCCEEDED", "{done}");
+        assert_eq!(done["metadata"]["value"], "SUCCEEDED");
+        let execution = server.get(&path).ok();
+        assert_eq!(execution["automation"], "automations/tagger");
+        assert_eq!(execution["inputParameters"], json!({"entity": "entities/tagged-one", "note": "by a run"}));
+        assert!(execution.get("error").is_none() && execution["endTime"].is_string(), "{execution}");
+        let states: Vec<&str> = array(&execution["steps"]).iter().map(|s| s["state"].as_str().unwrap()).collect();
+        assert_eq!(states, ["SUCCEEDED", "SUCCEEDED"]);
+        let log = execution["steps"][1]["resources"][0].as_str().unwrap();
+        assert_eq!(server.get(&format!("/v1alpha/{log}")).ok()["description"], "Tagged by a run");
+        assert!(array(&server.entity("tagged-one")["tags"]).contains(&json!("vip")));
+        let page = server.get(&format!("{AUTOMATIONS}/tagger/executions{}", query(&[("filter", "state = SUCCEEDED")]))).ok();
+        assert_eq!(page["totalSize"], 1);
+        assert_eq!(page["automationExecutions"][0]["name"], execution["name"]);
+        let none = server.get(&format!("{AUTOMATIONS}/tagger/executions{}", query(&[("filter", "state = FAILED")]))).ok();
+        assert_eq!(none["totalSize"], 0);
+    }
+
+    /// Parameters are checked against the input schema, every violation at once; an
+    /// automation of another tenant is not found.
+    fn runs_check_their_parameters(server) {
+        server.post(&format!("{AUTOMATIONS}?automationId=tagger"), &tagger("vip")).ok();
+        let reply = server.post(&format!("{AUTOMATIONS}/tagger:run"), &json!({"parameters": {"note": 7, "colour": "red"}}));
+        reply.error(400, "INVALID_ARGUMENT", "INVALID_FIELDS");
+        let mut fields = reply.violation_fields();
+        fields.sort();
+        assert_eq!(fields, ["parameters.colour", "parameters.entity", "parameters.note"]);
+        let (_, child) = server.child_tenant("Child");
+        let theirs = server.send(server.request_as(Some(&child), Method::POST, &format!("{AUTOMATIONS}/tagger:run"))
+            .json(&json!({"parameters": {"entity": "entities/x"}})));
+        theirs.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+    }
+
+    /// A step that fails fails the execution, with its error; cancelling an ended
+    /// execution is FAILED_PRECONDITION.
+    fn a_failing_step_fails_the_execution(server) {
+        server.post(&format!("{AUTOMATIONS}?automationId=tagger"), &tagger("vip")).ok();
+        let operation = server.post(&format!("{AUTOMATIONS}/tagger:run"), &json!({"parameters": {"entity": "entities/nobody"}})).ok();
+        let done = server.wait_for(&operation);
+        assert_eq!(done["error"]["code"], 5, "{done}");
+        let path = execution_of(&operation);
+        let execution = server.get(&path).ok();
+        assert_eq!(execution["state"], "FAILED");
+        assert_eq!(execution["error"]["code"], 5);
+        let states: Vec<&str> = array(&execution["steps"]).iter().map(|s| s["state"].as_str().unwrap()).collect();
+        assert_eq!(states, ["FAILED", "SKIPPED"]);
+        server.post(&format!("{path}:cancel"), &json!({})).error(400, "FAILED_PRECONDITION", "EXECUTION_ENDED");
+    }
+
+    /// The KYC automation end to end: it waits for its form, resumes when the form is
+    /// submitted, updates the entity from the response, makes its identity document,
+    /// verifies, screens and rates it, and tags the outcome.
+    fn kyc_runs_end_to_end(server) {
+        server.create_person("kyc-anna", "Anna Eriksson");
+        let operation = server.post(&format!("{AUTOMATIONS}/kyc-individual:run"), &json!({"parameters": {"entity": "entities/kyc-anna"}})).ok();
+        let path = execution_of(&operation);
+        let waiting = until(&server, &path, |x| x["state"] == "WAITING_FOR_INPUT");
+        let form = format!("/v1alpha/{}", waiting["forms"][0].as_str().unwrap());
+        assert_eq!(server.get(&form).ok()["entity"], "entities/kyc-anna");
+        server.patch(&form, &json!({"response": {
+            "given_name": "Anna", "family_name": "Eriksson", "date_of_birth": "1974-08-12",
+            "nationality": "SE", "email": "anna@example.com",
+            "identity_document": {"documentType": "PASSPORT", "documentNumber": "L898902C3", "issuingCountry": "SWE"}
+        }})).ok();
+        server.post(&format!("{form}:submit"), &json!({})).ok();
+        let done = server.wait_for(&operation);
+        assert_eq!(done["response"]["state"], "SUCCEEDED", "{done}");
+        let execution = server.get(&path).ok();
+        let document = execution["steps"][1]["output"]["document"].as_str().unwrap().to_owned();
+        assert_eq!(server.get(&format!("/v1alpha/{document}")).ok()["documentNumber"], "L898902C3");
+        for key in ["verify", "screen", "rate"] {
+            let step = array(&execution["steps"]).iter().find(|s| s["key"] == key).unwrap();
+            assert_eq!(step["state"], "SUCCEEDED", "{step}");
+        }
+        let entity = server.entity("kyc-anna");
+        assert_eq!(entity["individual"]["nationalities"], json!(["SE"]), "{entity}");
+        assert_eq!(entity["contactInfo"]["emails"], json!(["anna@example.com"]), "{entity}");
+        assert!(entity["riskDetails"]["riskLevel"].is_string(), "rated: {entity}");
+        let tags = array(&entity["tags"]);
+        assert!(tags.contains(&json!("kyc-passed")) != tags.contains(&json!("kyc-referred")), "{entity}");
+    }
+
+    /// An execution waiting for its form: cancelled, it is CANCELLED with code 1 and
+    /// its form expired; a second cancel is FAILED_PRECONDITION.
+    fn cancel_while_waiting_for_a_form(server) {
+        server.create_person("kyc-waiting", "Kyc Waiting");
+        let operation = server.post(&format!("{AUTOMATIONS}/kyc-individual:run"), &json!({"parameters": {"entity": "entities/kyc-waiting"}})).ok();
+        let path = execution_of(&operation);
+        let waiting = until(&server, &path, |x| x["state"] == "WAITING_FOR_INPUT");
+        let form = waiting["forms"][0].as_str().unwrap().to_owned();
+        assert_eq!(waiting["steps"][0]["state"], "WAITING_FOR_INPUT");
+        assert_eq!(server.get(&format!("/v1alpha/{form}")).ok()["state"], "DRAFT");
+        let cancelled = server.post(&format!("{path}:cancel"), &json!({"etag": waiting["etag"]})).ok();
+        assert_eq!(cancelled["state"], "CANCELLED");
+        assert_eq!(cancelled["error"]["code"], 1);
+        assert!(cancelled["endTime"].is_string());
+        assert_eq!(server.get(&format!("/v1alpha/{form}")).ok()["state"], "EXPIRED");
+        let done = server.get(&format!("/v1alpha/{}", operation["name"].as_str().unwrap())).ok();
+        assert_eq!(done["done"], true);
+        assert_eq!(done["error"]["code"], 1);
+        server.post(&format!("{path}:cancel"), &json!({})).error(400, "FAILED_PRECONDITION", "EXECUTION_ENDED");
+    }
+}

@@ -716,6 +716,10 @@ on_both_backends! {
 /// document missing here fails [`nul_in_every_list_filter_is_refused`].
 const STRING_FILTERS: &[(&str, &[&str])] = &[
     (
+        "/v1alpha/automations/{automation}/executions",
+        &["state = \"{}\"", "createTime > \"{}\""],
+    ),
+    (
         "/v1alpha/entities",
         &[
             "displayName = \"{}\"",
@@ -880,6 +884,7 @@ on_both_backends! {
                 .replace("{entity}", "jane-doe")
                 .replace("{workspace}", "case-1")
                 .replace("{form}", "form-1")
+                .replace("{automation}", "screen-entity")
                 .replace("{tenant}", server.partner().trim_start_matches("tenants/"));
             for filter in *filters {
                 for literal in ["a\u{0}b", "a\\x00b", "a\\u0000b", "a\\000b"] {

@@ -359,6 +359,13 @@ on_both_backends! {
         for (i, (_, token)) in tenants.iter().enumerate() {
             server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}:evaluate")).json(&json!({}))).ok();
         }
+        // An execution of each tenant's own automation, to name in the execution routes.
+        let mut secret_executions = Vec::new();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let run = server.send(server.request_as(Some(token), Method::POST, &format!("/v1alpha/automations/secret-auto-{i}:run"))
+                .json(&json!({"parameters": {"entity": format!("entities/secret-{i}")}}))).ok();
+            secret_executions.push(run["metadata"]["debug"]["execution"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+        }
         // A screening job of each tenant's secret entity, to name in the job routes.
         let mut secret_jobs = Vec::new();
         for (i, (_, token)) in tenants.iter().enumerate() {
@@ -462,6 +469,7 @@ on_both_backends! {
                     .replace("{form}", &format!("form-{victim}"))
                     .replace("{webhookEndpoint}", &format!("hook-{victim}"))
                     .replace("{automation}", &format!("secret-auto-{victim}"))
+                    .replace("{execution}", &secret_executions[victim])
                     .replace("{alertType}", PEP)
                     .replace("{riskModel}", "1")
                     .replace("{event}", if route.path.starts_with("/v1alpha/events/") { &tenant_events[victim] } else { &entity_events[victim] });

@@ -3,6 +3,10 @@
 //! stored and versioned by revision, so that an execution keeps the definition it
 //! started with.
 
+pub mod effects;
+pub mod engine;
+pub mod execution;
+pub mod execution_service;
 pub mod fields;
 pub mod model;
 pub mod ports;
@@ -15,5 +19,7 @@ pub use ports::{AutomationRepository, AutomationRevisions};
 pub use seed::DefaultAutomations;
 pub use service::AutomationService;
 
+#[cfg(test)]
+mod engine_tests;
 #[cfg(test)]
 mod service_tests;

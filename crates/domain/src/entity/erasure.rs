@@ -77,6 +77,10 @@ pub const PLAN: &[ErasureStep] = &[
     ),
     removed("jobs", "its jobs, with their runs and operations"),
     removed(
+        "automationExecutions",
+        "the automation executions whose parameter `entity` names it (their outputs hold its data), with their queued work and operations",
+    ),
+    removed(
         "screeningDismissals",
         "the matches dismissed for it (the dismissal memory of screening)",
     ),

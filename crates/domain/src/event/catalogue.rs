@@ -138,6 +138,18 @@ pub const CATALOGUE: &[EventFamily] = &[
         custom: &[],
     },
     EventFamily {
+        prefix: "automation_execution",
+        standard: CREATED_ONLY,
+        custom: &[
+            "started",
+            "waiting_for_input",
+            "resumed",
+            "succeeded",
+            "failed",
+            "cancelled",
+        ],
+    },
+    EventFamily {
         prefix: "risk_model",
         standard: CREATED_ONLY,
         custom: &[],
@@ -207,8 +219,9 @@ mod tests {
     }
 
     /// The string literals of `code` shaped as event types, `"{prefix}.{verb}"` in
-    /// lower snake case whose verb is a past participle (`alert.resolved`); field paths
-    /// such as `"alert.title"` are not.
+    /// lower snake case whose verb is a past participle (`alert.resolved`) or starts
+    /// with a present one (`automation_execution.waiting_for_input`); field paths such
+    /// as `"alert.title"` are not.
     fn event_type_literals(code: &str) -> Vec<String> {
         code.split('"')
             .skip(1)
@@ -218,7 +231,11 @@ mod tests {
                     let snake = |s: &str| {
                         !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_')
                     };
-                    snake(prefix) && snake(verb) && verb.ends_with("ed")
+                    let progressive = verb
+                        .split('_')
+                        .next()
+                        .is_some_and(|word| word.ends_with("ing"));
+                    snake(prefix) && snake(verb) && (verb.ends_with("ed") || progressive)
                 })
             })
             .map(str::to_owned)

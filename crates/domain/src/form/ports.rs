@@ -63,3 +63,12 @@ pub trait FormRecords: Send + Sync {
         log: Option<&'a NewLog>,
     ) -> Result<(), RepositoryError>;
 }
+
+/// Hears of each submit once it is stored, so that what awaits the form (an
+/// automation execution) goes on at once.
+#[async_trait]
+pub trait FormSubmitted: Send + Sync {
+    /// The form `form` (its name) of `tenant` was submitted. Infallible: a listener
+    /// that cannot act now leaves its work to its own polling.
+    async fn submitted(&self, tenant: &TenantId, form: &str);
+}

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::fields;
 use super::model::{Form, FormState, NewForm};
-use super::ports::{FormRecords, FormRepository, NewLog};
+use super::ports::{FormRecords, FormRepository, FormSubmitted, NewLog};
 use crate::activity::model::{ActivityLog, ActivityType, RESERVED_SOURCE};
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
@@ -65,6 +65,8 @@ pub struct FormService {
     entities: Arc<dyn EntityRepository>,
     workspaces: Arc<dyn WorkspaceRepository>,
     files: Arc<dyn FileRepository>,
+    /// Told of each submit.
+    after_submit: Vec<Arc<dyn FormSubmitted>>,
     /// The clock (deadlines), ids, paging and retention.
     context: ServiceContext,
 }
@@ -79,8 +81,15 @@ impl FormService {
             entities: ports.entities,
             workspaces: ports.workspaces,
             files: ports.files,
+            after_submit: Vec::new(),
             context,
         }
+    }
+
+    /// The service with `listener` told of each submit, once stored.
+    pub fn with_after_submit(mut self, listener: Arc<dyn FormSubmitted>) -> FormService {
+        self.after_submit.push(listener);
+        self
     }
 
     /// The form `id`, in the state it is in now: a DRAFT past its deadline is EXPIRED.
@@ -224,6 +233,9 @@ impl FormService {
             )
             .await
             .map_err(|e| e.for_resource(&current.name))?;
+        for listener in &self.after_submit {
+            listener.submitted(&principal.tenant, &submitted.name).await;
+        }
         Ok(submitted)
     }
 

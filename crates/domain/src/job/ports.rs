@@ -126,6 +126,20 @@ pub trait JobRepository: Send + Sync {
         finish: &TaskFinish,
         now: Timestamp,
     ) -> Result<bool, RepositoryError>;
+
+    /// Cancels the run of the operation `operation` of `tenant` if no worker claimed
+    /// it yet, in one transaction: its task done, its job CANCELLED, the operation done
+    /// with an error of code 1 (CANCELLED). Returns `false`, writing nothing, when
+    /// the run is claimed (it finishes), done, or unknown.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn cancel_queued(
+        &self,
+        tenant: &TenantId,
+        operation: &str,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError>;
 }
 
 /// Tells this process's workers that a run was queued, so they claim it at once
@@ -134,4 +148,21 @@ pub trait JobRepository: Send + Sync {
 pub trait RunQueued: Send + Sync {
     /// A run was queued.
     fn queued(&self);
+}
+
+/// Work other than job runs that waits in the same queue: tasks whose `family` is the
+/// work's [`QueuedWork::queue`] (an execution's steps). The [`JobRunner`](super::JobRunner)
+/// claims them with the job runs, under the same lease, and hands each to its work,
+/// which ends the task itself (for a retry with [`JobRepository::finish`]).
+#[async_trait]
+pub trait QueuedWork: Send + Sync {
+    /// The queue name its tasks carry in `family`.
+    fn queue(&self) -> &'static str;
+
+    /// Works on one claimed task and ends it; returns how the attempt ended.
+    ///
+    /// # Errors
+    /// UNAVAILABLE or INTERNAL when the task could not be ended: its claim stays, so
+    /// it is claimed again when its lease ends.
+    async fn work(&self, task: &ClaimedTask) -> crate::error::Result<super::AttemptOutcome>;
 }

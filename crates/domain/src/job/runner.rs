@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::kind::JobKind;
 use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish, worker_principal};
-use super::ports::JobRepository;
+use super::ports::{JobRepository, QueuedWork};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
@@ -35,6 +35,17 @@ pub struct RunnerSettings {
     pub batch: u32,
 }
 
+impl RunnerSettings {
+    /// The wait before the retry that follows attempt `attempt` (1-based): the base,
+    /// doubled with each further attempt, at most the longest wait.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let doublings = attempt.saturating_sub(1).min(30);
+        self.backoff_base
+            .saturating_mul(1_u32 << doublings)
+            .min(self.backoff_max)
+    }
+}
+
 impl Default for RunnerSettings {
     fn default() -> RunnerSettings {
         RunnerSettings {
@@ -52,6 +63,7 @@ pub struct JobRunner {
     worker: String,
     jobs: Arc<dyn JobRepository>,
     kinds: HashMap<&'static str, Arc<dyn JobKind>>,
+    work: HashMap<&'static str, Arc<dyn QueuedWork>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     settings: RunnerSettings,
@@ -72,10 +84,18 @@ impl JobRunner {
             worker,
             jobs,
             kinds: kinds.into_iter().map(|k| (k.collection(), k)).collect(),
+            work: HashMap::new(),
             clock,
             ids,
             settings,
         }
+    }
+
+    /// The same runner, also working on the tasks of `work`'s queue.
+    #[must_use]
+    pub fn with_work(mut self, work: Arc<dyn QueuedWork>) -> JobRunner {
+        self.work.insert(work.queue(), work);
+        self
     }
 
     /// The collections of the families it runs, sorted.
@@ -120,16 +140,20 @@ impl JobRunner {
 
     /// The wait before the retry that follows attempt `attempt` (1-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
-        let doublings = attempt.saturating_sub(1).min(30);
-        self.settings
-            .backoff_base
-            .saturating_mul(1_u32 << doublings)
-            .min(self.settings.backoff_max)
+        self.settings.backoff(attempt)
     }
 
     /// Executes one claimed run and records how it ended; `None` when its job is gone.
     async fn run_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
         let started = self.clock.now();
+        if let Some(work) = self.work.get(task.family.as_str()) {
+            let outcome = work.work(task).await?;
+            return Ok(Some(FinishedAttempt {
+                family: task.family.clone(),
+                outcome,
+                duration: self.clock.now().since(started),
+            }));
+        }
         let Some(job) = self
             .jobs
             .get(&task.tenant, &task.family, &task.job_id)

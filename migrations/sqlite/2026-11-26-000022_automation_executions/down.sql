@@ -1,0 +1,2 @@
+DELETE FROM sqlite_stat1 WHERE tbl = 'automation_executions';
+DROP TABLE automation_executions;
