@@ -18,7 +18,8 @@ use crate::rows::timestamp;
 use crate::schema::events;
 use crate::store::{ListedTable, ReadTable, list_page, read_one};
 
-/// Appends `new_events` for `tenant` in the current transaction.
+/// Appends `new_events` for `tenant` in the current transaction, with the webhook
+/// deliveries they make (the outbox: both commit or roll back with the change).
 ///
 /// # Errors
 /// Database failures.
@@ -40,7 +41,7 @@ pub fn insert_events(
             ))
             .execute(conn)?;
     }
-    Ok(())
+    crate::webhook_deliveries::queue_deliveries(conn, tenant, new_events)
 }
 
 /// Where the event filter fields live.
