@@ -411,3 +411,66 @@ fn message(delivery: &ClaimedDelivery) -> std::result::Result<Value, String> {
 fn jitter() -> f64 {
     getrandom::u32().map_or(0.5, |r| f64::from(r) / f64::from(u32::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::webhook::delivery::{DeliveryRecord, DeliveryState};
+
+    fn claimed(payload: Option<&str>) -> ClaimedDelivery {
+        let at = Timestamp::from_unix_micros(1_700_000_000_000_000).unwrap();
+        ClaimedDelivery {
+            tenant: crate::principal::TenantId::new("t1"),
+            record: DeliveryRecord {
+                endpoint_id: "ops".into(),
+                id: "e1".into(),
+                entity_id: Some("jane".into()),
+                event_type: "entity.updated".into(),
+                resource: "entities/jane".into(),
+                state: DeliveryState::Pending,
+                tries: 0,
+                attempts: vec![],
+                run_after: at,
+                create_time: at,
+            },
+            claim: "c".into(),
+            url: "https://hooks.example.com/".into(),
+            secrets: super::super::model::SealedSecrets::default(),
+            payload: payload.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_schedule_reads_durations_and_jitters_each_wait() {
+        let schedule = RetrySchedule::parse("100ms, 5s,2m,1h").unwrap();
+        assert_eq!(schedule.wait(1, 0.5), Some(Duration::from_millis(100)));
+        assert_eq!(schedule.wait(4, 0.5), Some(Duration::from_secs(3600)));
+        assert_eq!(schedule.wait(5, 0.5), None, "used up: failed for good");
+        assert_eq!(schedule.wait(2, 0.0), Some(Duration::from_secs(4)));
+        assert_eq!(schedule.wait(2, 1.0), Some(Duration::from_secs(6)));
+        assert!(RetrySchedule::parse("5x").is_err());
+        assert!(RetrySchedule::parse("s").is_err());
+        assert_eq!(RetrySchedule::parse("").unwrap().wait(1, 0.5), None);
+        assert_eq!(
+            RetrySchedule::default().wait(7, 0.5),
+            Some(Duration::from_secs(36_000))
+        );
+    }
+
+    #[test]
+    fn the_message_carries_the_snapshot_or_says_it_was_erased() {
+        let sent = message(&claimed(Some(r#"{"object": {"displayName": "Jane"}}"#))).unwrap();
+        assert_eq!(
+            sent,
+            json!({
+                "type": "entity.updated",
+                "timestamp": "2023-11-14T22:13:20Z",
+                "data": {"event": "entities/jane/events/e1", "eventType": "entity.updated",
+                         "resource": "entities/jane", "object": {"displayName": "Jane"}}
+            })
+        );
+        let erased = message(&claimed(None)).unwrap();
+        assert_eq!(erased["data"]["erased"], true);
+        assert!(erased["data"].get("object").is_none());
+    }
+}
