@@ -123,7 +123,7 @@ on_both_backends! {
         let list = |params: &[(&str, &str)]| ids(&server.get(&format!("{ALERT_TYPES}{}", query(params))).ok(), "alertTypes");
         assert_eq!(list(&[("filter", "defaultSeverity = HIGH")]), ["enhanced-due-diligence-required", "pep-and-sanctions-match-found"]);
         assert_eq!(list(&[("filter", "displayName = \"PEP*\"")]), ["pep-and-sanctions-match-found"]);
-        assert_eq!(list(&[("orderBy", "displayName desc"), ("pageSize", "2")]), ["unusual-event", "pep-and-sanctions-match-found"]);
+        assert_eq!(list(&[("orderBy", "displayName desc"), ("pageSize", "2")]), ["webhook-endpoint-disabled", "unusual-event"]);
         let first = server.get(&format!("{ALERT_TYPES}?pageSize=4")).ok();
         let token = first["nextPageToken"].as_str().unwrap();
         let second = server.get(&format!("{ALERT_TYPES}?pageSize=4&pageToken={}", encode(token))).ok();
