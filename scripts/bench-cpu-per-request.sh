@@ -16,7 +16,8 @@ connections="${BENCH_CONNECTIONS:-4}"
 port="${BENCH_PORT:-18182}"
 work="target/bench"
 mkdir -p "$work"
-[ -x target/release/rics ] || cargo build --release -p rics
+binary="${BENCH_BINARY:-target/release/rics}"
+[ -x "$binary" ] || cargo build --release -p rics
 
 case "$backend" in
   sqlite)
@@ -33,7 +34,7 @@ base_url="http://127.0.0.1:$port"
 RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true RICS_BIND_ADDRESS="127.0.0.1:$port" \
   RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
   RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
-  RICS_LOG=warn ./target/release/rics serve >"$work/cpu-server.out" 2>"$work/cpu-server.log" &
+  RICS_LOG=warn "$binary" serve >"$work/cpu-server.out" 2>"$work/cpu-server.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "$base_url/readyz" >/dev/null && break; sleep 0.2; done
@@ -89,5 +90,5 @@ EOF
 if [ "${BENCH_PERF:-0}" = 1 ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
   perf report -i "$work/cpu-perf.data" --no-children --sort dso,symbol --stdio 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -25
+    | grep -E '^ +[0-9]' | sed -E 's/ +/ /g' | cut -c1-150 | head -25
 fi

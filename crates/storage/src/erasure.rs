@@ -45,6 +45,7 @@ fn step(resource: &str) -> Option<Step> {
         "alertMemberships" => alert_memberships,
         "formFiles" => form_files,
         "forms" => forms,
+        "webhookDeliveries" => webhook_deliveries,
         _ => return None,
     })
 }
@@ -313,6 +314,17 @@ fn forms(
 ) -> Result<(), RepositoryError> {
     let unlinked = crate::forms::unlink_erased_entity(conn, target.tenant, target.id)?;
     add(counts, "forms", unlinked);
+    Ok(())
+}
+
+fn webhook_deliveries(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let removed =
+        crate::webhook_deliveries::erase_entity_deliveries(conn, target.tenant, target.id)?;
+    add(counts, "webhookDeliveries", removed);
     Ok(())
 }
 

@@ -20,7 +20,8 @@ use crate::sql::insert_rows;
 use crate::store::{ListedTable, ReadTable, list_page, read_one};
 
 /// Appends `new_events` for `tenant` in the current transaction, in multi-row
-/// statements (a batch create appends one event per entity).
+/// statements (a batch create appends one event per entity), with the webhook
+/// deliveries they make (the outbox: both commit or roll back with the change).
 ///
 /// # Errors
 /// Database failures.
@@ -56,7 +57,8 @@ pub fn insert_events(
             "create_time",
         ],
         rows,
-    )
+    )?;
+    crate::webhook_deliveries::queue_deliveries(conn, tenant, new_events)
 }
 
 /// Where the event filter fields live.

@@ -41,6 +41,7 @@ pub mod store;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod webhook_deliveries;
 pub mod webhook_endpoints;
 pub mod workspaces;
 
@@ -69,5 +70,6 @@ pub use object_files::ObjectFileStore;
 pub use operations::DieselOperationRepository;
 pub use risk_models::DieselRiskModelRepository;
 pub use tenants::DieselTenantRepository;
+pub use webhook_deliveries::DieselDeliveryRepository;
 pub use webhook_endpoints::DieselWebhookEndpointRepository;
 pub use workspaces::DieselWorkspaceRepository;

@@ -1002,3 +1002,40 @@ diesel::table! {
         update_time -> BigInt,
     }
 }
+
+diesel::table! {
+    /// Webhook deliveries: one per event and subscribed endpoint, queued with the event
+    /// and claimed by workers with a lease.
+    webhook_deliveries (tenant_id, endpoint_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The endpoint delivered to.
+        endpoint_id -> Text,
+        /// The event's id: the stable `webhook-id`.
+        id -> Text,
+        /// The event's entity, for entity-scoped events.
+        entity_id -> Nullable<Text>,
+        /// What deliveries to one endpoint are ordered by: the entity, or the resource.
+        ordering_key -> Text,
+        /// The event type.
+        event_type -> Text,
+        /// The name of the resource the event is about.
+        resource -> Text,
+        /// PENDING, SUCCEEDED or FAILED.
+        state -> Text,
+        /// Attempts since it was queued or redelivered.
+        tries -> BigInt,
+        /// Every attempt, as a JSON array.
+        attempts -> Text,
+        /// When it may be claimed: queueing, end of a lease or of a backoff.
+        run_after -> BigInt,
+        /// The current claim's token; NULL when not claimed.
+        claim -> Nullable<Text>,
+        /// The event's time: the order of delivery.
+        create_time -> BigInt,
+        /// When it last changed.
+        update_time -> BigInt,
+        /// When it succeeded or failed for good; NULL while PENDING.
+        finish_time -> Nullable<BigInt>,
+    }
+}

@@ -9,7 +9,7 @@ const ALERTS: &str = "/v1alpha/alerts";
 const ALERT_TYPES: &str = "/v1alpha/alertTypes";
 
 /// The default alert types: id, display name, default severity; by display name.
-const DEFAULTS: [(&str, &str, &str); 7] = [
+const DEFAULTS: [(&str, &str, &str); 8] = [
     (
         "adverse-media-match-found",
         "Adverse Media Match Found",
@@ -41,6 +41,11 @@ const DEFAULTS: [(&str, &str, &str); 7] = [
         "HIGH",
     ),
     ("unusual-event", "Unusual Event", "MEDIUM"),
+    (
+        "webhook-endpoint-disabled",
+        "Webhook Endpoint Disabled",
+        "MEDIUM",
+    ),
 ];
 
 /// The ids of a list of alerts or alert types (`key` is the list's field).
@@ -95,7 +100,7 @@ on_both_backends! {
     /// alert types, by display name, read-only; each tenant's are its own.
     fn every_tenant_has_the_default_alert_types(server) {
         let page = server.get(ALERT_TYPES).ok();
-        assert_eq!(page["totalSize"], 7, "{page}");
+        assert_eq!(page["totalSize"], 8, "{page}");
         assert!(page.get("nextPageToken").is_none());
         let listed = array(&page["alertTypes"]);
         let expected: Vec<&str> = DEFAULTS.iter().map(|(id, _, _)| *id).collect();
@@ -118,7 +123,7 @@ on_both_backends! {
         let list = |params: &[(&str, &str)]| ids(&server.get(&format!("{ALERT_TYPES}{}", query(params))).ok(), "alertTypes");
         assert_eq!(list(&[("filter", "defaultSeverity = HIGH")]), ["enhanced-due-diligence-required", "pep-and-sanctions-match-found"]);
         assert_eq!(list(&[("filter", "displayName = \"PEP*\"")]), ["pep-and-sanctions-match-found"]);
-        assert_eq!(list(&[("orderBy", "displayName desc"), ("pageSize", "2")]), ["unusual-event", "pep-and-sanctions-match-found"]);
+        assert_eq!(list(&[("orderBy", "displayName desc"), ("pageSize", "2")]), ["webhook-endpoint-disabled", "unusual-event"]);
         let first = server.get(&format!("{ALERT_TYPES}?pageSize=4")).ok();
         let token = first["nextPageToken"].as_str().unwrap();
         let second = server.get(&format!("{ALERT_TYPES}?pageSize=4&pageToken={}", encode(token))).ok();

@@ -76,6 +76,9 @@ pub const ADVERSE_MEDIA_MATCH_FOUND: &str = "adverse-media-match-found";
 pub const ONGOING_CUSTOMER_DUE_DILIGENCE_REQUIRED: &str = "ongoing-customer-due-diligence-required";
 /// The id of the alert type raised when an entity's risk calls for enhanced checks.
 pub const ENHANCED_DUE_DILIGENCE_REQUIRED: &str = "enhanced-due-diligence-required";
+/// The id of the alert type raised when a webhook endpoint is disabled because its
+/// deliveries kept failing.
+pub const WEBHOOK_ENDPOINT_DISABLED: &str = "webhook-endpoint-disabled";
 
 /// One of the alert types every tenant starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +95,9 @@ pub struct DefaultAlertType {
 
 /// The alert types every tenant starts with: provisioned with each new tenant, and
 /// added to the tenants that existed before alerts by the migration that created them
-/// (`migrations/*/2026-11-22-000005_alerts`, which repeats these values).
-pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 7] = [
+/// (`migrations/*/2026-11-22-000005_alerts`, and `2026-11-26-000023_webhook_deliveries`
+/// for the last one, which repeat these values).
+pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 8] = [
     DefaultAlertType {
         id: INDIVIDUAL_VERIFICATION_FAILED,
         display_name: "Individual Verification Failed",
@@ -135,6 +139,12 @@ pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 7] = [
         display_name: "Enhanced Due Diligence Required",
         description: "The risk of an entity calls for enhanced due diligence.",
         default_severity: Severity::High,
+    },
+    DefaultAlertType {
+        id: WEBHOOK_ENDPOINT_DISABLED,
+        display_name: "Webhook Endpoint Disabled",
+        description: "A webhook endpoint was disabled because its deliveries kept failing.",
+        default_severity: Severity::Medium,
     },
 ];
 
@@ -369,10 +379,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tenant_gets_the_seven_defaults_under_stable_ids() {
+    fn every_tenant_gets_the_eight_defaults_under_stable_ids() {
         let created = Timestamp::from_unix_micros(1).unwrap();
         let types = AlertType::defaults(&TenantId::new("t1"), created);
-        assert_eq!(types.len(), 7);
+        assert_eq!(types.len(), 8);
         let pep = types
             .iter()
             .find(|t| t.id() == PEP_AND_SANCTIONS_MATCH_FOUND)

@@ -97,6 +97,10 @@ pub const PLAN: &[ErasureStep] = &[
         "forms",
         "its forms, which stay without the entity and without their response",
     ),
+    removed(
+        "webhookDeliveries",
+        "its finished webhook deliveries (their attempts may echo its data); pending ones go out as `erased: true`, without the object, their attempt log emptied",
+    ),
 ];
 
 #[cfg(test)]

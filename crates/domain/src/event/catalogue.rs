@@ -157,7 +157,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     EventFamily {
         prefix: <WebhookEndpointService as StoreVersions>::EVENT_KIND,
         standard: SOFT_DELETED,
-        custom: &["secret_rotated"],
+        custom: &["secret_rotated", "disabled"],
     },
 ];
 

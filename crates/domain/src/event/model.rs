@@ -16,8 +16,9 @@ pub struct Event {
     pub name: String,
     /// `{resource}.{verb}` in lower snake case, such as `entity.tag_added`.
     pub event_type: String,
-    /// Base64 of the JSON payload: `resource`, `principal` and `changes` (each changed
-    /// top-level field with its value `before` and `after`).
+    /// Base64 of the JSON payload: `resource`, `principal`, `changes` (each changed
+    /// top-level field with its value `before` and `after`) and `object` (the resource
+    /// as it was when the event was written, for changes of a resource).
     pub event_payload: String,
     /// When the change happened.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]

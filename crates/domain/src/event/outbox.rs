@@ -15,7 +15,8 @@ pub struct NewEvent {
     pub entity_id: Option<String>,
     /// `{resource}.{verb}` in lower snake case, such as `entity.created`.
     pub event_type: String,
-    /// The payload: the resource name, the principal and the changed fields.
+    /// The payload: the resource name, the principal, the changed fields and, for a
+    /// change of a resource, its snapshot (`object`).
     pub payload: Value,
     /// The subject of the principal that made the change.
     pub creator: String,
@@ -64,11 +65,17 @@ impl NewEvent {
     }
 
     /// The same event, recording the top-level fields that differ between `before` and
-    /// `after` (either may be absent, for creations and removals).
+    /// `after` (either may be absent, for creations and removals), and the resource as
+    /// it was when the event was written (`object`: `after`, or `before` for a
+    /// removal). Webhook deliveries send that snapshot, so a later change of the
+    /// resource does not alter what an event tells.
     #[must_use]
     pub fn with_changes(mut self, before: Option<&Value>, after: Option<&Value>) -> NewEvent {
         if let Some(payload) = self.payload.as_object_mut() {
             payload.insert("changes".into(), changed_fields(before, after));
+            if let Some(object) = after.or(before) {
+                payload.insert("object".into(), object.clone());
+            }
         }
         self
     }
@@ -103,6 +110,25 @@ fn changed_fields(before: Option<&Value>, after: Option<&Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_resource_is_kept_as_it_was_when_the_event_was_written() {
+        let principal = Principal {
+            tenant: crate::principal::TenantId::new("t1"),
+            subject: "alice".into(),
+            display_name: "Alice".into(),
+            scopes: Default::default(),
+        };
+        let now = Timestamp::from_unix_micros(0).unwrap();
+        let before = json!({"displayName": "A"});
+        let after = json!({"displayName": "B"});
+        let event = || NewEvent::new("e1".into(), "entity.updated", "entities/a", &principal, now);
+        let changed = event().with_changes(Some(&before), Some(&after));
+        assert_eq!(changed.payload["object"], after);
+        let removed = event().with_changes(Some(&before), None);
+        assert_eq!(removed.payload["object"], before);
+        assert!(event().payload.get("object").is_none());
+    }
 
     #[test]
     fn only_changed_fields_are_recorded() {

@@ -4,7 +4,12 @@
 //! the database) and shown only by create and `:rotateSecret`. Endpoint URLs must keep
 //! [`target::TargetPolicy`]: https, no credentials, and no loopback, private,
 //! link-local or metadata address after DNS resolution unless the operator allows it.
+//! Every event an endpoint subscribes to is queued as a [`delivery`] in the event's
+//! own transaction and sent, signed and retried, by the [`DeliveryWorker`].
 
+pub mod delivery;
+pub mod delivery_service;
+pub mod dispatch;
 pub mod fields;
 pub mod model;
 pub mod ports;
@@ -13,6 +18,8 @@ pub mod service;
 mod service_tests;
 pub mod target;
 
+pub use delivery_service::DeliveryService;
+pub use dispatch::{DeliveryWorker, RetrySchedule, WebhookSender};
 pub use model::{WebhookEndpoint, WebhookEndpointState};
 pub use ports::{HostResolver, SecretCipher, WebhookEndpointRepository};
 pub use service::WebhookEndpointService;

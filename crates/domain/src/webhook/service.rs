@@ -15,11 +15,12 @@ use super::ports::{HostResolver, SecretCipher, WebhookEndpointRepository};
 use super::target::TargetPolicy;
 use crate::error::{Error, Result};
 use crate::event::catalogue;
+use crate::job::model::worker_principal;
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, ServiceContext, StoreVersions, check_etag, deleted};
 use crate::list::{ListRequest, ListResponse};
 use crate::methods::{CreateMethod, UpdateMethod};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::time::Timestamp;
 use crate::validate::Violations;
 
@@ -111,6 +112,27 @@ impl WebhookEndpointService {
             .await?;
         rotated.secret = secret;
         Ok(rotated)
+    }
+
+    /// Disables the endpoint `id` of `tenant` for the delivery worker (it kept failing,
+    /// or answered 410 Gone), with a `webhook_endpoint.disabled` event. Returns the
+    /// disabled endpoint, or `None` when it was not enabled or is deleted (nothing to
+    /// do).
+    ///
+    /// # Errors
+    /// NOT_FOUND when it is gone; ABORTED when it changed meanwhile; UNAVAILABLE.
+    pub async fn disable(&self, tenant: &TenantId, id: &str) -> Result<Option<WebhookEndpoint>> {
+        let worker = worker_principal(tenant);
+        let current = self.get(&worker, id).await?;
+        if current.state != WebhookEndpointState::Enabled || current.is_deleted() {
+            return Ok(None);
+        }
+        let mut changed = current.clone();
+        changed.state = WebhookEndpointState::Disabled;
+        let now = self.context.clock.now();
+        self.save(&worker, &current, changed, "webhook_endpoint.disabled", now)
+            .await
+            .map(Some)
     }
 
     /// A new signing secret and its sealed form.

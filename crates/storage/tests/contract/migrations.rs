@@ -506,9 +506,10 @@ fn both_backends_end_with_the_same_tables_columns_and_indexes() {
 
 /// Keys looked up before the caller's tenant is known (by the authorization server)
 /// or swept across tenants, as (table, first key column): the documented exceptions
-/// of the identity migration, and the job queue's ready index, which workers scan
-/// across tenants. Every other index of these tables leads with tenant_id.
-const GLOBAL_KEYS: [(&str, &str); 7] = [
+/// of the identity migration, the job queue's and the webhook delivery queue's ready
+/// indexes, which workers scan across tenants, and the finished deliveries the purge
+/// sweeps across tenants. Every other index of these tables leads with tenant_id.
+const GLOBAL_KEYS: [(&str, &str); 9] = [
     ("oauth_clients", "client_id"),
     ("users", "username"),
     ("authorization_codes", "code_hash"),
@@ -516,6 +517,8 @@ const GLOBAL_KEYS: [(&str, &str); 7] = [
     ("refresh_tokens", "token_hash"),
     ("refresh_tokens", "expire_time"),
     ("job_tasks", "run_after"),
+    ("webhook_deliveries", "run_after"),
+    ("webhook_deliveries", "finish_time"),
 ];
 
 fn tenant_id_leads_every_key_and_index(backend: Backend) {
@@ -636,6 +639,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         automations: (S, S, S, i64, S, S, i64, S, i64, i64, Maybe<i64>, Maybe<i64>),
         automation_revisions: (S, S, S, S, i64),
         automation_executions: (S, S, S, Maybe<S>, Maybe<S>, S, i64, S, S, Maybe<i64>, Maybe<i64>, i64, i64),
+        webhook_deliveries: (S, S, S, Maybe<S>, S, S, S, S, i64, S, i64, Maybe<S>, i64, i64, Maybe<i64>),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -156,6 +156,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("alertMemberships", 0),
             ("formFiles", 0),
             ("forms", 0),
+            ("webhookDeliveries", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -214,6 +215,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("alertMemberships", 0),
             ("formFiles", 0),
             ("forms", 0),
+            ("webhookDeliveries", 0),
         ]))
     );
 }

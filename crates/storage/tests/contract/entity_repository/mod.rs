@@ -21,5 +21,6 @@ mod pagination;
 mod relationships;
 mod risk_models;
 mod support;
+mod webhook_deliveries;
 mod webhook_endpoints;
 mod workspaces;

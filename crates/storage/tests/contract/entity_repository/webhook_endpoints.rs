@@ -9,7 +9,7 @@ use rics_storage::{Backend, DieselWebhookEndpointRepository};
 use super::support::{Fixture, event};
 use crate::support::{at, paging, t1, t2};
 
-fn endpoint(id: &str, state: WebhookEndpointState, seconds: i64) -> WebhookEndpoint {
+pub fn endpoint(id: &str, state: WebhookEndpointState, seconds: i64) -> WebhookEndpoint {
     WebhookEndpoint {
         name: WebhookEndpoint::name_of(id),
         uid: format!("uid-{id}"),

@@ -1,0 +1,2 @@
+DROP TABLE webhook_deliveries;
+DELETE FROM alert_types WHERE id = 'webhook-endpoint-disabled';
