@@ -60,6 +60,9 @@ UNSTATABLE_REASONS = frozenset(
         "LAST_BAND_BOUNDED",
         "DUPLICATE_FACTOR",
         "DUPLICATE_COUNTRY",
+        # Ids of one batch create against each other (JSON Schema's uniqueItems
+        # compares whole items, not one field of them).
+        "DUPLICATE_ID",
         # An identity document's dates against each other and today, and its files
         # against its entity.
         "FILE_OF_ANOTHER_ENTITY",
