@@ -112,6 +112,9 @@ UNSTATABLE_REASONS = frozenset(
         "CYCLE",
         "INVALID_CONDITION",
         "INVALID_SCHEMA",
+        # An automation run's parameters against that automation's own inputSchema (one
+        # document describes every automation's :run alike).
+        "PAYLOAD_SCHEMA_VIOLATION",
         # A webhook URL's whole grammar (RFC 3986 hosts, ports, escapes), which the
         # document's pattern only approximates.
         "INVALID_URL",
@@ -171,8 +174,12 @@ def _only_unstatable_fields(error):
 
 
 # A reason on a field whose rule depends on its place in a list: every age band but the
-# last needs its upper bound (REQUIRED on `...bands[i].below`).
-UNSTATABLE_AT = ((re.compile(r"\.bands\[[0-9]+\]\.below$"), "REQUIRED"),)
+# last needs its upper bound (REQUIRED on `...bands[i].below`); or on an automation
+# run's parameter: one its inputSchema requires (REQUIRED on `parameters.{name}`).
+UNSTATABLE_AT = (
+    (re.compile(r"\.bands\[[0-9]+\]\.below$"), "REQUIRED"),
+    (re.compile(r"^parameters\."), "REQUIRED"),
+)
 
 
 def _positional(violation):

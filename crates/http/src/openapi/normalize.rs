@@ -780,6 +780,12 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     (
+        "RunAutomationRequest",
+        "requestId",
+        || json!({ "pattern": REQUEST_ID_PATTERN }),
+        false,
+    ),
+    (
         "ActivityLog",
         "activityLogType",
         || json!({ "pattern": "^activityLogTypes/[a-z0-9-]{1,63}$" }),
