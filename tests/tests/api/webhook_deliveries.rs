@@ -19,7 +19,7 @@ struct Received {
 }
 
 /// A receiver on 127.0.0.1 (which the test servers allow): it answers the requests it
-/// gets with `statuses` in turn, then 204 to every later one, and hands each request
+/// gets with `statuses` in turn, then 200 to every later one, and hands each request
 /// over. Returns its URL.
 fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -46,7 +46,7 @@ fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
                 .unwrap_or(0);
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
-            let status = statuses.next().unwrap_or(204);
+            let status = statuses.next().unwrap_or(200);
             let answer = format!(
                 "HTTP/1.1 {status} Answer\r\nContent-Length: 4\r\nConnection: close\r\n\r\nseen"
             );
@@ -88,7 +88,7 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     let (url, told) = receiver(vec![500, 503, 429]);
     server
         .post(
-            "/v1alpha/webhookEndpoints?webhookEndpointId=crm",
+            "/v1alpha/webhookEndpoints?webhookEndpointId=crm-hook",
             &json!({"url": url, "eventTypes": ["entity.*"]}),
         )
         .ok();
@@ -145,11 +145,11 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     assert_eq!(body["data"]["object"]["displayName"], entity["displayName"]);
     assert_eq!(body["data"]["object"]["name"], "entities/jane-doe");
 
-    let path = format!("/v1alpha/webhookEndpoints/crm/deliveries/{id}");
+    let path = format!("/v1alpha/webhookEndpoints/crm-hook/deliveries/{id}");
     let delivery = delivery_with(&server, &path, 4);
     assert_eq!(
         delivery["name"],
-        format!("webhookEndpoints/crm/deliveries/{id}")
+        format!("webhookEndpoints/crm-hook/deliveries/{id}")
     );
     assert_eq!(delivery["event"], format!("entities/jane-doe/events/{id}"));
     assert_eq!(delivery["eventType"], "entity.created");
@@ -163,7 +163,7 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
         .collect();
     assert_eq!(
         statuses,
-        [&json!(500), &json!(503), &json!(429), &json!(204)],
+        [&json!(500), &json!(503), &json!(429), &json!(200)],
         "{delivery}"
     );
     for attempt in delivery["attempts"].as_array().unwrap() {
@@ -182,14 +182,14 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     );
     assert!(delivery["attempts"][3].get("error").is_none(), "{delivery}");
 
-    let page = server.get("/v1alpha/webhookEndpoints/crm/deliveries").ok();
+    let page = server.get("/v1alpha/webhookEndpoints/crm-hook/deliveries").ok();
     assert_eq!(
         page["deliveries"],
         json!([delivery]),
         "one delivery for the one event"
     );
     let filtered = server
-        .get("/v1alpha/webhookEndpoints/crm/deliveries?filter=state%20%3D%20FAILED")
+        .get("/v1alpha/webhookEndpoints/crm-hook/deliveries?filter=state%20%3D%20FAILED")
         .ok();
     assert!(
         filtered["deliveries"].as_array().is_none_or(Vec::is_empty),
@@ -210,7 +210,7 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
         .post(&format!("{path}:redeliver"), &json!({"force": true}))
         .invalid("UNKNOWN_FIELD", "redeliver.force");
     server
-        .get("/v1alpha/webhookEndpoints/crm/deliveries/nothing")
+        .get("/v1alpha/webhookEndpoints/crm-hook/deliveries/nothing")
         .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
     server
         .get("/v1alpha/webhookEndpoints/nothing/deliveries")
