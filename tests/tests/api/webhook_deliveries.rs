@@ -182,7 +182,9 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     );
     assert!(delivery["attempts"][3].get("error").is_none(), "{delivery}");
 
-    let page = server.get("/v1alpha/webhookEndpoints/crm-hook/deliveries").ok();
+    let page = server
+        .get("/v1alpha/webhookEndpoints/crm-hook/deliveries")
+        .ok();
     assert_eq!(
         page["deliveries"],
         json!([delivery]),
