@@ -812,6 +812,47 @@ mod tests {
     }
 
     #[test]
+    fn webhook_delivery_settings_have_defaults_and_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(
+            &path,
+            "webhook_retry_schedule = \"100ms,2s\"\nwebhook_delivery_retention_days = 7\n",
+        )
+        .unwrap();
+        let settings = |timeout: Option<u64>, schedule: Option<&str>| Settings {
+            location: DatabaseLocation {
+                config: Some(path.clone()),
+                ..DatabaseLocation::default()
+            },
+            webhook_timeout_seconds: timeout,
+            webhook_retry_schedule: schedule.map(str::to_owned),
+            ..Settings::default()
+        };
+        let config = settings(None, None).resolve().unwrap();
+        assert_eq!(config.webhook_timeout, Duration::from_secs(10));
+        assert_eq!(
+            config.webhook_retry_schedule,
+            RetrySchedule::parse("100ms,2s").unwrap()
+        );
+        assert_eq!(
+            config.webhook_delivery_retention,
+            Duration::from_secs(7 * 86_400)
+        );
+        let config = settings(Some(3), Some("1s")).resolve().unwrap();
+        assert_eq!(config.webhook_timeout, Duration::from_secs(3));
+        assert_eq!(config.webhook_retry_schedule.wait(2, 0.5), None);
+        for (timeout, schedule, complaint) in [
+            (Some(11), None, "webhook_timeout_seconds"),
+            (Some(0), None, "webhook_timeout_seconds"),
+            (None, Some("5 minutes"), "webhook_retry_schedule"),
+        ] {
+            let error = settings(timeout, schedule).resolve().unwrap_err();
+            assert!(format!("{error:#}").contains(complaint), "{error:#}");
+        }
+    }
+
+    #[test]
     fn the_file_store_is_the_database_a_directory_or_s3() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rics.toml");
