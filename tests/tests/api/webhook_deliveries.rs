@@ -1,6 +1,7 @@
 //! Webhook deliveries over HTTP, to a receiver inside the test: the Standard Webhooks
 //! headers and the message body, the retries of a receiver that fails before it
-//! accepts (one delivery, every attempt logged), and `:redeliver`.
+//! accepts (one delivery, every attempt logged), `:redeliver`, and the disabling of an
+//! endpoint whose receiver is down for the whole schedule.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -217,6 +218,75 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     server
         .get("/v1alpha/webhookEndpoints/nothing/deliveries")
         .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+}
+
+/// A receiver that is down for the whole schedule: after five deliveries in a row fail
+/// for good, the endpoint is DISABLED and an alert of the type
+/// `webhook-endpoint-disabled` tells the tenant.
+fn a_receiver_down_for_good_gets_its_endpoint_disabled(server: Server) {
+    let (url, _told) = receiver(vec![500; 1000]);
+    server
+        .post(
+            "/v1alpha/webhookEndpoints?webhookEndpointId=down-hook",
+            &json!({"url": url, "eventTypes": ["entity.created"]}),
+        )
+        .ok();
+    for i in 0..5 {
+        server
+            .post(
+                &format!("{ENTITIES}?entityId=person-{i}"),
+                &person("Jane Doe"),
+            )
+            .ok();
+    }
+    let started = Instant::now();
+    let endpoint = loop {
+        let endpoint = server.get("/v1alpha/webhookEndpoints/down-hook").ok();
+        if endpoint["state"] == "DISABLED" {
+            break endpoint;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "{endpoint}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(endpoint["state"], "DISABLED");
+    let page = server
+        .get("/v1alpha/webhookEndpoints/down-hook/deliveries")
+        .ok();
+    let states: Vec<&Value> = page["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["state"])
+        .collect();
+    assert_eq!(states, [&json!("FAILED"); 5], "{page}");
+    let alerts = server.get("/v1alpha/alerts?pageSize=1000").ok();
+    let raised: Vec<&Value> = alerts["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["alertType"] == "alertTypes/webhook-endpoint-disabled")
+        .collect();
+    assert_eq!(raised.len(), 1, "{alerts}");
+}
+
+mod a_receiver_down_for_good_gets_its_endpoint_disabled {
+    use super::*;
+
+    #[test]
+    fn sqlite() {
+        super::a_receiver_down_for_good_gets_its_endpoint_disabled(Server::start_with(
+            Backend::Sqlite,
+            quick_retries,
+        ));
+    }
+
+    #[test]
+    fn postgres() {
+        super::a_receiver_down_for_good_gets_its_endpoint_disabled(Server::start_with(
+            Backend::Postgres,
+            quick_retries,
+        ));
+    }
 }
 
 /// Retries a few milliseconds apart, so the whole schedule runs in about a second.
