@@ -32,7 +32,7 @@ use actix_web::dev::ServerHandle;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::HeaderMap;
 use rics::config::{Bootstrap, Config, LogFormat, SecretKey};
-use rics_domain::webhook::TargetPolicy;
+use rics_domain::webhook::{RetrySchedule, TargetPolicy};
 use rics_storage::testing::TestDatabase;
 use serde_json::{Map, Value, json};
 
@@ -163,6 +163,9 @@ pub fn test_config(database_url: &str) -> Config {
         secret_key: SecretKey(Some(SECRET_KEY.to_owned())),
         webhook_targets: TargetPolicy::parse(WEBHOOK_ALLOW_HOSTS)
             .unwrap_or_else(|e| panic!("the test allow list: {e}")),
+        webhook_retry_schedule: RetrySchedule::default(),
+        webhook_timeout: Duration::from_secs(5),
+        webhook_delivery_retention: Duration::from_secs(30 * 86_400),
         bootstrap: Bootstrap {
             client_id: Some(ADMIN_CLIENT_ID.to_owned()),
             client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use rics_domain::file::inspect::{AllowedTypes, DEFAULT_MAX_BYTES, UploadRules};
-use rics_domain::webhook::TargetPolicy;
+use rics_domain::webhook::{RetrySchedule, TargetPolicy};
 use rics_storage::object_files::S3Location;
 use serde::Deserialize;
 
@@ -255,6 +255,23 @@ pub struct Settings {
     /// and private deployments) [default: none].
     #[arg(long, env = "RICS_WEBHOOK_ALLOW_HOSTS", value_name = "HOST,...")]
     pub webhook_allow_hosts: Option<String>,
+    /// The waits between attempts of a webhook delivery, comma separated, each a number
+    /// and `ms`, `s`, `m` or `h`; each is jittered by ±20 %, and once they are used up
+    /// the delivery fails [default: 5s,5m,30m,2h,5h,10h,10h].
+    #[arg(long, env = "RICS_WEBHOOK_RETRY_SCHEDULE", value_name = "WAITS")]
+    pub webhook_retry_schedule: Option<String>,
+    /// Seconds an attempt of a webhook delivery may take, answer included, at most 10
+    /// [default: 10].
+    #[arg(long, env = "RICS_WEBHOOK_TIMEOUT_SECONDS", value_name = "SECONDS")]
+    pub webhook_timeout_seconds: Option<u64>,
+    /// Days a finished webhook delivery (with its attempts and response excerpts) is
+    /// kept before it is purged [default: 30].
+    #[arg(
+        long,
+        env = "RICS_WEBHOOK_DELIVERY_RETENTION_DAYS",
+        value_name = "DAYS"
+    )]
+    pub webhook_delivery_retention_days: Option<u64>,
     /// On the first start of an empty database: the admin client's id [default:
     /// generated].
     #[arg(long, env = "RICS_BOOTSTRAP_CLIENT_ID", value_name = "ID")]
@@ -316,6 +333,9 @@ struct FileSettings {
     job_max_attempts: Option<u32>,
     secret_key_file: Option<PathBuf>,
     webhook_allow_hosts: Option<String>,
+    webhook_retry_schedule: Option<String>,
+    webhook_timeout_seconds: Option<u64>,
+    webhook_delivery_retention_days: Option<u64>,
 }
 
 /// The resolved configuration.
@@ -375,6 +395,12 @@ pub struct Config {
     pub secret_key: SecretKey,
     /// What webhook endpoints may reach beyond public https URLs.
     pub webhook_targets: TargetPolicy,
+    /// The waits between attempts of a webhook delivery.
+    pub webhook_retry_schedule: RetrySchedule,
+    /// How long an attempt of a webhook delivery may take.
+    pub webhook_timeout: Duration,
+    /// How long a finished webhook delivery is kept.
+    pub webhook_delivery_retention: Duration,
     /// First-start credentials (environment or flags only, never the file).
     pub bootstrap: Bootstrap,
 }
@@ -463,6 +489,9 @@ impl std::fmt::Debug for Bootstrap {
             .finish()
     }
 }
+
+/// The longest an attempt of a webhook delivery may take, in seconds.
+const MAX_WEBHOOK_TIMEOUT_SECONDS: u64 = 10;
 
 /// The default database of `make run`.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/rics.db";
@@ -618,6 +647,27 @@ impl Settings {
                     .unwrap_or_default(),
             )
             .map_err(|e| anyhow::anyhow!("webhook_allow_hosts: {e}"))?,
+            webhook_retry_schedule: match self
+                .webhook_retry_schedule
+                .as_deref()
+                .or(file.webhook_retry_schedule.as_deref())
+            {
+                Some(text) => RetrySchedule::parse(text)
+                    .map_err(|e| anyhow::anyhow!("webhook_retry_schedule: {e}"))?,
+                None => RetrySchedule::default(),
+            },
+            webhook_timeout: Duration::from_secs(
+                self.webhook_timeout_seconds
+                    .or(file.webhook_timeout_seconds)
+                    .unwrap_or(MAX_WEBHOOK_TIMEOUT_SECONDS),
+            ),
+            webhook_delivery_retention: Duration::from_secs(
+                86_400
+                    * self
+                        .webhook_delivery_retention_days
+                        .or(file.webhook_delivery_retention_days)
+                        .unwrap_or(30),
+            ),
             bootstrap: Bootstrap {
                 client_id: self.bootstrap_client_id.clone(),
                 client_secret: self.bootstrap_client_secret.clone(),
@@ -672,6 +722,14 @@ impl Config {
         }
         if self.job_max_attempts == 0 {
             bail!("job_max_attempts must be at least 1");
+        }
+        if self.webhook_timeout.is_zero()
+            || self.webhook_timeout > Duration::from_secs(MAX_WEBHOOK_TIMEOUT_SECONDS)
+        {
+            bail!("webhook_timeout_seconds must be between 1 and {MAX_WEBHOOK_TIMEOUT_SECONDS}");
+        }
+        if self.webhook_delivery_retention.is_zero() {
+            bail!("webhook_delivery_retention_days must be at least 1");
         }
         if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
             bail!(
@@ -751,6 +809,47 @@ mod tests {
         assert!(!config.file_rules.allowed.allows("image/png"));
         let error = settings(Some(vec!["exe".into()])).resolve().unwrap_err();
         assert!(format!("{error:#}").contains("file_allowed_types"));
+    }
+
+    #[test]
+    fn webhook_delivery_settings_have_defaults_and_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(
+            &path,
+            "webhook_retry_schedule = \"100ms,2s\"\nwebhook_delivery_retention_days = 7\n",
+        )
+        .unwrap();
+        let settings = |timeout: Option<u64>, schedule: Option<&str>| Settings {
+            location: DatabaseLocation {
+                config: Some(path.clone()),
+                ..DatabaseLocation::default()
+            },
+            webhook_timeout_seconds: timeout,
+            webhook_retry_schedule: schedule.map(str::to_owned),
+            ..Settings::default()
+        };
+        let config = settings(None, None).resolve().unwrap();
+        assert_eq!(config.webhook_timeout, Duration::from_secs(10));
+        assert_eq!(
+            config.webhook_retry_schedule,
+            RetrySchedule::parse("100ms,2s").unwrap()
+        );
+        assert_eq!(
+            config.webhook_delivery_retention,
+            Duration::from_secs(7 * 86_400)
+        );
+        let config = settings(Some(3), Some("1s")).resolve().unwrap();
+        assert_eq!(config.webhook_timeout, Duration::from_secs(3));
+        assert_eq!(config.webhook_retry_schedule.wait(2, 0.5), None);
+        for (timeout, schedule, complaint) in [
+            (Some(11), None, "webhook_timeout_seconds"),
+            (Some(0), None, "webhook_timeout_seconds"),
+            (None, Some("5 minutes"), "webhook_retry_schedule"),
+        ] {
+            let error = settings(timeout, schedule).resolve().unwrap_err();
+            assert!(format!("{error:#}").contains(complaint), "{error:#}");
+        }
     }
 
     #[test]

@@ -8,5 +8,6 @@ pub mod metrics;
 pub mod screener;
 pub mod server;
 pub mod telemetry;
+pub mod webhook_sender;
 
 pub use config::{Config, Settings};

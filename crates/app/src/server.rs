@@ -53,25 +53,28 @@ use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
-use rics_domain::webhook::{SecretCipher, WebhookEndpointService};
+use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
+use rics_domain::webhook::{DeliveryService, DeliveryWorker, SecretCipher, WebhookEndpointService};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
-    DieselAlertRepository, DieselAutomationRepository, DieselDismissalRepository,
-    DieselDocumentRepository, DieselEntityRepository, DieselEventRepository,
-    DieselExecutionRepository, DieselFileRepository, DieselFormDefinitionRepository,
-    DieselFormRepository, DieselIdempotencyKeys, DieselIdentityRepository, DieselJobRepository,
-    DieselKeyRepository, DieselNoteRepository, DieselOperationRepository,
-    DieselRiskModelRepository, DieselTenantRepository, DieselWebhookEndpointRepository,
-    DieselWorkspaceRepository, ObjectFileStore, PoolOptions, migrations, secrets,
+    DieselAlertRepository, DieselAutomationRepository, DieselDeliveryRepository,
+    DieselDismissalRepository, DieselDocumentRepository, DieselEntityRepository,
+    DieselEventRepository, DieselExecutionRepository, DieselFileRepository,
+    DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
+    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
+    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
+    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
 use crate::config::{Config, FileStoreSetting};
 use crate::screener::{EngineNameMatcher, ListScreener};
+use crate::webhook_sender::HttpSender;
 
 /// How often database housekeeping runs (planner statistics, SQLite's log).
 const DATABASE_MAINTENANCE_INTERVAL: Duration = Duration::from_secs(30);
@@ -215,6 +218,8 @@ pub struct Services {
     pub job_runner: Arc<JobRunner>,
     /// Wakes the job workers.
     pub job_wake: Arc<tokio::sync::Notify>,
+    /// Sends queued webhook deliveries.
+    pub delivery_worker: Arc<DeliveryWorker>,
     /// Builds clients and users.
     pub registrar: Arc<Registrar>,
     /// Clients, users and grants.
@@ -464,10 +469,36 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     };
     let webhook_endpoints = Arc::new(WebhookEndpointService::new(
         Arc::new(DieselWebhookEndpointRepository::new(db.clone())),
-        cipher,
+        cipher.clone(),
         Arc::new(crate::dns::SystemResolver),
         config.webhook_targets.clone(),
         context.clone(),
+    ));
+    let delivery_repository = Arc::new(DieselDeliveryRepository::new(db.clone()));
+    let webhook_deliveries = Arc::new(DeliveryService::new(
+        delivery_repository.clone(),
+        webhook_endpoints.clone(),
+        config.webhook_delivery_retention,
+        context.clone(),
+    ));
+    let delivery_worker = Arc::new(DeliveryWorker::new(
+        DeliveryPorts {
+            deliveries: delivery_repository,
+            sender: Arc::new(HttpSender),
+            cipher,
+            resolver: Arc::new(crate::dns::SystemResolver),
+            policy: config.webhook_targets.clone(),
+            endpoints: webhook_endpoints.clone(),
+            alerts: alerts.clone(),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        DeliverySettings {
+            lease: config.job_lease,
+            schedule: config.webhook_retry_schedule.clone(),
+            timeout: config.webhook_timeout,
+            ..DeliverySettings::default()
+        },
     ));
     let entities = Arc::new(
         EntityService::new(entity_repository.clone(), context.clone())
@@ -531,7 +562,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         webhook_endpoints.clone(),
         content_sweeper,
     ];
-    let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone()];
+    let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone(), webhook_deliveries.clone()];
     let housekeeping = Arc::new(Housekeeping::new(
         purges,
         sweeps,
@@ -564,6 +595,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         executions,
         authorization,
         webhook_endpoints,
+        webhook_deliveries,
     };
     Ok(Services {
         use_cases,
@@ -571,6 +603,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         screener,
         job_runner,
         job_wake,
+        delivery_worker,
         db,
         registrar,
         identity,
@@ -664,6 +697,9 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     for _ in 0..config.job_concurrency {
         spawn_job_worker(services.job_runner.clone(), services.job_wake.clone());
     }
+    if config.job_concurrency > 0 {
+        spawn_delivery_worker(services.delivery_worker.clone());
+    }
     let authenticator = services.auth.authenticator.clone();
     actix_web::rt::spawn(async move { authenticator.discover().await });
 
@@ -711,6 +747,22 @@ fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
                 () = queued => {}
                 () = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
             }
+        }
+    });
+}
+
+/// The webhook delivery worker: claims a batch of ready deliveries, sends them
+/// concurrently, and again; when none is ready it looks again after the poll interval
+/// (deliveries are queued in the transactions of events, by any process).
+fn spawn_delivery_worker(worker: Arc<DeliveryWorker>) {
+    actix_web::rt::spawn(async move {
+        loop {
+            match worker.run_once().await {
+                Ok(0) => {}
+                Ok(_) => continue,
+                Err(e) => tracing::warn!(error = %e, "sending webhook deliveries failed"),
+            }
+            tokio::time::sleep(WORKER_POLL_INTERVAL).await;
         }
     });
 }

@@ -22,7 +22,7 @@ use rics_domain::principal::Authenticator;
 use rics_domain::risk::RiskEvaluator;
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
-use rics_domain::webhook::WebhookEndpointService;
+use rics_domain::webhook::{DeliveryService, WebhookEndpointService};
 use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
 
@@ -96,6 +96,8 @@ pub struct UseCases {
     pub authorization: Arc<AuthorizationService>,
     /// Webhook endpoint use cases.
     pub webhook_endpoints: Arc<WebhookEndpointService>,
+    /// The deliveries of webhook endpoints.
+    pub webhook_deliveries: Arc<DeliveryService>,
 }
 
 /// The use cases and settings the handlers use.

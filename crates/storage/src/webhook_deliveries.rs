@@ -321,6 +321,19 @@ fn failure_streak(
     endpoint_id: &str,
     limit: u32,
 ) -> Result<u32, RepositoryError> {
+    // Deliveries of one endpoint finish concurrently; on PostgreSQL each transaction
+    // would count without the others' failures and none would reach the limit. The
+    // endpoint's row lock puts them in line, and the count below, a statement after
+    // the wait, sees the failures committed before it (SQLite's write lock does this
+    // already).
+    if matches!(conn, DbConnection::Postgresql(_)) {
+        let mut lock = Sql::from("SELECT 1 FROM webhook_endpoints WHERE tenant_id = ");
+        lock.bind(tenant)
+            .push(" AND id = ")
+            .bind(endpoint_id)
+            .push(" FOR UPDATE");
+        lock.execute(conn).map_err(repository_error)?;
+    }
     let since: i64 = webhook_endpoints::table
         .filter(webhook_endpoints::tenant_id.eq(tenant))
         .filter(webhook_endpoints::id.eq(endpoint_id))

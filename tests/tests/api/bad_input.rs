@@ -843,6 +843,10 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         &["displayName = \"{}\"", "workspaces:\"{}\""],
     ),
     ("/v1alpha/webhookEndpoints", &["url = \"{}\""]),
+    (
+        "/v1alpha/webhookEndpoints/{webhookEndpoint}/deliveries",
+        &["eventType = \"{}\"", "createTime > \"{}\""],
+    ),
 ];
 
 /// The GET operations of the OpenAPI document that take a `filter`.
@@ -873,6 +877,7 @@ on_both_backends! {
         let before = seed(&server);
         server.post("/v1alpha/workspaces?workspaceId=case-1", &json!({"displayName": "Case 1"})).ok();
         server.post("/v1alpha/forms?formId=form-1", &json!({"formDefinition": "formDefinitions/kyc-individual"})).ok();
+        server.post("/v1alpha/webhookEndpoints?webhookEndpointId=hook-1", &json!({"url": "http://127.0.0.1:9/hooks", "eventTypes": ["alert.created"]})).ok();
         let documented = filtered_lists(&server);
         let known: Vec<&str> = STRING_FILTERS.iter().map(|(path, _)| *path).collect();
         let missing: Vec<&String> = documented.iter().filter(|p| !known.contains(&p.as_str())).collect();
@@ -885,6 +890,7 @@ on_both_backends! {
                 .replace("{workspace}", "case-1")
                 .replace("{form}", "form-1")
                 .replace("{automation}", "screen-entity")
+                .replace("{webhookEndpoint}", "hook-1")
                 .replace("{tenant}", server.partner().trim_start_matches("tenants/"));
             for filter in *filters {
                 for literal in ["a\u{0}b", "a\\x00b", "a\\u0000b", "a\\000b"] {

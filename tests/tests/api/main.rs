@@ -26,5 +26,6 @@ mod risk_rating;
 mod screening_jobs;
 mod service;
 mod tenancy;
+mod webhook_deliveries;
 mod webhook_endpoints;
 mod workspaces;

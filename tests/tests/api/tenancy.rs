@@ -468,6 +468,7 @@ on_both_backends! {
                     .replace("{formDefinition}", &format!("secret-def-{victim}"))
                     .replace("{form}", &format!("form-{victim}"))
                     .replace("{webhookEndpoint}", &format!("hook-{victim}"))
+                    .replace("{delivery}", &tenant_events[victim])
                     .replace("{automation}", &format!("secret-auto-{victim}"))
                     .replace("{execution}", &secret_executions[victim])
                     .replace("{alertType}", PEP)

@@ -1,9 +1,13 @@
-//! The webhook endpoint routes: all `rics.admin`, since an endpoint decides where the
-//! tenant's data is sent.
+//! The webhook endpoint routes, with their deliveries: all `rics.admin`, since an
+//! endpoint decides where the tenant's data is sent, and a delivery's attempts show
+//! what its receiver answered.
 
 use actix_web::web::{Data, Path};
 use rics_domain::principal::Scope;
 use rics_domain::webhook::WebhookEndpoint;
+use rics_domain::webhook::delivery::WebhookDelivery;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{EtagRequest, PageParams, Response, body_etag, ok};
 use crate::error::ErrorEnvelope;
@@ -35,6 +39,24 @@ resource_routes! {
     /// Restores a soft-deleted webhook endpoint.
     undelete "/v1alpha/webhookEndpoints/{webhookEndpoint}:undelete", Some(Scope::Admin);
     POST "/v1alpha/webhookEndpoints/{webhookEndpoint}:rotateSecret" => rotate_secret, Some(Scope::Admin);
+    /// Lists an endpoint's deliveries, newest first, each with its attempts.
+    list_by list_deliveries "/v1alpha/webhookEndpoints/{webhookEndpoint}/deliveries", Some(Scope::Admin),
+        lists rics_domain::webhook::delivery_service::LIST => ListWebhookDeliveriesResponse,
+        params(("webhookEndpoint" = String, Path, description = "Webhook endpoint id"),
+            ("pageSize" = Option<i32>, Query, description = "Default 50, at most 1000 (larger values are coerced)"),
+            ("pageToken" = Option<String>, Query, description = "Token from a previous response; every other parameter must be unchanged"),
+            ("skip" = Option<i32>, Query, description = "Items to skip before the page"),
+            ("filter" = Option<String>, Query, description = "AIP-160 over state, eventType, createTime"),
+            ("orderBy" = Option<String>, Query, description = "createTime, optionally ` desc`; default createTime desc (newest first)")),
+        |caller, state, request, endpoint| state.webhook_deliveries.list(caller, &endpoint, request);
+    /// Gets a delivery of an endpoint, with its attempts.
+    get_by get_delivery "/v1alpha/webhookEndpoints/{webhookEndpoint}/deliveries/{delivery}", Some(Scope::Admin),
+        params(("webhookEndpoint" = String, Path, description = "Webhook endpoint id"),
+            ("delivery" = String, Path, description = "Delivery id: the id of the event delivered"),
+            ("name" = Option<String>, Query, description = "Redundant resource name; must match the path")),
+        names [&format!("webhookEndpoints/{endpoint}/deliveries/{delivery}")] => WebhookDelivery,
+        |caller, state, endpoint, delivery| state.webhook_deliveries.get(caller, &endpoint, &delivery);
+    POST "/v1alpha/webhookEndpoints/{webhookEndpoint}/deliveries/{delivery}:redeliver" => redeliver, Some(Scope::Admin);
 }
 
 list_response! {
@@ -45,6 +67,44 @@ list_response! {
         /// How many endpoints match the filter.
         total_size,
     }
+}
+
+list_response! {
+    /// A page of an endpoint's deliveries.
+    ListWebhookDeliveriesResponse {
+        /// The deliveries, newest first unless `orderBy` says otherwise.
+        deliveries: WebhookDelivery,
+        /// How many deliveries match the filter.
+        total_size,
+    }
+}
+
+/// The body of `:redeliver`: empty.
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedeliverRequest {}
+
+/// Queues a new attempt of a delivery now, its retry schedule anew, and returns the
+/// delivery; it still waits for earlier pending deliveries of its entity, and for its
+/// endpoint to be enabled.
+#[utoipa::path(post, path = "/v1alpha/webhookEndpoints/{webhookEndpoint}/deliveries/{delivery}:redeliver", tag = "webhookEndpoints",
+    params(("webhookEndpoint" = String, Path, description = "Webhook endpoint id"),
+        ("delivery" = String, Path, description = "Delivery id: the id of the event delivered")),
+    request_body = RedeliverRequest,
+    responses((status = 200, body = WebhookDelivery), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn redeliver(
+    caller: Caller,
+    _query: NoQuery,
+    path: Path<(String, String)>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let _: RedeliverRequest = rics_domain::resource::parse_body(body.0, "redeliver")?;
+    let (endpoint, delivery) = path.into_inner();
+    ok(&state
+        .webhook_deliveries
+        .redeliver(&caller.0, &endpoint, &delivery)
+        .await?)
 }
 
 /// Gives a webhook endpoint a new signing secret, shown in the answer; the old one
