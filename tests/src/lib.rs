@@ -419,12 +419,23 @@ impl Server {
     /// # Panics
     /// Unless polling answers 200 and the operation ends within a minute.
     pub fn wait_for(&self, operation: &Value) -> Value {
+        self.wait_for_as(&self.token, operation)
+    }
+
+    /// [`Server::wait_for`] as the holder of `token`, for an operation of another
+    /// tenant than the admin client's.
+    ///
+    /// # Panics
+    /// Unless polling answers 200 and the operation ends within a minute.
+    pub fn wait_for_as(&self, token: &str, operation: &Value) -> Value {
         let name = operation["name"]
             .as_str()
             .unwrap_or_else(|| panic!("not an operation: {operation}"));
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
-            let current = self.get(&format!("/v1alpha/{name}")).ok();
+            let current = self
+                .send(self.request_as(Some(token), Method::GET, &format!("/v1alpha/{name}")))
+                .ok();
             if current["done"] == true {
                 return current;
             }

@@ -17,6 +17,7 @@ pub mod fields;
 pub mod file;
 pub mod form;
 pub mod form_definition;
+pub mod hosted;
 pub mod housekeeping;
 pub mod icao;
 pub mod id;

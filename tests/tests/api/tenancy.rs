@@ -365,6 +365,8 @@ on_both_backends! {
             let run = server.send(server.request_as(Some(token), Method::POST, &format!("/v1alpha/automations/secret-auto-{i}:run"))
                 .json(&json!({"parameters": {"entity": format!("entities/secret-{i}")}}))).ok();
             secret_executions.push(run["metadata"]["debug"]["execution"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+            // Its tag lands before the snapshot below, not during the matrix.
+            server.wait_for_as(token, &run);
         }
         // A screening job of each tenant's secret entity, to name in the job routes.
         let mut secret_jobs = Vec::new();
