@@ -55,6 +55,7 @@ UNSTATABLE_REASONS = frozenset(
         # A risk model's order and uniqueness rules: over items of a list, or its last.
         "THRESHOLDS_NOT_RISING",
         "LEVELS_NOT_RISING",
+        "LEVELS_MUST_BE_3_OR_5",
         "THRESHOLDS_MUST_END_AT_100",
         "BANDS_NOT_RISING",
         "LAST_BAND_BOUNDED",

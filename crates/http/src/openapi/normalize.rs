@@ -859,7 +859,19 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("Threshold", "riskLevel", || json!({}), true),
-    ("RiskModel", "thresholds", || json!({ "minItems": 1 }), true),
+    (
+        "Threshold",
+        "label",
+        || json!({ "pattern": SINGLE_LINE, "maxLength": rics_domain::risk::model::MAX_LABEL }),
+        false,
+    ),
+    // Three levels or five (which ones, in order: LEVELS_MUST_BE_3_OR_5).
+    (
+        "RiskModel",
+        "thresholds",
+        || json!({ "minItems": 3, "maxItems": 5 }),
+        true,
+    ),
     (
         "RiskModel",
         "factors",
