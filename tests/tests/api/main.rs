@@ -18,6 +18,7 @@ mod files;
 mod form_definitions;
 mod forms;
 mod generated_client;
+mod hosted;
 mod id_verification;
 mod lists;
 mod notes;
