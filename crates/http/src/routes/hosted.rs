@@ -218,7 +218,7 @@ fn resume_at(form: &HostedForm) -> usize {
 /// Opens a link: sets its cookie and shows the step to go on with.
 #[utoipa::path(get, path = "/hosted/{token}", tag = "hosted",
     params(("token" = String, Path, description = "The link's token")),
-    responses((status = 200, description = "The step to go on with, as HTML"), (status = 404, description = "Unknown or tampered link"), (status = 410, description = "Expired or used link")))]
+    responses((status = 200, description = "The step to go on with, as HTML", content_type = "text/html"), (status = 404, description = "Unknown or tampered link", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
 pub async fn show_form(
     req: HttpRequest,
     state: Data<ApiState>,
@@ -244,7 +244,7 @@ pub async fn show_form(
 /// Shows one step of the form.
 #[utoipa::path(get, path = "/hosted/{token}/steps/{step}", tag = "hosted",
     params(("token" = String, Path, description = "The link's token"), ("step" = String, Path, description = "The step's key")),
-    responses((status = 200, description = "The step, as HTML"), (status = 404, description = "Unknown link or step"), (status = 410, description = "Expired or used link")))]
+    responses((status = 200, description = "The step, as HTML", content_type = "text/html"), (status = 404, description = "Unknown link or step", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
 pub async fn show_step(
     req: HttpRequest,
     state: Data<ApiState>,
@@ -560,14 +560,27 @@ fn sentence(description: &str) -> String {
     text
 }
 
+/// A step's body, as the page's form sends it: the CSRF token first, then an input per
+/// answer (named by field key, `{key}.{part}` for the parts of an ADDRESS or a
+/// DOCUMENT, `{key}.files` for a DOCUMENT's images), files as file parts. Documentation
+/// of what [`read_step`] reads.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct HostedStepForm {
+    /// The page's CSRF token, its link cookie's value; the first part.
+    csrf: String,
+    /// `next`, or `submit` on the last step.
+    action: Option<String>,
+}
+
 /// Saves a step: its answers as the form's DRAFT response, its files as the form's
 /// files. With errors, the step again with each error next to its field; otherwise the
 /// next step, or, from the last step, the submit and the end page.
 #[utoipa::path(post, path = "/hosted/{token}/steps/{step}", tag = "hosted",
     params(("token" = String, Path, description = "The link's token"), ("step" = String, Path, description = "The step's key")),
-    request_body(content_type = "multipart/form-data", description = "The step's inputs, the CSRF token first"),
-    responses((status = 303, description = "On to the next step"), (status = 200, description = "The end page"), (status = 422, description = "The step again, with errors"),
-              (status = 400, description = "Unreadable form"), (status = 403, description = "No link cookie or CSRF token"), (status = 404, description = "Unknown link or step"), (status = 410, description = "Expired or used link")))]
+    request_body(content = HostedStepForm, content_type = "multipart/form-data"),
+    responses((status = 303, description = "On to the next step"), (status = 200, description = "The end page", content_type = "text/html"), (status = 422, description = "The step again, with errors", content_type = "text/html"),
+              (status = 400, description = "Unreadable form", content_type = "text/html"), (status = 403, description = "No link cookie or CSRF token", content_type = "text/html"), (status = 404, description = "Unknown link or step", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
 pub async fn save_step(
     req: HttpRequest,
     state: Data<ApiState>,
