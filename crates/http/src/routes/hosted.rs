@@ -25,6 +25,7 @@ use rics_domain::form_definition::model::{FieldType, FormField, FormStep};
 use rics_domain::hosted_form::{HostedForm, Opened, RESPONSE_PATH, step_violations};
 use serde_json::{Map, Number, Value, json};
 
+use crate::error::ErrorEnvelope;
 use crate::hosted_html::{StepPage, end_page, notice, step_path};
 use crate::state::ApiState;
 
@@ -218,7 +219,8 @@ fn resume_at(form: &HostedForm) -> usize {
 /// Opens a link: sets its cookie and shows the step to go on with.
 #[utoipa::path(get, path = "/hosted/{token}", tag = "hosted",
     params(("token" = String, Path, description = "The link's token")),
-    responses((status = 200, description = "The step to go on with, as HTML", content_type = "text/html"), (status = 404, description = "Unknown or tampered link", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
+    responses((status = 200, description = "The step to go on with, as HTML", content_type = "text/html"), (status = 404, description = "Unknown or tampered link (HTML); a token or step of a shape no route matches gets the envelope", content(("text/html"), (ErrorEnvelope = "application/json"))), (status = 410, description = "Expired or used link", content_type = "text/html"),
+              (status = 400, description = "A path variable that is not UTF-8 or holds U+0000", body = ErrorEnvelope), (status = 503, description = "The service cannot answer now", content_type = "text/html")))]
 pub async fn show_form(
     req: HttpRequest,
     state: Data<ApiState>,
@@ -244,7 +246,8 @@ pub async fn show_form(
 /// Shows one step of the form.
 #[utoipa::path(get, path = "/hosted/{token}/steps/{step}", tag = "hosted",
     params(("token" = String, Path, description = "The link's token"), ("step" = String, Path, description = "The step's key")),
-    responses((status = 200, description = "The step, as HTML", content_type = "text/html"), (status = 404, description = "Unknown link or step", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
+    responses((status = 200, description = "The step, as HTML", content_type = "text/html"), (status = 404, description = "Unknown link or step (HTML); a token or step of a shape no route matches gets the envelope", content(("text/html"), (ErrorEnvelope = "application/json"))), (status = 410, description = "Expired or used link", content_type = "text/html"),
+              (status = 400, description = "A path variable that is not UTF-8 or holds U+0000", body = ErrorEnvelope), (status = 503, description = "The service cannot answer now", content_type = "text/html")))]
 pub async fn show_step(
     req: HttpRequest,
     state: Data<ApiState>,
@@ -580,7 +583,7 @@ pub struct HostedStepForm {
     params(("token" = String, Path, description = "The link's token"), ("step" = String, Path, description = "The step's key")),
     request_body(content = HostedStepForm, content_type = "multipart/form-data"),
     responses((status = 303, description = "On to the next step"), (status = 200, description = "The end page", content_type = "text/html"), (status = 422, description = "The step again, with errors", content_type = "text/html"),
-              (status = 400, description = "Unreadable form", content_type = "text/html"), (status = 403, description = "No link cookie or CSRF token", content_type = "text/html"), (status = 404, description = "Unknown link or step", content_type = "text/html"), (status = 410, description = "Expired or used link", content_type = "text/html")))]
+              (status = 400, description = "An unreadable form (HTML), or a path variable that is not UTF-8 or holds U+0000 (the envelope)", content(("text/html"), (ErrorEnvelope = "application/json"))), (status = 403, description = "No link cookie or CSRF token", content_type = "text/html"), (status = 404, description = "Unknown link or step (HTML); a token or step of a shape no route matches gets the envelope", content(("text/html"), (ErrorEnvelope = "application/json"))), (status = 410, description = "Expired or used link", content_type = "text/html"), (status = 503, description = "The service cannot answer now", content_type = "text/html")))]
 pub async fn save_step(
     req: HttpRequest,
     state: Data<ApiState>,
