@@ -502,8 +502,9 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..DeliverySettings::default()
         },
     ));
+    let hosted_links = Arc::new(HostedLinks::new(cipher, &config.public_url));
     let hosted = Arc::new(HostedForms::new(
-        Arc::new(HostedLinks::new(cipher, &config.public_url)),
+        hosted_links,
         forms.clone(),
         files.clone(),
         clock.clone(),

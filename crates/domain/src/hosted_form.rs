@@ -89,11 +89,6 @@ impl HostedForms {
         }
     }
 
-    /// Issues and opens links.
-    pub fn links(&self) -> &HostedLinks {
-        &self.links
-    }
-
     /// What `token` opens to now.
     ///
     /// # Errors
