@@ -320,6 +320,10 @@ on_both_backends! {
         assert_eq!(reply.status, 422);
         let form = server.get("/v1alpha/forms/kyc-csrf").ok();
         assert_eq!(form["response"], json!({"given_name": "Anna"}), "only the checked POST saved");
+        // Reached over HTTPS (here through a proxy that says so), the cookie is Secure.
+        let https = server.send(server.request_as(None, Method::GET, &link).header("X-Forwarded-Proto", "https"));
+        let cookie = https.header("set-cookie").unwrap();
+        assert!(cookie.contains("; Secure"), "{cookie}");
         // The static files are the only script and style, served as files.
         let style = server.send(server.request_as(None, Method::GET, "/hosted/assets/hosted.css"));
         assert_eq!(style.status, 200);
