@@ -27,6 +27,9 @@ test: mrz-referee moto-referee openapi-client-referee ## Run every test on SQLit
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
 
+test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL
+	scripts/crash-executions.sh
+
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
 define need_python
