@@ -618,7 +618,10 @@ async fn tags_and_activity_logs_are_written_with_their_outputs() {
         .finish
         .unwrap();
     let log = format!("activityLogs/{}", step_id("uid-1", "log"));
-    assert_eq!(logged.execution.steps[1].resources, [log.clone()]);
+    assert_eq!(
+        logged.execution.steps[1].resources,
+        std::slice::from_ref(&log)
+    );
     assert_eq!(logged.execution.state, ExecutionState::Succeeded);
     assert!(logged.end.is_some(), "the last step ends the execution");
 }
