@@ -1329,6 +1329,12 @@ fn parameter_rule(route: &Route, location: &str, name: &str) -> Option<Value> {
         {
             json!({ "pattern": FORM_DEFINITION_ID })
         }
+        ("path", "token") if route.path.starts_with("/hosted/") => {
+            json!({ "pattern": "^[A-Za-z0-9_-]+$" })
+        }
+        ("path", "step") if route.path.starts_with("/hosted/") => {
+            json!({ "pattern": "^[a-z][a-z0-9_]{0,62}$" })
+        }
         ("path", _) => json!({ "pattern": WELL_FORMED_ID_PATTERN }),
         ("query", "requestId") => json!({ "format": "uuid", "pattern": REQUEST_ID_PATTERN }),
         ("query", "names") => {
