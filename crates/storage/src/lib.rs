@@ -41,6 +41,7 @@ pub mod store;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tenant_webhook_secrets;
 pub mod webhook_deliveries;
 pub mod webhook_endpoints;
 pub mod workspaces;
@@ -70,6 +71,7 @@ pub use object_files::ObjectFileStore;
 pub use operations::DieselOperationRepository;
 pub use risk_models::DieselRiskModelRepository;
 pub use tenants::DieselTenantRepository;
+pub use tenant_webhook_secrets::DieselTenantSecretRepository;
 pub use webhook_deliveries::DieselDeliveryRepository;
 pub use webhook_endpoints::DieselWebhookEndpointRepository;
 pub use workspaces::DieselWorkspaceRepository;
