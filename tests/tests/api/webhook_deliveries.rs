@@ -1,7 +1,9 @@
 //! Webhook deliveries over HTTP, to a receiver inside the test: the Standard Webhooks
 //! headers and the message body, the retries of a receiver that fails before it
 //! accepts (one delivery, every attempt logged), `:redeliver`, and the disabling of an
-//! endpoint whose receiver is down for the whole schedule.
+//! endpoint whose receiver is down for the whole schedule; deliveries to URLs
+//! (NOTIFY_WEBHOOK steps, as the jobs' `webhookUri`) signed with the tenant's secret
+//! and its rotation.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -13,10 +15,12 @@ use rics_domain::webhook::RetrySchedule;
 use rics_e2e::*;
 use serde_json::{Value, json};
 
-/// A request the receiver got: its headers (names in lower case) and its body.
+/// A request the receiver got: its headers (names in lower case) and its body, as
+/// JSON and as sent.
 struct Received {
     headers: BTreeMap<String, String>,
     body: Value,
+    raw: Vec<u8>,
 }
 
 /// A receiver on 127.0.0.1 (which the test servers allow): it answers the requests it
@@ -52,8 +56,9 @@ fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
                 "HTTP/1.1 {status} Answer\r\nContent-Length: 4\r\nConnection: close\r\n\r\nseen"
             );
             let _ = stream.write_all(answer.as_bytes());
-            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            if tell.send(Received { headers, body }).is_err() {
+            let raw = body;
+            let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+            if tell.send(Received { headers, body, raw }).is_err() {
                 return;
             }
         }
@@ -311,5 +316,133 @@ mod a_failing_receiver_gets_the_message_until_it_accepts {
             Backend::Postgres,
             quick_retries,
         ));
+    }
+}
+
+/// Whether the `webhook-signature` header of `received` holds the Standard Webhooks
+/// signature of its id, timestamp and body under `secret` (the `standardwebhooks`
+/// crate's signing, run on what the receiver got).
+fn signed_with(received: &Received, secret: &str) -> bool {
+    let id = &received.headers["webhook-id"];
+    let timestamp: i64 = received.headers["webhook-timestamp"].parse().unwrap();
+    let expected = standardwebhooks::Webhook::new(secret)
+        .unwrap()
+        .sign(id, timestamp, &received.raw)
+        .unwrap();
+    received.headers["webhook-signature"]
+        .split(' ')
+        .any(|signature| signature == expected)
+}
+
+/// An automation that notifies `target` (`url` or `endpoint`) with a message of
+/// `kyc.screened` about the entity it is given.
+fn notifier(target: (&str, &str)) -> Value {
+    json!({
+        "displayName": "Notifier",
+        "inputSchema": {"entity": {"type": "string"}},
+        "steps": [{"key": "hook", "kind": "NOTIFY_WEBHOOK", "args": {
+            target.0: target.1, "eventType": "kyc.screened", "data": "${parameters.entity}"}}]
+    })
+}
+
+/// Runs the automation `id` about `entity` and waits for it to succeed.
+fn run(server: &Server, id: &str, entity: &str) {
+    let operation = server
+        .post(
+            &format!("/v1alpha/automations/{id}:run"),
+            &json!({"parameters": {"entity": entity}}),
+        )
+        .ok();
+    let done = server.wait_for(&operation);
+    assert_eq!(done["response"]["state"], "SUCCEEDED", "{done}");
+}
+
+on_both_backends! {
+    /// A NOTIFY_WEBHOOK step to a URL: the message is signed with the tenant's secret,
+    /// made on first use and shown by `:rotateWebhookSecret`; after a rotation both
+    /// the new and the old secret sign, and the delivery is read under
+    /// `webhookEndpoints/-`. Another tenant's secret cannot be rotated.
+    fn url_deliveries_are_signed_with_the_tenants_secret_which_rotates(server) {
+        let (url, told) = receiver(vec![]);
+        server.create_person("notified-one", "Notified One");
+        server.post("/v1alpha/automations?automationId=notifier", &notifier(("url", &url))).ok();
+        run(&server, "notifier", "entities/notified-one");
+        let first = next(&told);
+        assert_eq!(first.body["type"], "automation_execution.notified", "{}", first.body);
+        assert_eq!(
+            first.body["data"]["object"],
+            json!({"eventType": "kyc.screened", "data": "entities/notified-one"})
+        );
+        let id = first.headers["webhook-id"].clone();
+        assert_eq!(first.body["data"]["event"], format!("entities/notified-one/events/{id}"));
+
+        let rotated = server.post("/v1alpha/tenants/current:rotateWebhookSecret", &json!({})).ok();
+        let tenant = server.get("/v1alpha/tenants/current").ok()["name"].clone();
+        assert_eq!(rotated["tenant"], tenant);
+        let new = rotated["secret"].as_str().unwrap().to_owned();
+        assert!(new.starts_with("whsec_"), "{rotated}");
+        let old_until = rotated["previousSecretExpireTime"].as_str().unwrap_or_else(|| {
+            panic!("the secret made at first use was replaced: {rotated}")
+        });
+        assert!(!signed_with(&first, &new), "the first message was signed before the rotation");
+
+        run(&server, "notifier", "entities/notified-one");
+        let second = next(&told);
+        assert!(signed_with(&second, &new), "{:?}", second.headers);
+        assert_eq!(second.headers["webhook-signature"].split(' ').count(), 2, "and the old one, until {old_until}");
+
+        let again = server.post("/v1alpha/tenants/current:rotateWebhookSecret", &json!({})).ok();
+        run(&server, "notifier", "entities/notified-one");
+        let third = next(&told);
+        let newest = again["secret"].as_str().unwrap();
+        assert!(signed_with(&third, newest) && signed_with(&third, &new), "{:?}", third.headers);
+
+        let path = format!("/v1alpha/webhookEndpoints/-/deliveries/{id}");
+        let delivery = delivery_with(&server, &path, 1);
+        assert_eq!(delivery["name"], format!("webhookEndpoints/-/deliveries/{id}"));
+        assert_eq!(delivery["url"], url);
+        assert_eq!(delivery["state"], "SUCCEEDED", "{delivery}");
+        assert_eq!(delivery["eventType"], "automation_execution.notified");
+        let page = server.get("/v1alpha/webhookEndpoints/-/deliveries").ok();
+        assert_eq!(array(&page["deliveries"]).len(), 3, "{page}");
+
+        server.post("/v1alpha/tenants/someone-else:rotateWebhookSecret", &json!({}))
+            .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+        server.post("/v1alpha/tenants/current:rotateWebhookSecret", &json!({"etag": "x"}))
+            .invalid("UNKNOWN_FIELD", "rotateWebhookSecret.etag");
+        let (_, child) = server.child_tenant("Child");
+        let theirs = server.send(server.request_as(Some(&child), Method::GET, &path));
+        theirs.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+    }
+
+    /// A NOTIFY_WEBHOOK step to an endpoint reaches it whatever the types it
+    /// subscribes to, signed with the endpoint's secret.
+    fn endpoint_notifications_reach_the_endpoint_named(server) {
+        let (url, told) = receiver(vec![]);
+        let endpoint = server
+            .post(
+                "/v1alpha/webhookEndpoints?webhookEndpointId=ops-hook",
+                &json!({"url": url, "eventTypes": ["alert.resolved"]}),
+            )
+            .ok();
+        server.create_person("ops-one", "Ops One");
+        server
+            .post(
+                "/v1alpha/automations?automationId=ops-notifier",
+                &notifier(("endpoint", "webhookEndpoints/ops-hook")),
+            )
+            .ok();
+        run(&server, "ops-notifier", "entities/ops-one");
+        let got = next(&told);
+        assert_eq!(got.body["data"]["object"]["eventType"], "kyc.screened");
+        assert!(signed_with(&got, endpoint["secret"].as_str().unwrap()), "{:?}", got.headers);
+        let id = &got.headers["webhook-id"];
+        let delivery = delivery_with(
+            &server,
+            &format!("/v1alpha/webhookEndpoints/ops-hook/deliveries/{id}"),
+            1,
+        );
+        assert_eq!(delivery["state"], "SUCCEEDED", "{delivery}");
+        assert!(delivery.get("url").is_none(), "{delivery}");
     }
 }

@@ -147,6 +147,7 @@ pub const CATALOGUE: &[EventFamily] = &[
             "succeeded",
             "failed",
             "cancelled",
+            "notified",
         ],
     },
     EventFamily {
