@@ -66,14 +66,13 @@ use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
     DieselAlertRepository, DieselAutomationRepository, DieselDeliveryRepository,
-    DieselTenantSecretRepository,
     DieselDismissalRepository, DieselDocumentRepository, DieselEntityRepository,
     DieselEventRepository, DieselExecutionRepository, DieselFileRepository,
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
-    migrations, secrets,
+    DieselTenantSecretRepository, DieselWebhookEndpointRepository, DieselWorkspaceRepository,
+    ObjectFileStore, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 

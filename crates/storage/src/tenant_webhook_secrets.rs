@@ -109,8 +109,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
         event: &NewEvent,
         now: Timestamp,
     ) -> Result<(), RepositoryError> {
-        let (tenant, secrets, event) =
-            (tenant.as_str().to_owned(), secrets.clone(), event.clone());
+        let (tenant, secrets, event) = (tenant.as_str().to_owned(), secrets.clone(), event.clone());
         self.db
             .write(move |conn| {
                 let stored = match &replaced {
@@ -123,8 +122,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
                         )
                         .set((
                             tenant_webhook_secrets::secret.eq(&secrets.current),
-                            tenant_webhook_secrets::previous_secret
-                                .eq(secrets.previous.as_deref()),
+                            tenant_webhook_secrets::previous_secret.eq(secrets.previous.as_deref()),
                             tenant_webhook_secrets::previous_secret_expire_time
                                 .eq(secrets.previous_expire_time.map(Timestamp::unix_micros)),
                             tenant_webhook_secrets::update_time.eq(now.unix_micros()),
@@ -137,8 +135,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
                 if !stored {
                     return Err(RepositoryError::Conflict);
                 }
-                insert_events(conn, &tenant, std::slice::from_ref(&event))
-                    .map_err(repository_error)
+                insert_events(conn, &tenant, std::slice::from_ref(&event)).map_err(repository_error)
             })
             .await
     }

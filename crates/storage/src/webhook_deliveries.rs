@@ -69,9 +69,7 @@ pub fn queue_deliveries(
         subscriptions.push((endpoint_id, patterns));
     }
     for event in new_events {
-        let direct = |endpoint_id: &str| {
-            matches!(&event.deliver_to, Some(DirectDelivery::Endpoint(id)) if id == endpoint_id)
-        };
+        let direct = |endpoint_id: &str| matches!(&event.deliver_to, Some(DirectDelivery::Endpoint(id)) if id == endpoint_id);
         for (endpoint_id, _) in subscriptions
             .iter()
             .filter(|(id, patterns)| direct(id) || subscribes(patterns, &event.event_type))
@@ -323,7 +321,10 @@ fn claimed(
                 .first(conn)
                 .optional()
                 .map_err(repository_error)?;
-            (url.clone(), secrets.map(sealed).transpose()?.unwrap_or_default())
+            (
+                url.clone(),
+                secrets.map(sealed).transpose()?.unwrap_or_default(),
+            )
         }
         None => {
             let (url, current, previous, expire) = webhook_endpoints::table

@@ -92,7 +92,7 @@ fn delivery_with(server: &Server, path: &str, attempts: usize) -> Value {
 /// created), and one delivery with four attempts; `:redeliver` sends it once more.
 fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
     let (url, told) = receiver(vec![500, 503, 429]);
-    server
+    let endpoint = server
         .post(
             "/v1alpha/webhookEndpoints?webhookEndpointId=crm-hook",
             &json!({"url": url, "eventTypes": ["entity.*"]}),
@@ -126,6 +126,8 @@ fn a_failing_receiver_gets_the_message_until_it_accepts(server: Server) {
         first.headers
     );
     let id = first.headers["webhook-id"].clone();
+    let secret = endpoint["secret"].as_str().unwrap();
+    assert!(signed_with(first, secret), "{:?}", first.headers);
     for again in &received {
         assert_eq!(
             again.headers["webhook-id"], id,
@@ -319,19 +321,64 @@ mod a_failing_receiver_gets_the_message_until_it_accepts {
     }
 }
 
-/// Whether the `webhook-signature` header of `received` holds the Standard Webhooks
-/// signature of its id, timestamp and body under `secret` (the `standardwebhooks`
-/// crate's signing, run on what the receiver got).
+/// The referee's version: `make standardwebhooks-referee` installs it.
+const REFEREE_VERSION: &str = "1.1.0";
+
+/// Asks the Standard Webhooks referee (the `standardwebhooks` package from PyPI, an
+/// implementation independent of ours, run by `scripts/standardwebhooks_referee.py`)
+/// whether `received`, its headers and body as they arrived, is signed with `secret`.
+/// Its Python is `RICS_STANDARDWEBHOOKS_PYTHON`, else the venv under target/.
 fn signed_with(received: &Received, secret: &str) -> bool {
-    let id = &received.headers["webhook-id"];
-    let timestamp: i64 = received.headers["webhook-timestamp"].parse().unwrap();
-    let expected = standardwebhooks::Webhook::new(secret)
+    use base64::Engine;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = std::env::var_os("RICS_STANDARDWEBHOOKS_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target/standardwebhooks-venv/bin/python"));
+    let requests = [
+        json!({"op": "version"}),
+        json!({
+            "op": "verify",
+            "secret": secret,
+            "headers": received.headers,
+            "body": base64::engine::general_purpose::STANDARD.encode(&received.raw),
+        }),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let mut child = std::process::Command::new(&python)
+        .arg(root.join("scripts/standardwebhooks_referee.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "the Standard Webhooks referee ({}) is unavailable: {e}. Run `make \
+                 standardwebhooks-referee` at the workspace root, or set \
+                 RICS_STANDARDWEBHOOKS_PYTHON to a Python that has standardwebhooks=={REFEREE_VERSION}.",
+                python.display()
+            )
+        });
+    child
+        .stdin
+        .take()
         .unwrap()
-        .sign(id, timestamp, &received.raw)
+        .write_all(input.as_bytes())
         .unwrap();
-    received.headers["webhook-signature"]
-        .split(' ')
-        .any(|signature| signature == expected)
+    let output = child.wait_with_output().unwrap();
+    let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(
+        answers.first().map(|a| &a["version"]),
+        Some(&json!(REFEREE_VERSION)),
+        "the referee answered {answers:?}: run `make standardwebhooks-referee`"
+    );
+    let verdict = &answers[1];
+    assert!(
+        verdict.get("valid").is_some(),
+        "the referee failed: {verdict}"
+    );
+    verdict["valid"] == true
 }
 
 /// An automation that notifies `target` (`url` or `endpoint`) with a message of
@@ -416,7 +463,8 @@ on_both_backends! {
     }
 
     /// A NOTIFY_WEBHOOK step to an endpoint reaches it whatever the types it
-    /// subscribes to, signed with the endpoint's secret.
+    /// subscribes to, signed with the endpoint's secret; after `:rotateSecret` with
+    /// the new and the old one.
     fn endpoint_notifications_reach_the_endpoint_named(server) {
         let (url, told) = receiver(vec![]);
         let endpoint = server
@@ -444,5 +492,12 @@ on_both_backends! {
         );
         assert_eq!(delivery["state"], "SUCCEEDED", "{delivery}");
         assert!(delivery.get("url").is_none(), "{delivery}");
+
+        let rotated = server.post("/v1alpha/webhookEndpoints/ops-hook:rotateSecret", &json!({})).ok();
+        run(&server, "ops-notifier", "entities/ops-one");
+        let both = next(&told);
+        let (old, new) = (endpoint["secret"].as_str().unwrap(), rotated["secret"].as_str().unwrap());
+        assert!(signed_with(&both, new) && signed_with(&both, old), "{:?}", both.headers);
+        assert!(!signed_with(&both, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), "a stranger's secret");
     }
 }

@@ -643,7 +643,10 @@ async fn a_notify_webhook_step_writes_its_message_as_an_event_delivered_to_its_t
     .finish
     .unwrap();
     assert_eq!(first.execution.steps[0].state, StepState::Succeeded);
-    assert_eq!(first.execution.steps[0].output, Some(json!({"event": "ev"})));
+    assert_eq!(
+        first.execution.steps[0].output,
+        Some(json!({"event": "ev"}))
+    );
     let notified = first
         .events
         .iter()
@@ -660,15 +663,25 @@ async fn a_notify_webhook_step_writes_its_message_as_an_event_delivered_to_its_t
         json!({"eventType": "kyc.screened", "data": "entities/e1"})
     );
     assert_eq!(
-        first.events.iter().filter(|e| e.deliver_to.is_some()).count(),
+        first
+            .events
+            .iter()
+            .filter(|e| e.deliver_to.is_some())
+            .count(),
         1,
         "the execution's own events go only where they subscribe"
     );
 
-    let second = claim(&definition, &first.execution, MockStepEffects::new(), now(), 1)
-        .await
-        .finish
-        .unwrap();
+    let second = claim(
+        &definition,
+        &first.execution,
+        MockStepEffects::new(),
+        now(),
+        1,
+    )
+    .await
+    .finish
+    .unwrap();
     assert_eq!(second.execution.state, ExecutionState::Succeeded);
     let to_endpoint = second
         .events

@@ -634,12 +634,16 @@ mod tests {
             ))
         };
         assert_eq!(
-            notify(json!({"url": "https://hooks.example.com/", "eventType": "kyc.done",
-                          "data": "${parameters.entity}"})),
+            notify(
+                json!({"url": "https://hooks.example.com/", "eventType": "kyc.done",
+                          "data": "${parameters.entity}"})
+            ),
             []
         );
         assert_eq!(
-            notify(json!({"endpoint": "webhookEndpoints/ops-hook", "eventType": "kyc.case.closed_2"})),
+            notify(
+                json!({"endpoint": "webhookEndpoints/ops-hook", "eventType": "kyc.case.closed_2"})
+            ),
             []
         );
         let at = |field: &str| format!("automation.steps[0].{field}");
@@ -648,8 +652,10 @@ mod tests {
             [(at("args"), "INVALID_STEP_ARGUMENT")]
         );
         assert_eq!(
-            notify(json!({"url": "https://a.example/", "endpoint": "webhookEndpoints/ops-hook",
-                          "eventType": "kyc.done"})),
+            notify(
+                json!({"url": "https://a.example/", "endpoint": "webhookEndpoints/ops-hook",
+                          "eventType": "kyc.done"})
+            ),
             [(at("args"), "INVALID_STEP_ARGUMENT")]
         );
         assert_eq!(

@@ -85,16 +85,10 @@ impl DeliveryService {
         let tenant = &principal.tenant;
         self.context
             .paging
-            .list_with(
-                &LIST,
-                tenant,
-                Some(&parent),
-                request,
-                async |query| {
-                    let page = self.deliveries.list(tenant, endpoint_id, query).await?;
-                    Ok(page.map(DeliveryRecord::into_delivery))
-                },
-            )
+            .list_with(&LIST, tenant, Some(&parent), request, async |query| {
+                let page = self.deliveries.list(tenant, endpoint_id, query).await?;
+                Ok(page.map(DeliveryRecord::into_delivery))
+            })
             .await
     }
 

@@ -359,19 +359,32 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(refused.reason, "URL_FORBIDDEN_ADDRESS");
-        assert_eq!(refused.metadata.get("field").map(String::as_str), Some(field));
+        assert_eq!(
+            refused.metadata.get("field").map(String::as_str),
+            Some(field)
+        );
         let long = format!("https://hooks.example.com/{}", "a".repeat(MAX_URL));
         let too_long = check_webhook_uri(&none, &public, field, &long)
             .await
             .unwrap_err();
         assert_eq!(too_long.field_violations[0].field, field);
-        let loopback = check_webhook_uri(&none, &resolver(&["127.0.0.1"]), field, "https://localhost/")
-            .await
-            .unwrap_err();
+        let loopback = check_webhook_uri(
+            &none,
+            &resolver(&["127.0.0.1"]),
+            field,
+            "https://localhost/",
+        )
+        .await
+        .unwrap_err();
         assert_eq!(loopback.reason, "URL_FORBIDDEN_ADDRESS");
         let allowed = TargetPolicy::parse("localhost").unwrap();
-        check_webhook_uri(&allowed, &resolver(&["127.0.0.1"]), field, "http://localhost:9/")
-            .await
-            .unwrap();
+        check_webhook_uri(
+            &allowed,
+            &resolver(&["127.0.0.1"]),
+            field,
+            "http://localhost:9/",
+        )
+        .await
+        .unwrap();
     }
 }

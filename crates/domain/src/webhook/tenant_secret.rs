@@ -217,7 +217,11 @@ mod tests {
             .unwrap();
         assert_eq!(first.tenant, "tenants/t1");
         assert!(first.secret.starts_with("whsec_"));
-        assert_eq!(first.secret.len(), "whsec_".len() + 44, "32 bytes in base64");
+        assert_eq!(
+            first.secret.len(),
+            "whsec_".len() + 44,
+            "32 bytes in base64"
+        );
         assert_eq!(first.previous_secret_expire_time, None);
     }
 
@@ -296,6 +300,9 @@ mod tests {
             .signing(&TenantId::new("t1"))
             .await
             .unwrap();
-        assert_eq!(stored.current, "sealed:theirs", "another worker's first secret wins");
+        assert_eq!(
+            stored.current, "sealed:theirs",
+            "another worker's first secret wins"
+        );
     }
 }

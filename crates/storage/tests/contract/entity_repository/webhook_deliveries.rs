@@ -287,7 +287,11 @@ async fn events_may_ask_for_a_delivery_to_a_url_or_an_endpoint(backend: Backend)
     assert_eq!(to_alerts, vec!["ev-4", "ev-5"]);
     assert!(listed(&deliveries, &t2(), URL_DELIVERIES).await.is_empty());
     assert!(listed(&deliveries, &t2(), "alerts").await.is_empty());
-    let record = deliveries.get(&t1(), URL_DELIVERIES, "ev-3").await.unwrap().unwrap();
+    let record = deliveries
+        .get(&t1(), URL_DELIVERIES, "ev-3")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(record.url.as_deref(), Some(b));
 
     // The tenant has no secret yet: the claim carries none, for the worker to make.
@@ -295,7 +299,11 @@ async fn events_may_ask_for_a_delivery_to_a_url_or_an_endpoint(backend: Backend)
     let claimed = deliveries.claim("c1", at(10), lease, 10).await.unwrap();
     let mut ids: Vec<&str> = claimed.iter().map(|c| c.record.id.as_str()).collect();
     ids.sort_unstable();
-    assert_eq!(ids, vec!["ev-1", "ev-3", "ev-4"], "ev-2 waits for ev-1 to a; ev-5 for ev-4");
+    assert_eq!(
+        ids,
+        vec!["ev-1", "ev-3", "ev-4"],
+        "ev-2 waits for ev-1 to a; ev-5 for ev-4"
+    );
     let first = claimed.iter().find(|c| c.record.id == "ev-1").unwrap();
     assert_eq!(first.url, a);
     assert_eq!(first.secrets, SealedSecrets::default());
@@ -303,7 +311,13 @@ async fn events_may_ask_for_a_delivery_to_a_url_or_an_endpoint(backend: Backend)
     // A URL delivery that fails for good lets the next one go and counts no streak.
     assert_eq!(
         deliveries
-            .finish(first, &attempt(10, 500), &DeliveryOutcome::Failed, at(11), 5)
+            .finish(
+                first,
+                &attempt(10, 500),
+                &DeliveryOutcome::Failed,
+                at(11),
+                5
+            )
             .await,
         Ok(Some(0))
     );
@@ -347,7 +361,9 @@ async fn a_tenant_secret_rotates_by_compare_and_set_with_its_event(backend: Back
         .await
         .unwrap();
     assert_eq!(
-        secrets.rotate(&t1(), None, &first, &rotated("ev-r2"), at(6)).await,
+        secrets
+            .rotate(&t1(), None, &first, &rotated("ev-r2"), at(6))
+            .await,
         Err(RepositoryError::Conflict),
         "a first secret exists already"
     );
