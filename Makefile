@@ -29,6 +29,7 @@ test: mrz-referee standardwebhooks-referee moto-referee openapi-client-referee #
 
 test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL
 	scripts/crash-executions.sh
+	scripts/crash-webhooks.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
