@@ -558,3 +558,140 @@ on_both_backends! {
         }
     }
 }
+
+/// A receiver on 127.0.0.1 that misbehaves by path: `/big` answers 200 with a 10 MB
+/// body, `/silent` reads the request and never answers, `/redirect` answers 302 to the
+/// metadata address. Returns its base URL.
+fn misbehaving_receiver() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request_line = String::new();
+                let _ = reader.read_line(&mut request_line);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                if request_line.contains("/big") {
+                    let size = 10 * 1024 * 1024;
+                    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n");
+                    let _ = stream.write_all(head.as_bytes());
+                    let _ = stream.write_all(&vec![b'x'; size]);
+                } else if request_line.contains("/redirect") {
+                    let answer = "HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/meta-data\r\n\
+                                  Content-Length: 0\r\nConnection: close\r\n\r\n";
+                    let _ = stream.write_all(answer.as_bytes());
+                } else {
+                    std::thread::sleep(Duration::from_secs(30));
+                }
+            });
+        }
+    });
+    base
+}
+
+/// The bounded attempt: a 10 MB answer is read only up to the 4 KiB excerpt, a
+/// receiver that never answers runs into the timeout, and a redirect to an internal
+/// address is the answer (retried as a failure), never followed.
+fn misbehaving_receivers_cost_one_bounded_attempt(server: Server) {
+    let base = misbehaving_receiver();
+    for path in ["big", "silent", "redirect"] {
+        server
+            .post(
+                &format!("/v1alpha/webhookEndpoints?webhookEndpointId={path}-hook"),
+                &json!({"url": format!("{base}/{path}"), "eventTypes": ["entity.created"]}),
+            )
+            .ok();
+    }
+    server.create_person("bounded-one", "Bounded One");
+    let page = server
+        .get("/v1alpha/webhookEndpoints/big-hook/deliveries")
+        .ok();
+    let id = page["deliveries"][0]["name"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let delivery = |path: &str| {
+        delivery_with(
+            &server,
+            &format!("/v1alpha/webhookEndpoints/{path}-hook/deliveries/{id}"),
+            1,
+        )
+    };
+    let big = delivery("big");
+    assert_eq!(big["state"], "SUCCEEDED", "{big}");
+    let excerpt = big["attempts"][0]["responseExcerpt"].as_str().unwrap();
+    assert!(
+        !excerpt.is_empty() && excerpt.len() <= 4096,
+        "{}",
+        excerpt.len()
+    );
+    let redirect = delivery("redirect");
+    assert_eq!(redirect["state"], "FAILED", "{redirect}");
+    assert_eq!(redirect["attempts"][0]["statusCode"], 302, "{redirect}");
+    assert_eq!(array(&redirect["attempts"]).len(), 1, "{redirect}");
+    let silent = delivery("silent");
+    assert_eq!(silent["state"], "FAILED", "{silent}");
+    assert!(
+        silent["attempts"][0].get("statusCode").is_none(),
+        "{silent}"
+    );
+    let error = silent["attempts"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("no answer within") || error.contains("timed out"),
+        "{error}"
+    );
+    let latency: f64 = silent["attempts"][0]["latency"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches('s')
+        .parse()
+        .unwrap();
+    assert!(
+        (0.9..5.0).contains(&latency),
+        "the 1 s timeout applies: {latency}"
+    );
+}
+
+/// One attempt (an empty schedule) of at most a second.
+fn one_short_attempt(config: &mut rics::config::Config) {
+    config.webhook_retry_schedule = RetrySchedule::parse("").unwrap();
+    config.webhook_timeout = Duration::from_secs(1);
+}
+
+mod misbehaving_receivers_cost_one_bounded_attempt {
+    use super::*;
+
+    #[test]
+    fn sqlite() {
+        super::misbehaving_receivers_cost_one_bounded_attempt(Server::start_with(
+            Backend::Sqlite,
+            one_short_attempt,
+        ));
+    }
+
+    #[test]
+    fn postgres() {
+        super::misbehaving_receivers_cost_one_bounded_attempt(Server::start_with(
+            Backend::Postgres,
+            one_short_attempt,
+        ));
+    }
+}
