@@ -9,14 +9,14 @@ A receiver on 127.0.0.1 answers 200 at once and notes when each message arrives.
   in between); for each, from the moment its create answered (its event committed) to
   the moment its message arrived: p50, p90, p99, max.
 """
-import base64
 import json
 import os
 import sys
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from rics_api import Api
 
 base = sys.argv[1]
 deliveries = int(os.environ.get("BENCH_DELIVERIES", "2000"))
@@ -40,19 +40,15 @@ class Receiver(BaseHTTPRequestHandler):
         pass
 
 
+api = Api(base)
+
+
 def call(method, path, body, token):
-    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method=method)
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return json.loads(response.read())
+    return api.call(method, path, body, token, timeout=120)
 
 
 def token():
-    request = urllib.request.Request(base + "/oauth2/token", data=b"grant_type=client_credentials", method="POST")
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    request.add_header("Authorization", "Basic " + base64.b64encode(b"bench:bench-secret-0001").decode())
-    return json.loads(urllib.request.urlopen(request).read())["access_token"]
+    return api.token("bench", "bench-secret-0001")
 
 
 def person(i):

@@ -13,17 +13,16 @@ it, and checks that:
 
 Exits non-zero, naming what is wrong, when anything differs.
 """
-import base64
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from rics_api import Api
 
 port = int(os.environ.get("CRASH_PORT", "18184"))
 base = f"http://127.0.0.1:{port}"
@@ -51,38 +50,12 @@ class Receiver(BaseHTTPRequestHandler):
         pass
 
 
-def call(method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as error:
-        raise SystemExit(f"{method} {path}: {error.code} {error.read()[:500]!r}")
-
-
-def start():
-    log = open(log_path, "a")
-    server = subprocess.Popen([binary, "serve"], stdout=log, stderr=log)
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(base + "/readyz", timeout=1)
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit(f"the server did not become ready; see {log_path}")
+api = Api(base)
+call = api.call
 
 
 def new_token():
-    form = "grant_type=client_credentials".encode()
-    request = urllib.request.Request(base + "/oauth2/token", data=form, method="POST")
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    request.add_header("Authorization", "Basic " + base64.b64encode(b"crash:crash-secret-0001").decode())
-    return json.loads(urllib.request.urlopen(request).read())["access_token"]
+    return api.token("crash", "crash-secret-0001")
 
 
 def count(token, state):
@@ -95,7 +68,7 @@ receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
 threading.Thread(target=receiver.serve_forever, daemon=True).start()
 hook = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
 
-server = start()
+server = api.start(binary, log_path)
 token = new_token()
 call("POST", "/v1alpha/webhookEndpoints?webhookEndpointId=crash-hook",
      {"url": hook, "eventTypes": ["entity.created"]}, token)
@@ -113,7 +86,7 @@ with lock:
     before = len(received)
 print(f"killed with {pending} of {entities} deliveries pending ({before} messages received)")
 check_pending = pending >= entities // 2
-server = start()
+server = api.start(binary, log_path)
 try:
     token = new_token()
     deadline = time.time() + 180
