@@ -23,6 +23,7 @@ PY
 # Provisions the partner tenant with a first start and prints its name.
 tenant_of() {
   local url="$1" out="$work/import-serve.out"
+  RICS_DATABASE_URL="$url" "$bin" migrate >/dev/null 2>&1
   RICS_DATABASE_URL="$url" RICS_BIND_ADDRESS=127.0.0.1:0 RICS_LOG=warn "$bin" serve >"$out" 2>&1 &
   local server=$!
   for _ in $(seq 100); do grep -q "tenants/" "$out" && break; sleep 0.2; done
