@@ -23,6 +23,7 @@ pub mod icao;
 pub mod id;
 pub mod identity;
 pub mod job;
+pub mod jsonata;
 pub mod lifecycle;
 pub mod list;
 pub mod methods;
