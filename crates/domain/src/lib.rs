@@ -29,6 +29,7 @@ pub mod list;
 pub mod methods;
 pub mod mrz;
 pub mod note;
+pub mod onboarding;
 pub mod operation;
 pub mod principal;
 pub mod repository;
