@@ -36,6 +36,10 @@ pub const MAX_DEPTH: usize = 200;
 /// business deadline, so it is measured by the engine's own monotonic clock.
 pub const TIME_LIMIT_MS: usize = 500;
 
+/// Built-in functions that read the clock or chance: refused, so a mapping gives the same
+/// entity whenever it runs, and a run repeated after a crash maps as the first did.
+pub const NONDETERMINISTIC_FUNCTIONS: [&str; 3] = ["millis", "now", "random"];
+
 /// Built-in functions of JSONata 2 (the reference implementation) that the engine does
 /// not implement, plus `$uuid`, which the engine adds but JSONata does not have: an
 /// expression that names one is refused when it is handed over.
@@ -102,6 +106,23 @@ impl JsonataMapping {
                 format!(
                     "the expression applies a function partially (`?` at character {position}), \
                      which rics does not support"
+                ),
+            ));
+        }
+        let nondeterministic: Vec<String> = tokens
+            .variables
+            .iter()
+            .filter(|name| NONDETERMINISTIC_FUNCTIONS.contains(&name.as_str()))
+            .map(|name| format!("${name}"))
+            .collect();
+        if !nondeterministic.is_empty() {
+            return Err(Error::invalid_field(
+                field,
+                UNSUPPORTED_JSONATA_FUNCTION,
+                format!(
+                    "the expression calls {}, which depends on when it runs: a mapping must \
+                     give the same entity every time",
+                    nondeterministic.join(", ")
                 ),
             ));
         }
@@ -327,6 +348,15 @@ mod tests {
         let err = JsonataMapping::parse("{ \"n\": $formatNumber(a, '#0') }", FIELD).unwrap_err();
         assert_eq!(err.reason, UNSUPPORTED_JSONATA_FUNCTION);
         assert!(err.message.contains("$formatNumber"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_function_of_the_clock_or_chance_is_refused() {
+        for source in ["$now()", "{\"at\": $millis()}", "$random() > 0.5"] {
+            let err = JsonataMapping::parse(source, FIELD).unwrap_err();
+            assert_eq!(err.reason, UNSUPPORTED_JSONATA_FUNCTION, "{source}");
+            assert!(err.message.contains("when it runs"), "{}", err.message);
+        }
     }
 
     #[test]

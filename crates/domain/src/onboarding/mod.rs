@@ -3,11 +3,14 @@
 //! `webhookUri` told of the decision.
 //!
 //! [`input`] checks what a job is created with, so a job that is accepted cannot fail
-//! later for a bad mapping or destination; [`decision`] holds the documented default
-//! rules that turn the journey's findings into APPROVED, REFER or REJECTED.
+//! later for a bad mapping or destination; [`mapping`] turns a submitted response into
+//! the entity body the journey creates or applies; [`decision`] holds the default rules
+//! that turn the journey's findings into APPROVED, REFER or REJECTED.
 
 pub mod decision;
 pub mod input;
+pub mod mapping;
 
 pub use decision::{Decision, Findings, Reason, decide};
 pub use input::{CheckedOnboarding, OnboardingInput};
+pub use mapping::entity_body;
