@@ -6,7 +6,7 @@ BIND ?= 127.0.0.1:8080
 FUZZ_EXAMPLES ?= 5
 FUZZ_FULL_EXAMPLES ?= 80
 
-.PHONY: run install build test mrz-referee jsonata-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres help
+.PHONY: run install build test mrz-referee jsonata-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -26,6 +26,9 @@ test: mrz-referee jsonata-referee moto-referee openapi-client-referee ## Run eve
 	@url="$$(scripts/test-postgres.sh)" || exit 1; \
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
+
+test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL
+	scripts/crash-executions.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
@@ -93,6 +96,11 @@ fuzz-api: fuzz-venv ## Fuzz the OpenAPI document with schemathesis on SQLite and
 fuzz-api-full: fuzz-venv ## The same with at least 10,000 cases per backend
 	$(CARGO) test --workspace --no-run --quiet
 	$(FUZZ_VENV)/bin/python scripts/fuzz-api.py --max-examples $(FUZZ_FULL_EXAMPLES) --min-cases 10000
+
+screenshots: ## Screenshots of each page of the hosted form into docs/screenshots (needs Debian's chromium and chromium-driver)
+	@command -v chromedriver >/dev/null 2>&1 && { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || { \
+	  echo "make screenshots: needs chromium and chromedriver (Debian/Ubuntu: apt-get install chromium chromium-driver)" >&2; exit 1; }
+	RICS_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(CARGO) test -p rics-e2e --test api hosted_browser -- --exact hosted_browser::a_browser_fills_every_step_and_submits
 
 lint: fmt deps-check ## Formatting, clippy with warnings as errors, dependency rules
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -55,6 +55,7 @@ UNSTATABLE_REASONS = frozenset(
         # A risk model's order and uniqueness rules: over items of a list, or its last.
         "THRESHOLDS_NOT_RISING",
         "LEVELS_NOT_RISING",
+        "LEVELS_MUST_BE_3_OR_5",
         "THRESHOLDS_MUST_END_AT_100",
         "BANDS_NOT_RISING",
         "LAST_BAND_BOUNDED",
@@ -226,7 +227,7 @@ def schema_valid_request_not_invalid_argument(ctx, response, case):
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
         return None
-    if case.path.startswith("/oauth2/"):
+    if case.path.startswith(("/oauth2/", "/hosted/")):
         return None
     error = _envelope(response)
     if error is None:

@@ -30,6 +30,8 @@ use rics_domain::file::sweep::ContentSweeper;
 use rics_domain::file::{FilePorts, FileService};
 use rics_domain::form::service::{FormPorts, FormService};
 use rics_domain::form_definition::{DefaultFormDefinitions, FormDefinitionService};
+use rics_domain::hosted::HostedLinks;
+use rics_domain::hosted_form::HostedForms;
 use rics_domain::housekeeping::{Housekeeping, Purge, Sweep};
 use rics_domain::id::{IdGenerator, UuidGenerator};
 use rics_domain::identity::admin::Registrar;
@@ -485,7 +487,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         DeliveryPorts {
             deliveries: delivery_repository,
             sender: Arc::new(HttpSender),
-            cipher,
+            cipher: cipher.clone(),
             resolver: Arc::new(crate::dns::SystemResolver),
             policy: config.webhook_targets.clone(),
             endpoints: webhook_endpoints.clone(),
@@ -499,6 +501,13 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             timeout: config.webhook_timeout,
             ..DeliverySettings::default()
         },
+    ));
+    let hosted_links = Arc::new(HostedLinks::new(cipher, &config.public_url));
+    let hosted = Arc::new(HostedForms::new(
+        hosted_links,
+        forms.clone(),
+        files.clone(),
+        clock.clone(),
     ));
     let entities = Arc::new(
         EntityService::new(entity_repository.clone(), context.clone())
@@ -596,6 +605,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         authorization,
         webhook_endpoints,
         webhook_deliveries,
+        hosted,
     };
     Ok(Services {
         use_cases,

@@ -18,6 +18,7 @@ pub mod file;
 pub mod form;
 pub mod form_definition;
 pub mod hosted;
+pub mod hosted_form;
 pub mod housekeeping;
 pub mod icao;
 pub mod id;

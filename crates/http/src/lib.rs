@@ -5,6 +5,7 @@
 pub mod error;
 pub mod extract;
 pub mod guard;
+pub mod hosted_html;
 pub mod json;
 pub mod metrics;
 pub mod openapi;

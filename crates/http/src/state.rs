@@ -13,6 +13,7 @@ use rics_domain::event::EventService;
 use rics_domain::file::FileService;
 use rics_domain::form::FormService;
 use rics_domain::form_definition::FormDefinitionService;
+use rics_domain::hosted_form::HostedForms;
 use rics_domain::id::IdGenerator;
 use rics_domain::identity::authorization::AuthorizationService;
 use rics_domain::job::JobService;
@@ -98,6 +99,8 @@ pub struct UseCases {
     pub webhook_endpoints: Arc<WebhookEndpointService>,
     /// The deliveries of webhook endpoints.
     pub webhook_deliveries: Arc<DeliveryService>,
+    /// The hosted form's pages.
+    pub hosted: Arc<HostedForms>,
 }
 
 /// The use cases and settings the handlers use.

@@ -207,6 +207,23 @@ on_both_backends! {
         server.post(&format!("{path}:cancel"), &json!({})).error(400, "FAILED_PRECONDITION", "EXECUTION_ENDED");
     }
 
+    /// The built-in `verify-document` with neither a document nor an ID type: its job
+    /// cannot be made, so the execution fails with the job's INVALID_ARGUMENT naming the
+    /// missing input, and no job is left behind.
+    fn verify_document_without_a_document_fails_clearly(server) {
+        server.create_person("no-doc", "No Document");
+        let operation = server.post(&format!("{AUTOMATIONS}/verify-document:run"), &json!({"parameters": {"entity": "entities/no-doc"}})).ok();
+        let done = server.wait_for(&operation);
+        assert_eq!(done["error"]["code"], 3, "{done}");
+        let message = done["error"]["message"].as_str().unwrap();
+        assert!(message.contains("document"), "{message}");
+        let execution = server.get(&execution_of(&operation)).ok();
+        assert_eq!(execution["state"], "FAILED");
+        assert_eq!(execution["steps"][0]["state"], "FAILED");
+        let jobs = server.get(&format!("/v1alpha/individualEntityIDVerificationJobs{}", query(&[("filter", "entity = \"entities/no-doc\"")]))).ok();
+        assert_eq!(jobs["totalSize"], 0, "{jobs}");
+    }
+
     /// The KYC automation end to end: it waits for its form, resumes when the form is
     /// submitted, updates the entity from the response, makes its identity document,
     /// verifies, screens and rates it, and tags the outcome.

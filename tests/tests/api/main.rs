@@ -18,6 +18,8 @@ mod files;
 mod form_definitions;
 mod forms;
 mod generated_client;
+mod hosted;
+mod hosted_browser;
 mod id_verification;
 mod lists;
 mod notes;

@@ -144,6 +144,43 @@ fn evaluate_rates_records_and_raises_edd_once(backend: Backend) {
 }
 
 on_both_backends! {
+    /// A five-level model: its scores default to 20/40/60/80/100 and its labels are
+    /// kept; a high-risk person is rated above HIGH, stored and filtered at that level,
+    /// with one Enhanced Due Diligence alert; four levels are refused.
+    fn five_level_models_rate_above_high(server) {
+        let default = server.get(&format!("{MODELS}/1")).ok();
+        let mut five = without(&default, &["name", "uid", "createTime", "etag"]);
+        five["thresholds"] = json!([
+            {"riskLevel": "LOW", "label": "Standard"}, {"riskLevel": "MEDIUM"}, {"riskLevel": "HIGH"},
+            {"riskLevel": "CRITICAL"}, {"riskLevel": "EXTREME", "label": "Prohibited"}]);
+        let mut four = five.clone();
+        four["thresholds"].as_array_mut().unwrap().remove(3);
+        server.post(MODELS, &four).invalid("LEVELS_MUST_BE_3_OR_5", "riskModel.thresholds");
+        let created = server.post(MODELS, &five).ok();
+        let scores: Vec<u64> = array(&created["thresholds"]).iter().map(|t| t["maxScore"].as_u64().unwrap()).collect();
+        assert_eq!(scores, [20, 40, 60, 80, 100]);
+        assert_eq!(created["thresholds"][4]["label"], "Prohibited");
+        assert!(created["thresholds"][1].get("label").is_none(), "{created}");
+
+        high_risk_person(&server, "reza");
+        server.post(&format!("{ENTITIES}/reza:evaluate"), &json!({})).ok();
+        let details = server.entity("reza")["riskDetails"].clone();
+        let score = details["riskScore"].as_f64().unwrap();
+        let level = details["riskLevel"].as_str().unwrap().to_owned();
+        let level_of = |score: f64| ["LOW", "MEDIUM", "HIGH", "CRITICAL", "EXTREME"][((score - 1.0).max(0.0) / 20.0) as usize];
+        assert!(score > 60.0, "{details}");
+        assert_eq!(level, level_of(score), "{details}");
+        assert_eq!(edd_alerts(&server, "reza").len(), 1, "above HIGH is HIGH or above");
+        let filter = format!("riskDetails.riskLevel = {level}");
+        assert_eq!(server.list_names(&[("filter", &filter)]), ["entities/reza"]);
+        server.create_person("jane", "Jane Example");
+        server.post(&format!("{ENTITIES}/jane:evaluate"), &json!({})).ok();
+        let jane = server.entity("jane")["riskDetails"].clone();
+        assert_eq!(jane["riskLevel"], level_of(jane["riskScore"].as_f64().unwrap()), "{jane}");
+        let high_or_above = ["HIGH", "CRITICAL", "EXTREME"].contains(&jane["riskLevel"].as_str().unwrap());
+        assert_eq!(edd_alerts(&server, "jane").len(), usize::from(high_or_above), "{jane}");
+    }
+
     /// `riskDetails.riskStatus` filters entities: `ACTIVE` for a current rating (`RATED`
     /// reads as it, quoted or not), `OUTDATED` once the entity changed; an unrated
     /// entity matches neither `=` nor `!=`. BNDRY's example filter, snake_case and single

@@ -27,9 +27,10 @@ fn concrete(path: &str, id: &str) -> String {
         .replace("{alertType}", "nothing")
 }
 
-/// Routes anyone may call: probes, this document, and the authorization server's own
-/// endpoints (which authenticate clients and users themselves).
-const PUBLIC: [(&str, &str); 8] = [
+/// Routes anyone may call: probes, this document, the authorization server's own
+/// endpoints (which authenticate clients and users themselves), and the hosted form's
+/// pages and files (a link's token is their credential).
+const PUBLIC: [(&str, &str); 13] = [
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/v1alpha/openapi.json"),
@@ -38,6 +39,11 @@ const PUBLIC: [(&str, &str); 8] = [
     ("POST", "/oauth2/authorize"),
     ("GET", "/.well-known/openid-configuration"),
     ("GET", "/.well-known/jwks.json"),
+    ("GET", "/hosted/{token}"),
+    ("GET", "/hosted/{token}/steps/{step}"),
+    ("POST", "/hosted/{token}/steps/{step}"),
+    ("GET", "/hosted/assets/hosted.css"),
+    ("GET", "/hosted/assets/hosted.js"),
 ];
 
 /// Whether `text` is a lower-case hyphenated UUID.
@@ -126,7 +132,13 @@ on_both_backends! {
                 "{method} {path} documents its 200 response"
             );
             if matches!(method.as_str(), "POST" | "PATCH") {
-                let content = if path.starts_with("/oauth2/") { "application/x-www-form-urlencoded" } else { "application/json" };
+                let content = if path.starts_with("/oauth2/") {
+                    "application/x-www-form-urlencoded"
+                } else if path.starts_with("/hosted/") {
+                    "multipart/form-data"
+                } else {
+                    "application/json"
+                };
                 assert!(
                     operation["requestBody"]["content"][content].is_object(),
                     "{method} {path} documents its {content} body"
@@ -176,6 +188,12 @@ on_both_backends! {
             if path.starts_with("/oauth2/") {
                 // RFC 6749 errors and the sign-in page, not the API's envelope.
                 assert_ne!(reply.status, 404, "{} {path} is not served: {}", route.method, reply.text);
+                continue;
+            }
+            if path.starts_with("/hosted/") {
+                // The hosted form's pages (404 for the unknown link) and files.
+                let content_type = reply.header("content-type").unwrap_or_default();
+                assert!(content_type.starts_with("text/"), "{} {path} is served by the hosted pages: {content_type} {}", route.method, reply.text);
                 continue;
             }
             assert!(!reply.json.is_null(), "{} {path} answers JSON: {}", route.method, reply.text);

@@ -131,6 +131,11 @@ impl AlertService {
             return same_source(existing, source);
         }
         let mut alert = new.into_alert();
+        if alert.title.trim().is_empty() {
+            // Raised without a title (an automation's RAISE_ALERT step with no
+            // description): titled after its type.
+            alert.title = self.alert_type(principal, &alert).await?.display_name;
+        }
         self.admit(principal, &mut alert).await?;
         let now = self.context.clock.now();
         self.complete(&mut alert, id, source.to_owned(), now);
@@ -285,23 +290,7 @@ impl AlertService {
     /// caller's tenant.
     async fn admit(&self, principal: &Principal, alert: &mut Alert) -> Result<()> {
         validate(alert)?;
-        let type_id = alert
-            .alert_type
-            .strip_prefix("alertTypes/")
-            .unwrap_or_default();
-        let alert_type = self
-            .types
-            .get(&principal.tenant, type_id)
-            .await
-            .map_err(Error::from)?
-            .ok_or_else(|| {
-                Error::invalid_field(
-                    "alert.alertType",
-                    "ALERT_TYPE_NOT_FOUND",
-                    format!("'{}' does not exist", alert.alert_type),
-                )
-                .with_code(Code::NotFound)
-            })?;
+        let alert_type = self.alert_type(principal, alert).await?;
         if alert.severity.is_unspecified() {
             alert.severity = alert_type.default_severity;
         }
@@ -322,6 +311,29 @@ impl AlertService {
         )
         .await?;
         Ok(())
+    }
+
+    /// The type `alert` names, of the caller's tenant.
+    ///
+    /// # Errors
+    /// NOT_FOUND `ALERT_TYPE_NOT_FOUND` on `alert.alertType` when there is none.
+    async fn alert_type(&self, principal: &Principal, alert: &Alert) -> Result<AlertType> {
+        let type_id = alert
+            .alert_type
+            .strip_prefix("alertTypes/")
+            .unwrap_or_default();
+        self.types
+            .get(&principal.tenant, type_id)
+            .await
+            .map_err(Error::from)?
+            .ok_or_else(|| {
+                Error::invalid_field(
+                    "alert.alertType",
+                    "ALERT_TYPE_NOT_FOUND",
+                    format!("'{}' does not exist", alert.alert_type),
+                )
+                .with_code(Code::NotFound)
+            })
     }
 
     /// Sets the fields only the service sets on a new alert.

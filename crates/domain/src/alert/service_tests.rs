@@ -634,3 +634,37 @@ async fn a_new_tenant_gets_the_default_alert_types_at_its_creation_time() {
         Code::Internal
     );
 }
+
+#[tokio::test]
+async fn an_alert_raised_without_a_title_is_titled_after_its_type() {
+    let mut alerts = MockAlertRepository::new();
+    alerts.expect_get().returning(|_, _| Ok(None));
+    alerts
+        .expect_create()
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let untitled = || NewAlert {
+        alert_type: AlertType::name_of(UNUSUAL_EVENT),
+        entities: vec!["entities/live-a".into()],
+        ..NewAlert::default()
+    };
+    let service = service(alerts);
+    let raised = service
+        .raise(&principal(), "x1", "automations/a/executions/x", untitled())
+        .await
+        .unwrap();
+    let expected = AlertType::defaults(&principal().tenant, now())
+        .into_iter()
+        .find(|t| t.id() == UNUSUAL_EVENT)
+        .unwrap();
+    assert_eq!(raised.title, expected.display_name);
+    let unknown = NewAlert {
+        alert_type: "alertTypes/nothing-like-it".into(),
+        ..untitled()
+    };
+    let error = service
+        .raise(&principal(), "x2", "automations/a/executions/x", unknown)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::NotFound);
+}

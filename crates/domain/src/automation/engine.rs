@@ -21,6 +21,7 @@ use super::execution::{EXECUTION_QUEUE, Execution, ExecutionState, RUN_OPERATION
 use super::model::{AutomationDefinition, AutomationStep, StepKind};
 use super::ports::{AutomationRevisions, ExecutionRepository, FormStatus, StepEffects, StepFinish};
 use super::rules::{END, Reference, references};
+use crate::entity::model::RiskLevel;
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
@@ -628,11 +629,11 @@ fn job_output(before: Option<&Value>, result: Value) -> Value {
         output.extend(before.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     if let Some(previous) = output.get("previousRiskLevel") {
-        let rank = |level: Option<&Value>| match level.and_then(Value::as_str) {
-            Some("LOW") => 1,
-            Some("MEDIUM") => 2,
-            Some("HIGH") => 3,
-            _ => 0,
+        let rank = |level: Option<&Value>| {
+            level
+                .and_then(Value::as_str)
+                .and_then(RiskLevel::parse)
+                .map_or(0, RiskLevel::rank)
         };
         // A first rating (no level before) is no rise.
         let before = rank(Some(previous));

@@ -583,3 +583,42 @@ fn parameters_are_checked_all_at_once_and_take_their_defaults() {
         ["parameters.count", "parameters.entity", "parameters.extra"]
     );
 }
+
+#[tokio::test]
+async fn tags_and_activity_logs_are_written_with_their_outputs() {
+    let definition = steps(json!([
+        {"key": "tag", "kind": "ADD_TAG", "args": {"entity": "${parameters.entity}", "tag": "reviewed"}},
+        {"key": "log", "kind": "WRITE_ACTIVITY_LOG", "args": {"entity": "entities/e2", "description": "Tagged ${steps.tag.output.tag}"}}]));
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_add_tag()
+        .withf(|_, entity, tag| entity == "e1" && tag == "reviewed")
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let tagged = claim(&definition, &execution(&definition), effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(tagged.execution.steps[0].state, StepState::Succeeded);
+    assert_eq!(
+        tagged.execution.steps[0].output,
+        Some(json!({"tag": "reviewed"}))
+    );
+    assert!(tagged.execution.steps[0].resources.is_empty());
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_write_activity_log()
+        .withf(|_, id, entity, description| {
+            id == step_id("uid-1", "log") && entity == "e2" && description == "Tagged reviewed"
+        })
+        .times(1)
+        .returning(|_, id, _, _| Ok(format!("activityLogs/{id}")));
+    let logged = claim(&definition, &tagged.execution, effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    let log = format!("activityLogs/{}", step_id("uid-1", "log"));
+    assert_eq!(logged.execution.steps[1].resources, [log]);
+    assert_eq!(logged.execution.state, ExecutionState::Succeeded);
+    assert!(logged.end.is_some(), "the last step ends the execution");
+}

@@ -78,6 +78,30 @@ proto_enum! {
         Medium = "MEDIUM",
         /// High risk.
         High = "HIGH",
+        /// Critical risk: the fourth of five levels.
+        Critical = "CRITICAL",
+        /// Extreme risk: the highest of five levels.
+        Extreme = "EXTREME",
+    }
+}
+
+impl RiskLevel {
+    /// The level's place from the lowest: LOW 1 up to EXTREME 5; 0 when unrated.
+    pub fn rank(self) -> u8 {
+        match self {
+            RiskLevel::Unspecified => 0,
+            RiskLevel::Low => 1,
+            RiskLevel::Medium => 2,
+            RiskLevel::High => 3,
+            RiskLevel::Critical => 4,
+            RiskLevel::Extreme => 5,
+        }
+    }
+
+    /// Whether rules that say "high" apply: HIGH or above, so that they mean the same
+    /// with three levels and with five.
+    pub fn is_high_or_above(self) -> bool {
+        self.rank() >= RiskLevel::High.rank()
     }
 }
 

@@ -341,6 +341,19 @@ impl FormService {
         .await
     }
 
+    /// The steps and fields `form` (as [`Self::get`] read it) asks: those of the
+    /// revision it pinned, so a later revision of its definition changes nothing.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION (`FORM_DEFINITION_MISSING`) when the revision is gone.
+    pub async fn schema_of(&self, principal: &Principal, form: &Form) -> Result<FormSchema> {
+        Ok(self
+            .pinned(principal, form)
+            .await?
+            .schema
+            .unwrap_or_default())
+    }
+
     /// The revision `form` pinned, deleted definition or not.
     ///
     /// # Errors

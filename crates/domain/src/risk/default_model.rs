@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::model::{AgeBand, CountryRisk, Factor, OccupationCategory, RiskModel, Threshold};
-use crate::entity::model::RiskLevel;
+use super::model::{
+    AgeBand, CountryRisk, DEFAULT_MAX_SCORES, Factor, LEVEL_SETS, OccupationCategory, RiskModel,
+    Threshold,
+};
 use crate::error::{Error, Result};
 
 /// The FATF statements, as shipped.
@@ -191,20 +193,16 @@ pub fn default_model() -> Result<RiskModel> {
                 unknown_score: 0,
             },
         ],
-        thresholds: vec![
-            Threshold {
-                risk_level: RiskLevel::Low,
-                max_score: 33,
-            },
-            Threshold {
-                risk_level: RiskLevel::Medium,
-                max_score: 66,
-            },
-            Threshold {
-                risk_level: RiskLevel::High,
-                max_score: 100,
-            },
-        ],
+        // LOW to 33, MEDIUM to 66, HIGH to 100.
+        thresholds: LEVEL_SETS[0]
+            .iter()
+            .zip(DEFAULT_MAX_SCORES[0])
+            .map(|(level, max_score)| Threshold {
+                risk_level: *level,
+                max_score: *max_score,
+                label: String::new(),
+            })
+            .collect(),
         ..RiskModel::default()
     };
     model.check()?;

@@ -156,7 +156,7 @@ impl RiskEvaluator {
         let log = self.records.log(principal, &log_id, log).await?;
         // A repeated attempt gets the first attempt's log: rate as it recorded.
         let (rating, previous) = recorded(&log)?;
-        let alert = if rating.risk_level == RiskLevel::High && previous != RiskLevel::High {
+        let alert = if rating.risk_level.is_high_or_above() && !previous.is_high_or_above() {
             Some(
                 self.raise(principal, &entity, &log, &rating, previous, run)
                     .await?,

@@ -207,9 +207,34 @@ pub struct OccupationCategory {
 pub struct Threshold {
     /// The level.
     pub risk_level: RiskLevel,
-    /// The highest score of the level.
+    /// The highest score of the level. When no threshold of a model gives one, the
+    /// defaults for its number of levels apply ([`DEFAULT_MAX_SCORES`]).
+    #[serde(default)]
     pub max_score: u8,
+    /// What the tenant calls the level ("Standard", "Prohibited"), free text shown
+    /// beside it; none by default.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
 }
+
+/// The levels a model may have, from the lowest: three, or five.
+pub const LEVEL_SETS: [&[RiskLevel]; 2] = [
+    &[RiskLevel::Low, RiskLevel::Medium, RiskLevel::High],
+    &[
+        RiskLevel::Low,
+        RiskLevel::Medium,
+        RiskLevel::High,
+        RiskLevel::Critical,
+        RiskLevel::Extreme,
+    ],
+];
+
+/// The `maxScore`s of a model whose thresholds give none, by its number of levels:
+/// three as the default model has them, five evenly.
+pub const DEFAULT_MAX_SCORES: [&[u8]; 2] = [&[33, 66, 100], &[20, 40, 60, 80, 100]];
+
+/// The most characters of a threshold's label.
+pub const MAX_LABEL: usize = 100;
 
 impl Factor {
     /// The factor's name as the API writes it.
@@ -276,6 +301,7 @@ impl RiskModel {
     /// with weight, a weight or score above 100, unknown statuses or country codes, age
     /// bands that do not rise or end without an open band, empty categories.
     pub fn check(&mut self) -> Result<()> {
+        self.fill_default_max_scores();
         let mut v = Violations::new();
         if self.display_name.chars().count() > MAX_DISPLAY_NAME {
             v.add(
@@ -356,17 +382,66 @@ impl RiskModel {
         }
     }
 
+    /// Gives the thresholds the default `maxScore`s for their number of levels when
+    /// none of them has one (each is 0, which no rising set of thresholds has).
+    fn fill_default_max_scores(&mut self) {
+        if self.thresholds.iter().any(|t| t.max_score != 0) {
+            return;
+        }
+        if let Some(scores) = DEFAULT_MAX_SCORES
+            .iter()
+            .find(|scores| scores.len() == self.thresholds.len())
+        {
+            for (threshold, score) in self.thresholds.iter_mut().zip(scores.iter()) {
+                threshold.max_score = *score;
+            }
+        }
+    }
+
     fn check_thresholds(&self, v: &mut Violations) {
         let path = "riskModel.thresholds";
         if self.thresholds.is_empty() {
-            v.add(path, "REQUIRED", "at least one threshold, the last at 100");
+            v.add(
+                path,
+                "REQUIRED",
+                "three or five thresholds, the last at 100",
+            );
             return;
+        }
+        let levels: Vec<RiskLevel> = self.thresholds.iter().map(|t| t.risk_level).collect();
+        if !LEVEL_SETS.contains(&levels.as_slice()) {
+            v.add(
+                path,
+                "LEVELS_MUST_BE_3_OR_5",
+                "the levels are LOW, MEDIUM and HIGH, or those and CRITICAL and EXTREME, in that order",
+            );
+            if self.thresholds.iter().all(|t| t.max_score == 0) {
+                // Scores left to the defaults, which exist only for a valid set.
+                return;
+            }
         }
         let mut previous: Option<&Threshold> = None;
         for (i, threshold) in self.thresholds.iter().enumerate() {
             let at = format!("{path}[{i}]");
             if threshold.risk_level.is_unspecified() {
-                v.add(format!("{at}.riskLevel"), "REQUIRED", "LOW, MEDIUM or HIGH");
+                v.add(
+                    format!("{at}.riskLevel"),
+                    "REQUIRED",
+                    "LOW, MEDIUM, HIGH, CRITICAL or EXTREME",
+                );
+            }
+            if threshold.label.chars().count() > MAX_LABEL {
+                v.add(
+                    format!("{at}.label"),
+                    "TOO_LONG",
+                    format!("at most {MAX_LABEL} characters"),
+                );
+            } else if threshold.label.chars().any(char::is_control) {
+                v.add(
+                    format!("{at}.label"),
+                    "CONTROL_CHARACTER",
+                    "one line of text without control characters",
+                );
             }
             if let Some(before) = previous {
                 if threshold.max_score <= before.max_score {
@@ -379,7 +454,7 @@ impl RiskModel {
                         ),
                     );
                 }
-                if severity(threshold.risk_level) <= severity(before.risk_level) {
+                if threshold.risk_level.rank() <= before.risk_level.rank() {
                     v.add(
                         format!("{at}.riskLevel"),
                         "LEVELS_NOT_RISING",
@@ -580,16 +655,6 @@ fn score_in_range(v: &mut Violations, path: &str, score: u8) {
 /// Whether `text` is a full `YYYY-MM-DD` date.
 fn is_full_date(text: &str) -> bool {
     PartialDate::parse(text).is_ok_and(|d| d.day.is_some())
-}
-
-/// LOW < MEDIUM < HIGH.
-fn severity(level: RiskLevel) -> u8 {
-    match level {
-        RiskLevel::Unspecified => 0,
-        RiskLevel::Low => 1,
-        RiskLevel::Medium => 2,
-        RiskLevel::High => 3,
-    }
 }
 
 /// The rule of [`parse_version`] for a bare version as an ECMA-262 regular expression,

@@ -2,11 +2,13 @@
 //! rating depends on is in those two documents (the evaluation date included), so the
 //! same pair gives the same rating, to the byte, whenever it is replayed.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::Date;
 
-use super::model::{Factor, MAX_SCORE, OccupationCategory, RiskModel};
+use super::model::{Factor, LEVEL_SETS, MAX_SCORE, OccupationCategory, RiskModel};
 use crate::entity::model::{RiskLevel, ScreeningStatus, VerificationStatus};
 use crate::values::{CountryCode, PartialDate};
 
@@ -334,7 +336,7 @@ fn judge(model: &RiskModel, factor: &Factor, input: &EvaluationInput) -> Judgeme
             for related in &input.related_entities {
                 let mut candidates = Vec::new();
                 if let Some(level) = related.risk_level {
-                    let score = risk_level_scores.get(level.as_str()).copied().unwrap_or(0);
+                    let score = related_level_score(risk_level_scores, level);
                     candidates.push((
                         score,
                         format!(
@@ -465,4 +467,16 @@ pub(crate) fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+/// The score of a related entity rated `level`: its own in `scores`; for a level above
+/// HIGH that the scores leave out (a model written for three levels), that of the
+/// nearest level below it down to HIGH; 0 otherwise.
+fn related_level_score(scores: &BTreeMap<String, u8>, level: RiskLevel) -> u8 {
+    LEVEL_SETS[1]
+        .iter()
+        .rev()
+        .filter(|l| l.rank() <= level.rank() && (**l == level || l.is_high_or_above()))
+        .find_map(|l| scores.get(l.as_str()).copied())
+        .unwrap_or(0)
 }

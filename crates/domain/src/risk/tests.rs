@@ -128,6 +128,113 @@ fn every_faulty_field_of_a_model_is_named() {
     }
 }
 
+/// The default model with five levels, their scores left to the defaults.
+fn five_level_model() -> RiskModel {
+    let mut model = model();
+    model.thresholds = serde_json::from_value(json!([
+        {"riskLevel": "LOW", "label": "Standard"}, {"riskLevel": "MEDIUM"}, {"riskLevel": "HIGH"},
+        {"riskLevel": "CRITICAL"}, {"riskLevel": "EXTREME", "label": "Prohibited"}]))
+    .unwrap();
+    model.check().unwrap();
+    model
+}
+
+#[test]
+fn five_levels_take_the_default_scores_and_keep_their_labels() {
+    let five = five_level_model();
+    let scores: Vec<u8> = five.thresholds.iter().map(|t| t.max_score).collect();
+    assert_eq!(scores, [20, 40, 60, 80, 100]);
+    assert_eq!(five.level_of(20), RiskLevel::Low);
+    assert_eq!(five.level_of(61), RiskLevel::Critical);
+    assert_eq!(five.level_of(81), RiskLevel::Extreme);
+    let stored = serde_json::to_value(&five.thresholds).unwrap();
+    assert_eq!(
+        stored[4],
+        json!({"riskLevel": "EXTREME", "maxScore": 100, "label": "Prohibited"})
+    );
+    assert_eq!(
+        stored[1],
+        json!({"riskLevel": "MEDIUM", "maxScore": 40}),
+        "no label, no key"
+    );
+    let mut three = model();
+    for threshold in &mut three.thresholds {
+        threshold.max_score = 0;
+    }
+    three.check().unwrap();
+    assert_eq!(
+        three.thresholds,
+        model().thresholds,
+        "three levels default as the default model"
+    );
+}
+
+#[test]
+fn a_model_has_three_or_five_levels_with_short_one_line_labels() {
+    let mut four = five_level_model();
+    four.thresholds.remove(3);
+    four.thresholds[3].max_score = 100;
+    assert_eq!(
+        violations(&four.check().unwrap_err()),
+        [("riskModel.thresholds".to_owned(), "LEVELS_MUST_BE_3_OR_5")]
+    );
+    let mut labelled = five_level_model();
+    labelled.thresholds[0].label = "x".repeat(101);
+    labelled.thresholds[1].label = "two\nlines".into();
+    assert_eq!(
+        violations(&labelled.check().unwrap_err()),
+        [
+            ("riskModel.thresholds[0].label".to_owned(), "TOO_LONG"),
+            (
+                "riskModel.thresholds[1].label".to_owned(),
+                "CONTROL_CHARACTER"
+            )
+        ]
+    );
+}
+
+#[test]
+fn levels_rank_and_high_means_high_or_above() {
+    let ranked: Vec<u8> = [
+        RiskLevel::Unspecified,
+        RiskLevel::Low,
+        RiskLevel::Medium,
+        RiskLevel::High,
+        RiskLevel::Critical,
+        RiskLevel::Extreme,
+    ]
+    .iter()
+    .map(|l| l.rank())
+    .collect();
+    assert_eq!(ranked, [0, 1, 2, 3, 4, 5]);
+    assert!(!RiskLevel::Medium.is_high_or_above());
+    assert!(RiskLevel::High.is_high_or_above() && RiskLevel::Extreme.is_high_or_above());
+}
+
+#[test]
+fn a_related_entity_above_high_scores_as_high_in_a_three_level_model() {
+    let related = |level| {
+        let mut input = person();
+        input.related_entities = vec![RelatedEntityInput {
+            entity: "entities/boss".into(),
+            relationship_type: "ASSOCIATE".into(),
+            risk_level: Some(level),
+            screening_status: None,
+        }];
+        let rating = rate(&model(), &input);
+        let factor = rating
+            .contributions
+            .iter()
+            .find(|c| c.factor == "RELATED_ENTITY_RISK")
+            .unwrap()
+            .clone();
+        factor.value
+    };
+    assert_eq!(related(RiskLevel::Critical), related(RiskLevel::High));
+    assert_eq!(related(RiskLevel::Extreme), related(RiskLevel::High));
+    assert_ne!(related(RiskLevel::Medium), related(RiskLevel::High));
+}
+
 #[test]
 fn a_verified_teacher_at_home_is_low_risk() {
     let rating = rate(&model(), &person());

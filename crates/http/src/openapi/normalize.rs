@@ -859,7 +859,19 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         false,
     ),
     ("Threshold", "riskLevel", || json!({}), true),
-    ("RiskModel", "thresholds", || json!({ "minItems": 1 }), true),
+    (
+        "Threshold",
+        "label",
+        || json!({ "pattern": SINGLE_LINE, "maxLength": rics_domain::risk::model::MAX_LABEL }),
+        false,
+    ),
+    // Three levels or five (which ones, in order: LEVELS_MUST_BE_3_OR_5).
+    (
+        "RiskModel",
+        "thresholds",
+        || json!({ "minItems": 3, "maxItems": 5 }),
+        true,
+    ),
     (
         "RiskModel",
         "factors",
@@ -1316,6 +1328,12 @@ fn parameter_rule(route: &Route, location: &str, name: &str) -> Option<Value> {
                 && route.path == "/v1alpha/formDefinitions/{formDefinition}" =>
         {
             json!({ "pattern": FORM_DEFINITION_ID })
+        }
+        ("path", "token") if route.path.starts_with("/hosted/") => {
+            json!({ "pattern": "^[A-Za-z0-9_-]+$" })
+        }
+        ("path", "step") if route.path.starts_with("/hosted/") => {
+            json!({ "pattern": "^[a-z][a-z0-9_]{0,62}$" })
         }
         ("path", _) => json!({ "pattern": WELL_FORMED_ID_PATTERN }),
         ("query", "requestId") => json!({ "format": "uuid", "pattern": REQUEST_ID_PATTERN }),

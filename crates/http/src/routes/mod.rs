@@ -19,6 +19,7 @@ pub mod files;
 pub mod form_definitions;
 pub mod forms;
 pub mod health;
+pub mod hosted;
 pub mod jobs;
 pub mod notes;
 pub mod oauth;
@@ -198,6 +199,7 @@ route_modules!(
     screening_lists,
     tenants,
     webhook_endpoints,
+    hosted,
 );
 
 /// Every route of the API: the rows of each module of `TABLES`, in order.

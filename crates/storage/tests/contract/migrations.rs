@@ -708,6 +708,15 @@ fn rows_stored_before_a_migration_are_carried_over(backend: Backend) {
         ),
         ["rated|ACTIVE", "unrated|-"]
     );
+    // The rebuild of entities on SQLite (2026-11-27-000029_five_risk_levels) cascaded to
+    // none of the rows that reference them.
+    assert_eq!(
+        lines(
+            &mut conn,
+            "SELECT entity_id AS line FROM entity_bodies ORDER BY entity_id"
+        ),
+        ["rated", "unrated"]
+    );
     let trigrams = rics_domain::text_search::trigrams("PASSPORT L898902C3");
     assert_eq!(
         lines(

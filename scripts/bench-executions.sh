@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Automation executions end to end through the API on PostgreSQL: the release `rics serve`
+# with BENCH_WORKERS job workers (default 2) and the bundled lists; scripts/bench_executions.py
+# measures screen-entity executions per second, and the time from a form submit to the
+# execution that awaited it resuming. docs/benchmarks.md records the figures with the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+port="${BENCH_PORT:-18184}"
+workers="${BENCH_WORKERS:-2}"
+work="target/bench"
+mkdir -p "$work"
+cargo build --release -p rics
+
+pg="$(scripts/test-postgres.sh)"
+psql "$pg" -qc "DROP DATABASE IF EXISTS rics_bench_executions" -c "CREATE DATABASE rics_bench_executions" >/dev/null
+RICS_DATABASE_URL="${pg%/*}/rics_bench_executions" RICS_MIGRATE_ON_START=true \
+  RICS_BIND_ADDRESS="127.0.0.1:$port" RICS_JOB_CONCURRENCY="$workers" \
+  RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
+  RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
+  RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/release/rics" serve >"$work/server-executions.out" 2>"$work/server-executions.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+python3 scripts/bench_executions.py "http://127.0.0.1:$port"

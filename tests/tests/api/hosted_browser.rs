@@ -1,0 +1,342 @@
+//! The hosted form in a real browser: headless Chromium, driven through
+//! `chromedriver` over the W3C WebDriver protocol (plain JSON over HTTP, so no
+//! driver crate), fills every step of the KYC form, uploads a document's photo and a
+//! selfie, submits, and checks the form is SUBMITTED with the answers.
+//!
+//! Skipped, saying so, only when `chromium` or `chromedriver` is not installed (Debian:
+//! `apt-get install chromium chromium-driver`; CI installs them). With
+//! `RICS_SCREENSHOTS_DIR` set (`make screenshots`), a screenshot of each page is
+//! written there.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use reqwest::blocking::Client;
+use rics_e2e::*;
+use serde_json::{Value, json};
+
+use super::hosted::{PNG, kyc_form, link};
+
+/// The element key of WebDriver's answers.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The first of `names` found on the `PATH`.
+fn installed(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A `chromedriver` process, stopped when dropped.
+struct Driver {
+    child: Child,
+    base: String,
+    client: Client,
+    session: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self
+            .client
+            .delete(format!("{}/session/{}", self.base, self.session))
+            .send();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    /// Starts `driver` and a headless `browser` session.
+    fn start(driver: &Path, browser: &Path) -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+        let base = format!("http://127.0.0.1:{port}");
+        let client = Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
+        let started = Instant::now();
+        while client
+            .get(format!("{base}/status"))
+            .send()
+            .ok()
+            .and_then(|r| r.json::<Value>().ok())
+            .is_none_or(|status| status["value"]["ready"] != true)
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut driver = Driver {
+            child,
+            base,
+            client,
+            session: String::new(),
+        };
+        let session = driver.call(
+            "POST",
+            "/session",
+            json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+                "binary": browser,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=720,1280"]
+            }}}}),
+        );
+        driver.session = session["sessionId"].as_str().unwrap().to_owned();
+        driver
+    }
+
+    /// One WebDriver command; its `value`.
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let url = if self.session.is_empty() {
+            format!("{}{path}", self.base)
+        } else {
+            format!("{}/session/{}{path}", self.base, self.session)
+        };
+        let request = match method {
+            "GET" => self.client.get(url),
+            _ => self.client.post(url).json(&body),
+        };
+        let reply: Value = request.send().unwrap().json().unwrap();
+        let value = reply["value"].clone();
+        assert!(
+            value.get("error").is_none(),
+            "WebDriver {method} {path}: {value}"
+        );
+        value
+    }
+
+    fn open(&self, url: &str) {
+        self.call("POST", "/url", json!({"url": url}));
+    }
+
+    fn find(&self, css: &str) -> String {
+        let found = self.call(
+            "POST",
+            "/element",
+            json!({"using": "css selector", "value": css}),
+        );
+        found[ELEMENT].as_str().unwrap().to_owned()
+    }
+
+    /// Types `text` into the element `css` (a file input takes a path).
+    fn type_into(&self, css: &str, text: &str) {
+        let element = self.find(css);
+        self.call(
+            "POST",
+            &format!("/element/{element}/value"),
+            json!({"text": text}),
+        );
+    }
+
+    fn click(&self, css: &str) {
+        let element = self.find(css);
+        self.call("POST", &format!("/element/{element}/click"), json!({}));
+    }
+
+    /// Chooses `value` in the select `css`.
+    fn choose(&self, css: &str, value: &str) {
+        self.click(&format!("{css} option[value=\"{value}\"]"));
+    }
+
+    /// Sets a date input, whose typing order depends on the locale.
+    fn set_date(&self, css: &str, date: &str) {
+        self.call(
+            "POST",
+            "/execute/sync",
+            json!({"script": "document.querySelector(arguments[0]).value = arguments[1];", "args": [css, date]}),
+        );
+    }
+
+    fn property(&self, css: &str, name: &str) -> Value {
+        let element = self.find(css);
+        self.call(
+            "GET",
+            &format!("/element/{element}/property/{name}"),
+            Value::Null,
+        )
+    }
+
+    fn text(&self) -> String {
+        self.property("body", "innerText")
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Waits until the page's heading reads `heading`.
+    fn wait_for(&self, heading: &str) {
+        let started = Instant::now();
+        loop {
+            let found = self.call(
+                "POST",
+                "/elements",
+                json!({"using": "css selector", "value": "h1, h2"}),
+            );
+            let texts: Vec<String> = found
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    let id = e[ELEMENT].as_str().unwrap_or_else(|| panic!("{e}"));
+                    self.call("GET", &format!("/element/{id}/text"), Value::Null)
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .collect();
+            if texts.iter().any(|t| t == heading) {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "no '{heading}' in {texts:?}: {}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// With `RICS_SCREENSHOTS_DIR`, the page as `{name}.png` there.
+    fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("RICS_SCREENSHOTS_DIR") else {
+            return;
+        };
+        let png = self.call("GET", "/screenshot", Value::Null);
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().unwrap())
+            .unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), bytes).unwrap();
+    }
+}
+
+/// Fills every step of the KYC form in headless Chromium, with a document's photo and
+/// a selfie, and submits it.
+#[test]
+fn a_browser_fills_every_step_and_submits() {
+    let (Some(driver), Some(browser)) = (
+        installed(&["chromedriver"]),
+        installed(&["chromium", "chromium-browser"]),
+    ) else {
+        eprintln!(
+            "SKIPPED a_browser_fills_every_step_and_submits: chromium and chromedriver are not installed \
+             (Debian: apt-get install chromium chromium-driver)"
+        );
+        return;
+    };
+    let server = Server::start(Backend::Sqlite);
+    kyc_form(&server, "kyc-browser");
+    let link = link(
+        &server,
+        server.partner(),
+        "kyc-browser",
+        3600,
+        Some("https://example.com/welcome"),
+    );
+    let folder = tempfile::tempdir().unwrap();
+    let image = folder.path().join("photo.png");
+    std::fs::write(&image, PNG).unwrap();
+    let image = image.to_str().unwrap();
+
+    let browser = Driver::start(&driver, &browser);
+    browser.open(&server.url(&link));
+    browser.wait_for("Personal details");
+    browser.screenshot("hosted-form-1-personal");
+    // An empty required answer keeps the person on the step, the error next to it.
+    browser.type_into("#f-given_name", "Anna");
+    browser.set_date("#f-date_of_birth", "1974-08-12");
+    browser.type_into("#f-nationality", "se");
+    browser.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "document.querySelector('form').noValidate = true;", "args": []}),
+    );
+    browser.click("button[type=submit]");
+    browser.wait_for("Personal details");
+    assert!(
+        browser.text().contains("Please check your answers"),
+        "{}",
+        browser.text()
+    );
+    assert_eq!(browser.property("#f-family_name", "ariaInvalid"), "true");
+    browser.screenshot("hosted-form-1-personal-errors");
+    browser.type_into("#f-family_name", "Eriksson");
+    browser.click("button[type=submit]");
+
+    browser.wait_for("Contact details");
+    browser.screenshot("hosted-form-2-contact");
+    browser.type_into("#f-email", "anna@example.com");
+    browser.type_into("#f-phone", "+46701234567");
+    browser.type_into("#f-residential_address", "1 Storgatan");
+    browser.type_into("#f-residential_address-locality", "Umea");
+    browser.type_into("#f-residential_address-country", "SE");
+    browser.click("button[type=submit]");
+
+    browser.wait_for("Identity");
+    browser.choose("#f-identity_document", "PASSPORT");
+    browser.type_into("#f-identity_document-number", "L898902C3");
+    browser.type_into("#f-identity_document-country", "SWE");
+    browser.set_date("#f-identity_document-expiry", "2030-01-01");
+    browser.type_into(
+        "#f-identity_document-mrz",
+        "P<SWEERIKSSON<<ANNA<<<<<<<<<<<<<<<<<<<<<<<<<\nL898902C36SWE7408122F3001015<<<<<<<<<<<<<<06",
+    );
+    browser.type_into("#f-identity_document-files", image);
+    browser.type_into("#f-selfie", image);
+    // The static script ran under the page's policy: the chosen image is previewed.
+    assert_eq!(browser.property("#f-selfie + img.preview", "hidden"), false);
+    browser.screenshot("hosted-form-3-identity");
+    browser.click("button[type=submit]");
+
+    browser.wait_for("Thank you");
+    browser.screenshot("hosted-form-4-end");
+    assert_eq!(
+        browser.property("a.button", "href"),
+        "https://example.com/welcome"
+    );
+
+    let form = server.get("/v1alpha/forms/kyc-browser").ok();
+    assert_eq!(form["state"], "SUBMITTED", "{form}");
+    let response = &form["response"];
+    assert_eq!(response["given_name"], "Anna");
+    assert_eq!(response["family_name"], "Eriksson");
+    assert_eq!(response["date_of_birth"], "1974-08-12");
+    assert_eq!(response["nationality"], "SE");
+    assert_eq!(response["email"], "anna@example.com");
+    assert_eq!(
+        response["residential_address"]["lines"],
+        json!(["1 Storgatan"])
+    );
+    let document = &response["identity_document"];
+    assert_eq!(document["documentType"], "PASSPORT");
+    assert_eq!(document["expiryDate"], "2030-01-01");
+    assert_eq!(document["mrz"].as_array().unwrap().len(), 2);
+    let photo = document["files"][0].as_str().unwrap();
+    let selfie = response["selfie"].as_str().unwrap();
+    for file in [photo, selfie] {
+        let stored = server.get(&format!("/v1alpha/{file}")).ok();
+        assert_eq!(stored["contentType"], "image/png", "{stored}");
+    }
+    drop(browser);
+    assert_eq!(
+        server
+            .send(server.request_as(None, reqwest::Method::GET, &link))
+            .status,
+        410
+    );
+}
