@@ -88,13 +88,16 @@ pub fn decide(findings: Findings) -> (Decision, Vec<Reason>) {
             "The person could not be screened.",
         )),
     }
-    match findings.risk {
-        RiskLevel::Low | RiskLevel::Medium => {}
-        RiskLevel::High => reasons.push(Reason::new("HIGH_RISK", "The risk level is HIGH.")),
-        RiskLevel::Unspecified => reasons.push(Reason::new(
+    if findings.risk == RiskLevel::Unspecified {
+        reasons.push(Reason::new(
             "NOT_RATED",
             "The person's risk could not be rated.",
-        )),
+        ));
+    } else if findings.risk.is_high_or_above() {
+        reasons.push(Reason::new(
+            "HIGH_RISK",
+            &format!("The risk level is {}.", findings.risk.as_str()),
+        ));
     }
     if reasons.is_empty() {
         (
@@ -158,14 +161,14 @@ mod tests {
     }
 
     #[test]
-    fn high_risk_refers() {
-        let (decision, reasons) = decide(findings(
-            Outcome::Passed,
-            ScreeningStatus::Clear,
-            RiskLevel::High,
-        ));
-        assert_eq!(decision, Decision::Refer);
-        assert_eq!(codes(&reasons), ["HIGH_RISK"]);
+    fn high_risk_and_above_refers() {
+        for risk in [RiskLevel::High, RiskLevel::Critical, RiskLevel::Extreme] {
+            let (decision, reasons) =
+                decide(findings(Outcome::Passed, ScreeningStatus::Clear, risk));
+            assert_eq!(decision, Decision::Refer, "{risk:?}");
+            assert_eq!(codes(&reasons), ["HIGH_RISK"]);
+            assert!(reasons[0].message.contains(risk.as_str()), "{reasons:?}");
+        }
     }
 
     #[test]
