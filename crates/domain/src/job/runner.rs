@@ -245,8 +245,14 @@ impl JobRunner {
             &worker,
             now,
         )
-        .for_entity(&job.entity_id)
         .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
+        // A job whose run creates its entity is about no entity yet.
+        let entity_to_come = job.entity_id == "-" && kind.is_some_and(|k| k.creates_entity());
+        let event = if entity_to_come {
+            event
+        } else {
+            event.for_entity(&job.entity_id)
+        };
         TaskFinish::Complete {
             metadata: OperationMetadata {
                 kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),
