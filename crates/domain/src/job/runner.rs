@@ -246,12 +246,9 @@ impl JobRunner {
             now,
         )
         .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
-        // A job whose run creates its entity is about no entity yet.
-        let entity_to_come = job.entity_id == "-" && kind.is_some_and(|k| k.creates_entity());
-        let event = if entity_to_come {
-            event
-        } else {
-            event.for_entity(&job.entity_id)
+        let event = match ended.subject() {
+            Some(entity_id) => event.for_entity(entity_id),
+            None => event,
         };
         TaskFinish::Complete {
             metadata: OperationMetadata {

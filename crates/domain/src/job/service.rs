@@ -151,6 +151,7 @@ impl JobService {
             id: self.ports.context.ids.resource_id(),
             family: self.kind.collection().to_owned(),
             entity_id: entity_id.to_owned(),
+            made_entity_id: None,
             uid: self.ports.context.ids.uid(),
             revision: 1,
             state: JobState::Pending,
@@ -538,10 +539,9 @@ impl JobService {
             principal,
             now,
         );
-        if self.entity_to_come(&job.entity_id) {
-            event
-        } else {
-            event.for_entity(&job.entity_id)
+        match job.subject() {
+            Some(entity_id) => event.for_entity(entity_id),
+            None => event,
         }
     }
 }

@@ -39,6 +39,7 @@ fn stored(state: JobState) -> JobRecord {
         id: "job-1".into(),
         family: "testJobs".into(),
         entity_id: "amy-lee".into(),
+        made_entity_id: None,
         uid: "u".into(),
         revision: 1,
         state,
@@ -233,6 +234,19 @@ fn the_json_holds_the_inputs_beside_the_standard_fields() {
     assert_eq!(rendered["state"], "SUCCEEDED");
     assert_eq!(rendered["result"]["status"], "CLEAR");
     assert!(rendered["etag"].as_str().unwrap().starts_with('"'));
+}
+
+#[test]
+fn a_job_at_dash_names_its_entity_once_its_run_made_one() {
+    let mut job = stored(JobState::Running);
+    job.entity_id = "-".into();
+    assert_eq!(job.subject(), None);
+    assert!(job.to_json().get("entity").is_none());
+    job.made_entity_id = Some("amy-lee".into());
+    assert_eq!(job.subject(), Some("amy-lee"));
+    let rendered = job.to_json();
+    assert_eq!(rendered["name"], "entities/-/testJobs/job-1");
+    assert_eq!(rendered["entity"], "entities/amy-lee");
 }
 
 /// A `:run` body without a request id.
