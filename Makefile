@@ -6,7 +6,7 @@ BIND ?= 127.0.0.1:8080
 FUZZ_EXAMPLES ?= 5
 FUZZ_FULL_EXAMPLES ?= 80
 
-.PHONY: run install build test mrz-referee jsonata-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
+.PHONY: run install build test mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,13 +22,14 @@ install: ## Put the release binary on PATH as rics (cargo install into ~/.cargo/
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-test: mrz-referee jsonata-referee moto-referee openapi-client-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
+test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
 	@url="$$(scripts/test-postgres.sh)" || exit 1; \
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
 
 test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL
 	scripts/crash-executions.sh
+	scripts/crash-webhooks.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
@@ -65,6 +66,12 @@ jsonata-referee: ## npm jsonata 2.2.2 under target/jsonata-referee, run by node 
 	  mkdir -p $(JSONATA_REFEREE) && \
 	  if ! npm install --silent --no-audit --no-fund --prefix $(JSONATA_REFEREE) jsonata@$(JSONATA_VERSION); then \
 	    echo "make jsonata-referee: could not install jsonata@$(JSONATA_VERSION) from npm: the referee needs the registry once" >&2; exit 1; fi; fi
+
+STANDARDWEBHOOKS_VENV := target/standardwebhooks-venv
+
+standardwebhooks-referee: ## Python venv with standardwebhooks 1.1.0, the referee of the webhook signature tests (once)
+	@if ! $(STANDARDWEBHOOKS_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("standardwebhooks") != "1.1.0")' 2>/dev/null; then \
+	  $(call install_venv,standardwebhooks-referee,$(STANDARDWEBHOOKS_VENV),standardwebhooks==1.1.0); fi
 
 MOTO_VENV := target/moto-venv
 MOTO_VERSION := 5.1.18

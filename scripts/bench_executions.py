@@ -9,32 +9,19 @@
    submitTime to the end of the waiting step (the execution resumed), p50, p90, p99 and max.
 Times come from the server's own fields, so the client's HTTP overhead is not counted.
 """
-import base64, json, os, sys, time, urllib.request
+import os, sys, time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+
+from rics_api import Api, when
 
 base = sys.argv[1]
 runs = int(os.environ.get("BENCH_EXECUTIONS", "1000"))
 resumes = int(os.environ.get("BENCH_RESUMES", "200"))
 pool = ThreadPoolExecutor(8)
 
-def call(method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read())
-
-form = "grant_type=client_credentials".encode()
-request = urllib.request.Request(base + "/oauth2/token", data=form, method="POST")
-request.add_header("Content-Type", "application/x-www-form-urlencoded")
-request.add_header("Authorization", "Basic " + base64.b64encode(b"bench:bench-secret-0001").decode())
-token = json.loads(urllib.request.urlopen(request).read())["access_token"]
-
-def when(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+api = Api(base)
+call = api.call
+token = api.token("bench", "bench-secret-0001")
 
 def execution(operation):
     return "/v1alpha/" + operation["metadata"]["debug"]["execution"]

@@ -9,38 +9,24 @@ Creates an entity on the UN list and BENCH_JOBS screening jobs about it, then:
 Times come from each operation's metadata.debug (set by the server), so the client's
 own HTTP overhead is not counted.
 """
-import json, os, sys, threading, time, urllib.request
+import os, sys, time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+
+from rics_api import Api, when
 
 base = sys.argv[1]
 jobs = int(os.environ.get("BENCH_JOBS", "2000"))
 rate = float(os.environ.get("BENCH_RATE", "50"))
 latency_runs = int(os.environ.get("BENCH_LATENCY_RUNS", "500"))
 
-def call(method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read())
-
-form = "grant_type=client_credentials".encode()
-request = urllib.request.Request(base + "/oauth2/token", data=form, method="POST")
-request.add_header("Content-Type", "application/x-www-form-urlencoded")
-import base64
-request.add_header("Authorization", "Basic " + base64.b64encode(b"bench:bench-secret-0001").decode())
-token = json.loads(urllib.request.urlopen(request).read())["access_token"]
+api = Api(base)
+call = api.call
+token = api.token("bench", "bench-secret-0001")
 
 call("POST", "/v1alpha/entities?entityId=eric-badege", {"displayName": "Eric Badege",
      "individual": {"legalName": {"givenName": "Eric", "familyName": "Badege"}}}, token)
 pool = ThreadPoolExecutor(8)
 names = list(pool.map(lambda _: call("POST", "/v1alpha/entities/eric-badege/pepSanctionIndividualEntityJobs", {}, token)["name"], range(jobs)))
-
-def when(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 def wait_all(operations):
     done = []

@@ -15,17 +15,15 @@ every step's side effects happened exactly once:
 
 Exits non-zero, naming what is wrong, when anything differs.
 """
-import base64
-import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+
+from rics_api import Api
 
 port = int(os.environ.get("CRASH_PORT", "18183"))
 base = f"http://127.0.0.1:{port}"
@@ -37,40 +35,12 @@ pool = ThreadPoolExecutor(8)
 failures = []
 
 
-def call(method, path, body=None, token=None, expect_ok=True):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as error:
-        if expect_ok:
-            raise SystemExit(f"{method} {path}: {error.code} {error.read()[:500]!r}")
-        return None
-
-
-def start():
-    log = open(log_path, "a")
-    server = subprocess.Popen([binary, "serve"], stdout=log, stderr=log)
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(base + "/readyz", timeout=1)
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit(f"the server did not become ready; see {log_path}")
+api = Api(base)
+call = api.call
 
 
 def new_token():
-    form = "grant_type=client_credentials".encode()
-    request = urllib.request.Request(base + "/oauth2/token", data=form, method="POST")
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    request.add_header("Authorization", "Basic " + base64.b64encode(b"crash:crash-secret-0001").decode())
-    return json.loads(urllib.request.urlopen(request).read())["access_token"]
+    return api.token("crash", "crash-secret-0001")
 
 
 def executions(token, automation):
@@ -110,7 +80,7 @@ def check(condition, message):
         failures.append(message)
 
 
-server = start()
+server = api.start(binary, log_path)
 token = new_token()
 call("POST", "/v1alpha/automations?automationId=crash-chain", {
     "displayName": "Crash chain",
@@ -152,7 +122,7 @@ print(f"killed with executions in {at_kill}")
 check(sum(n for s, n in at_kill.items() if s not in ("SUCCEEDED", "FAILED", "CANCELLED")) > 0,
       f"every execution had ended before the kill: {at_kill}")
 
-server = start()
+server = api.start(binary, log_path)
 try:
     token = new_token()
     deadline = time.time() + 300

@@ -149,8 +149,29 @@ fn tenant_id(text: &str) -> anyhow::Result<TenantId> {
     Ok(TenantId::new(id))
 }
 
+/// The tenant `text` names (`tenants/{id}` or the id), if it exists on the database of
+/// `services`.
+///
+/// # Errors
+/// When `text` names no tenant or the tenant does not exist.
+pub(crate) async fn existing_tenant(
+    services: &server::Services,
+    text: &str,
+) -> anyhow::Result<TenantId> {
+    let tenant = tenant_id(text)?;
+    if DieselTenantRepository::new(services.db.clone())
+        .get(&tenant)
+        .await
+        .map_err(|e| failed(e.into()))?
+        .is_none()
+    {
+        bail!("there is no tenant tenants/{tenant}");
+    }
+    Ok(tenant)
+}
+
 /// A domain error as a command-line error, with each field violation on a line.
-fn failed(error: Error) -> anyhow::Error {
+pub(crate) fn failed(error: Error) -> anyhow::Error {
     let mut text = error.message;
     for fault in &error.field_violations {
         text.push_str(&format!(
@@ -175,21 +196,12 @@ pub async fn load_automations(config: &Config, args: &LoadAutomations) -> anyhow
         .with_context(|| format!("{} is not JSON", args.file.display()))?;
     let automations = check_file(&file).map_err(failed)?;
     let services = server::services(config).await?;
-    let stored = DieselTenantRepository::new(services.db.clone());
     let tenants = match &args.tenant {
-        Some(tenant) => {
-            let tenant = tenant_id(tenant)?;
-            if stored
-                .get(&tenant)
-                .await
-                .map_err(|e| failed(e.into()))?
-                .is_none()
-            {
-                bail!("there is no tenant tenants/{tenant}");
-            }
-            vec![tenant]
-        }
-        None => stored.all_ids().await.map_err(|e| failed(e.into()))?,
+        Some(tenant) => vec![existing_tenant(&services, tenant).await?],
+        None => DieselTenantRepository::new(services.db.clone())
+            .all_ids()
+            .await
+            .map_err(|e| failed(e.into()))?,
     };
     let mut report = Vec::with_capacity(tenants.len());
     for tenant in tenants {

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod config;
 pub mod dns;
+pub mod import;
 pub mod metrics;
 pub mod screener;
 pub mod server;

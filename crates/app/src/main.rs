@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use rics::admin::{self, AutomationsCommand, ClientsCommand, KeysCommand, UsersCommand};
 use rics::config::{MigrateSettings, Settings};
+use rics::import;
 use rics::screener::ListScreener;
 use rics::{server, telemetry};
 use rics_domain::screen::Screener;
@@ -49,6 +50,10 @@ enum Command {
     /// Manage tenants' automations.
     #[command(subcommand)]
     Automations(AutomationsCommand),
+    /// Import entities from a JSON lines file (`{"entityId"?, "entity"}` per line) straight
+    /// into the database, with the checks and events of `POST /v1alpha/entities`, in
+    /// batches of 1,000 each written whole; safe to run again after a failure.
+    Import(import::ImportEntities),
     /// Check sanctions and PEP lists before serving them.
     #[command(subcommand)]
     Lists(ListsCommand),
@@ -113,6 +118,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let loaded =
                 actix_web::rt::System::new().block_on(admin::load_automations(&config, &args))?;
             print_json(&loaded)
+        }
+        Command::Import(args) => {
+            let config = args.settings.resolve()?;
+            let imported =
+                actix_web::rt::System::new().block_on(import::import_entities(&config, &args))?;
+            print_json(&imported)
         }
         Command::Keys(KeysCommand::Rotate(settings)) => {
             let config = settings.resolve()?;

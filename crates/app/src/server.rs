@@ -56,7 +56,9 @@ use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, 
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
-use rics_domain::webhook::{DeliveryService, DeliveryWorker, SecretCipher, WebhookEndpointService};
+use rics_domain::webhook::{
+    DeliveryService, DeliveryWorker, SecretCipher, TenantSecretService, WebhookEndpointService,
+};
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
@@ -69,8 +71,8 @@ use rics_storage::{
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
-    migrations, secrets,
+    DieselTenantSecretRepository, DieselWebhookEndpointRepository, DieselWorkspaceRepository,
+    ObjectFileStore, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
@@ -476,6 +478,11 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         config.webhook_targets.clone(),
         context.clone(),
     ));
+    let tenant_webhook_secrets = Arc::new(TenantSecretService::new(
+        Arc::new(DieselTenantSecretRepository::new(db.clone())),
+        cipher.clone(),
+        context.clone(),
+    ));
     let delivery_repository = Arc::new(DieselDeliveryRepository::new(db.clone()));
     let webhook_deliveries = Arc::new(DeliveryService::new(
         delivery_repository.clone(),
@@ -491,6 +498,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             resolver: Arc::new(crate::dns::SystemResolver),
             policy: config.webhook_targets.clone(),
             endpoints: webhook_endpoints.clone(),
+            tenant_secrets: tenant_webhook_secrets.clone(),
             alerts: alerts.clone(),
             clock: clock.clone(),
             ids: ids.clone(),
@@ -606,6 +614,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         webhook_endpoints,
         webhook_deliveries,
         hosted,
+        tenant_webhook_secrets,
     };
     Ok(Services {
         use_cases,

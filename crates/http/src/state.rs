@@ -23,7 +23,7 @@ use rics_domain::principal::Authenticator;
 use rics_domain::risk::RiskEvaluator;
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
-use rics_domain::webhook::{DeliveryService, WebhookEndpointService};
+use rics_domain::webhook::{DeliveryService, TenantSecretService, WebhookEndpointService};
 use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
 
@@ -97,10 +97,12 @@ pub struct UseCases {
     pub authorization: Arc<AuthorizationService>,
     /// Webhook endpoint use cases.
     pub webhook_endpoints: Arc<WebhookEndpointService>,
-    /// The deliveries of webhook endpoints.
+    /// The deliveries of webhook endpoints, and those to URLs.
     pub webhook_deliveries: Arc<DeliveryService>,
     /// The hosted form's pages.
     pub hosted: Arc<HostedForms>,
+    /// The tenants' webhook signing secrets.
+    pub tenant_webhook_secrets: Arc<TenantSecretService>,
 }
 
 /// The use cases and settings the handlers use.

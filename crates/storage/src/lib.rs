@@ -38,6 +38,7 @@ pub mod secrets;
 mod side_rows;
 pub mod sql;
 pub mod store;
+pub mod tenant_webhook_secrets;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -69,6 +70,7 @@ pub use notes::DieselNoteRepository;
 pub use object_files::ObjectFileStore;
 pub use operations::DieselOperationRepository;
 pub use risk_models::DieselRiskModelRepository;
+pub use tenant_webhook_secrets::DieselTenantSecretRepository;
 pub use tenants::DieselTenantRepository;
 pub use webhook_deliveries::DieselDeliveryRepository;
 pub use webhook_endpoints::DieselWebhookEndpointRepository;

@@ -1040,5 +1040,25 @@ diesel::table! {
         update_time -> BigInt,
         /// When it succeeded or failed for good; NULL while PENDING.
         finish_time -> Nullable<BigInt>,
+        /// Where a delivery to a URL (endpoint id `-`) goes; NULL for an endpoint's.
+        url -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    /// Each tenant's webhook signing secret, for deliveries to URLs; made on first use.
+    tenant_webhook_secrets (tenant_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The current secret, sealed.
+        secret -> Text,
+        /// The secret it replaced, sealed, still signing until its expiry.
+        previous_secret -> Nullable<Text>,
+        /// When the previous secret stops signing.
+        previous_secret_expire_time -> Nullable<BigInt>,
+        /// When the first secret was made.
+        create_time -> BigInt,
+        /// When it was last rotated.
+        update_time -> BigInt,
     }
 }

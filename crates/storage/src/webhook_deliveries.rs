@@ -8,14 +8,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
-use rics_domain::event::NewEvent;
+use rics_domain::event::{DirectDelivery, NewEvent};
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
 use rics_domain::time::Timestamp;
 use rics_domain::webhook::delivery::{
     ClaimedDelivery, DeliveryAttempt, DeliveryOutcome, DeliveryRecord, DeliveryRepository,
-    DeliveryState, subscribes,
+    DeliveryState, URL_DELIVERIES, subscribes,
 };
 use rics_domain::webhook::model::SealedSecrets;
 use serde_json::Value;
@@ -25,13 +25,15 @@ use crate::database::Database;
 use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{internal, timestamp};
-use crate::schema::{events, webhook_deliveries, webhook_endpoints};
+use crate::schema::{events, tenant_webhook_secrets, webhook_deliveries, webhook_endpoints};
 use crate::sql::Sql;
 use crate::store::{ListedTable, list_page};
 
 /// Queues, in the current transaction, a delivery of each of `new_events` to each
-/// ENABLED, live endpoint of `tenant` that subscribes to its type. Nothing is queued
-/// for another tenant's endpoints, and nothing survives a rollback.
+/// ENABLED, live endpoint of `tenant` that subscribes to its type, and to the target
+/// each event asks for itself ([`NewEvent::deliver_to`]: a URL, or one of the tenant's
+/// enabled live endpoints whatever its subscriptions). Nothing is queued for another
+/// tenant's endpoints, and nothing survives a rollback.
 ///
 /// # Errors
 /// Database failures; a stored endpoint body that does not read back.
@@ -49,6 +51,7 @@ pub fn queue_deliveries(
         .filter(webhook_endpoints::delete_time.is_null())
         .select((webhook_endpoints::id, webhook_endpoints::body))
         .load(conn)?;
+    let mut subscriptions = Vec::with_capacity(endpoints.len());
     for (endpoint_id, body) in endpoints {
         let body: Value = serde_json::from_str(&body)
             .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
@@ -63,37 +66,64 @@ pub fn queue_deliveries(
                     .collect()
             })
             .unwrap_or_default();
-        for event in new_events
+        subscriptions.push((endpoint_id, patterns));
+    }
+    for event in new_events {
+        let direct = |endpoint_id: &str| matches!(&event.deliver_to, Some(DirectDelivery::Endpoint(id)) if id == endpoint_id);
+        for (endpoint_id, _) in subscriptions
             .iter()
-            .filter(|e| subscribes(&patterns, &e.event_type))
+            .filter(|(id, patterns)| direct(id) || subscribes(patterns, &event.event_type))
         {
-            let resource = event
-                .payload
-                .get("resource")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let ordering_key = event.entity_id.as_deref().unwrap_or(resource);
-            let time = event.create_time.unix_micros();
-            diesel::insert_into(webhook_deliveries::table)
-                .values((
-                    webhook_deliveries::tenant_id.eq(tenant),
-                    webhook_deliveries::endpoint_id.eq(&endpoint_id),
-                    webhook_deliveries::id.eq(&event.id),
-                    webhook_deliveries::entity_id.eq(event.entity_id.as_deref()),
-                    webhook_deliveries::ordering_key.eq(ordering_key),
-                    webhook_deliveries::event_type.eq(&event.event_type),
-                    webhook_deliveries::resource.eq(resource),
-                    webhook_deliveries::state.eq(DeliveryState::Pending.as_str()),
-                    webhook_deliveries::tries.eq(0_i64),
-                    webhook_deliveries::attempts.eq("[]"),
-                    webhook_deliveries::run_after.eq(time),
-                    webhook_deliveries::create_time.eq(time),
-                    webhook_deliveries::update_time.eq(time),
-                ))
-                .execute(conn)?;
+            queue_one(conn, tenant, event, endpoint_id, None)?;
+        }
+        if let Some(DirectDelivery::Url(url)) = &event.deliver_to {
+            queue_one(conn, tenant, event, URL_DELIVERIES, Some(url))?;
         }
     }
     Ok(())
+}
+
+/// Queues the delivery of `event` to the endpoint `endpoint_id`, or to `url` under
+/// [`URL_DELIVERIES`]. Deliveries to one endpoint are ordered by entity (or resource);
+/// those to URLs by URL and entity.
+fn queue_one(
+    conn: &mut DbConnection,
+    tenant: &str,
+    event: &NewEvent,
+    endpoint_id: &str,
+    url: Option<&str>,
+) -> QueryResult<()> {
+    let resource = event
+        .payload
+        .get("resource")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let entity_or_resource = event.entity_id.as_deref().unwrap_or(resource);
+    // Neither entity ids nor resource names hold a space: the first one ends the key.
+    let ordering_key = match url {
+        Some(url) => format!("{entity_or_resource} {url}"),
+        None => entity_or_resource.to_owned(),
+    };
+    let time = event.create_time.unix_micros();
+    diesel::insert_into(webhook_deliveries::table)
+        .values((
+            webhook_deliveries::tenant_id.eq(tenant),
+            webhook_deliveries::endpoint_id.eq(endpoint_id),
+            webhook_deliveries::id.eq(&event.id),
+            webhook_deliveries::entity_id.eq(event.entity_id.as_deref()),
+            webhook_deliveries::ordering_key.eq(ordering_key),
+            webhook_deliveries::event_type.eq(&event.event_type),
+            webhook_deliveries::resource.eq(resource),
+            webhook_deliveries::state.eq(DeliveryState::Pending.as_str()),
+            webhook_deliveries::tries.eq(0_i64),
+            webhook_deliveries::attempts.eq("[]"),
+            webhook_deliveries::run_after.eq(time),
+            webhook_deliveries::create_time.eq(time),
+            webhook_deliveries::update_time.eq(time),
+            webhook_deliveries::url.eq(url),
+        ))
+        .execute(conn)
+        .map(|_| ())
 }
 
 /// At the erasure of the entity `entity_id`: removes its finished deliveries (their
@@ -174,6 +204,7 @@ pub struct DeliveryRow {
     attempts: String,
     run_after: i64,
     create_time: i64,
+    url: Option<String>,
 }
 
 impl DeliveryRow {
@@ -191,6 +222,7 @@ impl DeliveryRow {
             entity_id: self.entity_id,
             event_type: self.event_type,
             resource: self.resource,
+            url: self.url,
         })
     }
 }
@@ -225,8 +257,8 @@ impl ListedTable for DeliveryTable {
 }
 
 /// Claims up to `limit` ready deliveries under `claim` until `lease_end`: PENDING,
-/// due, of an enabled live endpoint, and first in line for their endpoint and
-/// ordering key.
+/// due, to a URL or of an enabled live endpoint, and first in line for their endpoint
+/// and ordering key.
 fn claim_ready(
     conn: &mut DbConnection,
     claim: &str,
@@ -243,9 +275,10 @@ fn claim_ready(
         .bind(now.unix_micros())
         .push(
             " WHERE (tenant_id, endpoint_id, id) IN (SELECT d.tenant_id, d.endpoint_id, d.id \
-             FROM webhook_deliveries d JOIN webhook_endpoints e \
+             FROM webhook_deliveries d LEFT JOIN webhook_endpoints e \
              ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id \
-             WHERE d.state = 'PENDING' AND e.state = 'ENABLED' AND e.delete_time IS NULL \
+             WHERE d.state = 'PENDING' \
+             AND (d.url IS NOT NULL OR (e.state = 'ENABLED' AND e.delete_time IS NULL)) \
              AND d.run_after <= ",
         )
         .bind(now.unix_micros())
@@ -263,34 +296,51 @@ fn claim_ready(
     }
     sql.push(
         ") RETURNING tenant_id, endpoint_id, id, entity_id, event_type, resource, state, \
-         tries, attempts, run_after, create_time",
+         tries, attempts, run_after, create_time, url",
     );
     sql.load::<DeliveryRow>(conn).map_err(repository_error)
 }
 
-/// What sending `row` needs besides the row: the endpoint's URL and secrets, and the
-/// event's payload (`None` when it was erased).
+/// What sending `row` needs besides the row: the endpoint's URL and secrets (for a
+/// delivery to a URL, its own URL and the tenant's secrets, empty before the first is
+/// made), and the event's payload (`None` when it was erased).
 fn claimed(
     conn: &mut DbConnection,
     row: DeliveryRow,
     claim: &str,
 ) -> Result<ClaimedDelivery, RepositoryError> {
-    let (url, current, previous, previous_expire_time): (
-        String,
-        String,
-        Option<String>,
-        Option<i64>,
-    ) = webhook_endpoints::table
-        .filter(webhook_endpoints::tenant_id.eq(&row.tenant_id))
-        .filter(webhook_endpoints::id.eq(&row.endpoint_id))
-        .select((
-            webhook_endpoints::url,
-            webhook_endpoints::secret,
-            webhook_endpoints::previous_secret,
-            webhook_endpoints::previous_secret_expire_time,
-        ))
-        .first(conn)
-        .map_err(repository_error)?;
+    let (url, secrets) = match &row.url {
+        Some(url) => {
+            let secrets = tenant_webhook_secrets::table
+                .filter(tenant_webhook_secrets::tenant_id.eq(&row.tenant_id))
+                .select((
+                    tenant_webhook_secrets::secret,
+                    tenant_webhook_secrets::previous_secret,
+                    tenant_webhook_secrets::previous_secret_expire_time,
+                ))
+                .first(conn)
+                .optional()
+                .map_err(repository_error)?;
+            (
+                url.clone(),
+                secrets.map(sealed).transpose()?.unwrap_or_default(),
+            )
+        }
+        None => {
+            let (url, current, previous, expire) = webhook_endpoints::table
+                .filter(webhook_endpoints::tenant_id.eq(&row.tenant_id))
+                .filter(webhook_endpoints::id.eq(&row.endpoint_id))
+                .select((
+                    webhook_endpoints::url,
+                    webhook_endpoints::secret,
+                    webhook_endpoints::previous_secret,
+                    webhook_endpoints::previous_secret_expire_time,
+                ))
+                .first(conn)
+                .map_err(repository_error)?;
+            (url, sealed((current, previous, expire))?)
+        }
+    };
     let payload = events::table
         .filter(events::tenant_id.eq(&row.tenant_id))
         .filter(events::id.eq(&row.id))
@@ -304,12 +354,22 @@ fn claimed(
         record: row.into_record()?,
         claim: claim.to_owned(),
         url,
-        secrets: SealedSecrets {
-            current,
-            previous,
-            previous_expire_time: previous_expire_time.map(timestamp).transpose()?,
-        },
+        secrets,
         payload,
+    })
+}
+
+/// Stored secret columns: the current secret, the previous one and its expiry.
+pub(crate) type SecretColumns = (String, Option<String>, Option<i64>);
+
+/// The sealed secrets of stored secret columns.
+pub(crate) fn sealed(
+    (current, previous, previous_expire_time): SecretColumns,
+) -> Result<SealedSecrets, RepositoryError> {
+    Ok(SealedSecrets {
+        current,
+        previous,
+        previous_expire_time: previous_expire_time.map(timestamp).transpose()?,
     })
 }
 
@@ -461,7 +521,7 @@ impl DeliveryRepository for DieselDeliveryRepository {
                     ))
                     .execute(conn)
                     .map_err(repository_error)?;
-                let streak = if state == DeliveryState::Failed {
+                let streak = if state == DeliveryState::Failed && record.url.is_none() {
                     failure_streak(conn, tenant, &record.endpoint_id, streak_limit)?
                 } else {
                     0

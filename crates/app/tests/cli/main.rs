@@ -9,6 +9,7 @@ mod automations_cli;
 mod compare_names_cli;
 mod credentials_cli;
 mod help;
+mod import_cli;
 mod jobs_cli;
 mod list_reload;
 mod request_log;

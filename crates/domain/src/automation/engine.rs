@@ -20,10 +20,10 @@ use sha2::{Digest, Sha256};
 use super::execution::{EXECUTION_QUEUE, Execution, ExecutionState, RUN_OPERATION_TYPE, StepState};
 use super::model::{AutomationDefinition, AutomationStep, StepKind};
 use super::ports::{AutomationRevisions, ExecutionRepository, FormStatus, StepEffects, StepFinish};
-use super::rules::{END, Reference, references};
+use super::rules::{END, Reference, is_message_type, references};
 use crate::entity::model::RiskLevel;
 use crate::error::{Code, Error, Result};
-use crate::event::NewEvent;
+use crate::event::{DirectDelivery, NewEvent};
 use crate::id::IdGenerator;
 use crate::job::model::{TaskFinish, worker_principal};
 use crate::job::ports::{JobRepository, QueuedWork};
@@ -50,6 +50,7 @@ enum StepOutcome {
         output: Value,
         resources: Vec<String>,
         goto: Option<usize>,
+        notify: Option<Notification>,
     },
     /// The step waits, until `until` at most: for a job (`form` none) or for the
     /// submission of `form`.
@@ -62,6 +63,23 @@ enum StepOutcome {
     /// The step failed for good.
     Failed(Error),
 }
+
+/// The message a NOTIFY_WEBHOOK step sends: an `automation_execution.notified` event
+/// written with the step's end, delivered to `target` by the webhook outbox.
+#[derive(Debug, Clone, PartialEq)]
+struct Notification {
+    /// The event's id: the message's `webhook-id`.
+    id: String,
+    /// The URL or endpoint.
+    target: DirectDelivery,
+    /// The step's `eventType`.
+    event_type: String,
+    /// The step's `data`.
+    data: String,
+}
+
+/// The event type of a NOTIFY_WEBHOOK step's message.
+pub const NOTIFIED: &str = "automation_execution.notified";
 
 /// Runs the steps of executions, as the job runner hands it their claimed tasks.
 pub struct ExecutionEngine {
@@ -128,6 +146,7 @@ impl ExecutionEngine {
             output,
             resources,
             goto: None,
+            notify: None,
         };
         Ok(match step.kind {
             StepKind::Unspecified => StepOutcome::Failed(Error::new(
@@ -252,6 +271,7 @@ impl ExecutionEngine {
                     output: json!({"matched": matched}),
                     resources: vec![],
                     goto,
+                    notify: None,
                 }
             }
             StepKind::RaiseAlert => {
@@ -281,6 +301,46 @@ impl ExecutionEngine {
                     .write_activity_log(principal, &id, &entity, &arg("description"))
                     .await?;
                 done(json!({"activityLog": log}), vec![log])
+            }
+            StepKind::NotifyWebhook => {
+                let (url, endpoint) = (arg("url"), arg("endpoint"));
+                let target = match endpoint.strip_prefix("webhookEndpoints/") {
+                    _ if endpoint.is_empty() && !url.is_empty() => DirectDelivery::Url(url),
+                    Some(id) if url.is_empty() && crate::id::is_well_formed_id(id) => {
+                        DirectDelivery::Endpoint(id.to_owned())
+                    }
+                    _ => {
+                        return Ok(StepOutcome::Failed(Error::new(
+                            Code::InvalidArgument,
+                            "INVALID_STEP_ARGUMENT",
+                            format!(
+                                "step '{}' must resolve to a url or to an endpoint \
+                                 webhookEndpoints/{{webhookEndpoint}}",
+                                step.key
+                            ),
+                        )));
+                    }
+                };
+                let event_type = arg("eventType");
+                if !is_message_type(&event_type) {
+                    return Ok(StepOutcome::Failed(Error::new(
+                        Code::InvalidArgument,
+                        "INVALID_STEP_ARGUMENT",
+                        format!("step '{}': '{event_type}' is not a message type", step.key),
+                    )));
+                }
+                let id = self.ids.resource_id();
+                StepOutcome::Done {
+                    output: json!({"event": id}),
+                    resources: vec![],
+                    goto: None,
+                    notify: Some(Notification {
+                        id,
+                        target,
+                        event_type,
+                        data: arg("data"),
+                    }),
+                }
             }
             StepKind::WaitUntil => {
                 let time = Timestamp::parse_rfc3339(&arg("time")).map_err(|problem| {
@@ -325,6 +385,7 @@ impl ExecutionEngine {
         let count = x.steps.len();
         let mut next = None;
         let mut end = None;
+        let mut notification = None;
         if let Some(step) = x.steps.get_mut(i) {
             step.start_time.get_or_insert(now);
             match outcome {
@@ -332,7 +393,9 @@ impl ExecutionEngine {
                     output,
                     resources,
                     goto,
+                    notify,
                 } => {
+                    notification = notify;
                     let resumed = step.state == StepState::WaitingForInput;
                     step.state = StepState::Succeeded;
                     step.end_time = Some(now);
@@ -392,7 +455,7 @@ impl ExecutionEngine {
                 }
             }
         }
-        let events = verbs
+        let mut events: Vec<NewEvent> = verbs
             .into_iter()
             .map(|verb| {
                 execution_event(
@@ -405,6 +468,18 @@ impl ExecutionEngine {
                 )
             })
             .collect();
+        if let Some(n) = notification {
+            let event = NewEvent::new(n.id, NOTIFIED, &x.name(), principal, now)
+                .with_field("object", json!({"eventType": n.event_type, "data": n.data}));
+            let event = match &x.entity_id {
+                Some(entity) => event.for_entity(entity),
+                None => event,
+            };
+            events.push(NewEvent {
+                deliver_to: Some(n.target),
+                ..event
+            });
+        }
         StepFinish {
             metadata: metadata(&x),
             expected_revision: current.revision,
@@ -455,6 +530,7 @@ impl QueuedWork for ExecutionEngine {
                 output: Value::Null,
                 resources: vec![],
                 goto: None,
+                notify: None,
             }
         } else {
             let definition = self

@@ -16,6 +16,7 @@ use super::ports::{
     StepFinish,
 };
 use crate::error::{Code, Error};
+use crate::event::DirectDelivery;
 use crate::id::MockIdGenerator;
 use crate::job::model::TaskFinish;
 use crate::job::ports::{MockJobRepository, QueuedWork};
@@ -621,4 +622,83 @@ async fn tags_and_activity_logs_are_written_with_their_outputs() {
     assert_eq!(logged.execution.steps[1].resources, [log]);
     assert_eq!(logged.execution.state, ExecutionState::Succeeded);
     assert!(logged.end.is_some(), "the last step ends the execution");
+}
+
+#[tokio::test]
+async fn a_notify_webhook_step_writes_its_message_as_an_event_delivered_to_its_target() {
+    let definition = steps(json!([
+        {"key": "hook", "kind": "NOTIFY_WEBHOOK", "args": {
+            "url": "https://hooks.example.com/kyc", "eventType": "kyc.screened",
+            "data": "${parameters.entity}"}},
+        {"key": "ops", "kind": "NOTIFY_WEBHOOK", "args": {
+            "endpoint": "webhookEndpoints/ops-hook", "eventType": "kyc.done"}}]));
+    let first = claim(
+        &definition,
+        &execution(&definition),
+        MockStepEffects::new(),
+        now(),
+        1,
+    )
+    .await
+    .finish
+    .unwrap();
+    assert_eq!(first.execution.steps[0].state, StepState::Succeeded);
+    assert_eq!(
+        first.execution.steps[0].output,
+        Some(json!({"event": "ev"}))
+    );
+    let notified = first
+        .events
+        .iter()
+        .find(|e| e.event_type == "automation_execution.notified")
+        .unwrap();
+    assert_eq!(
+        notified.deliver_to,
+        Some(DirectDelivery::Url("https://hooks.example.com/kyc".into()))
+    );
+    assert_eq!(notified.entity_id.as_deref(), Some("e1"));
+    assert_eq!(notified.payload["resource"], "automations/a/executions/x1");
+    assert_eq!(
+        notified.payload["object"],
+        json!({"eventType": "kyc.screened", "data": "entities/e1"})
+    );
+    assert_eq!(
+        first
+            .events
+            .iter()
+            .filter(|e| e.deliver_to.is_some())
+            .count(),
+        1,
+        "the execution's own events go only where they subscribe"
+    );
+
+    let second = claim(
+        &definition,
+        &first.execution,
+        MockStepEffects::new(),
+        now(),
+        1,
+    )
+    .await
+    .finish
+    .unwrap();
+    assert_eq!(second.execution.state, ExecutionState::Succeeded);
+    let to_endpoint = second
+        .events
+        .iter()
+        .find(|e| e.deliver_to.is_some())
+        .unwrap();
+    assert_eq!(
+        to_endpoint.deliver_to,
+        Some(DirectDelivery::Endpoint("ops-hook".into()))
+    );
+
+    let bad = steps(json!([{"key": "hook", "kind": "NOTIFY_WEBHOOK", "args": {
+        "endpoint": "${parameters.entity}", "eventType": "kyc.done"}}]));
+    let failed = claim(&bad, &execution(&bad), MockStepEffects::new(), now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(failed.execution.state, ExecutionState::Failed);
+    assert!(failed.events.iter().all(|e| e.deliver_to.is_none()));
 }

@@ -31,6 +31,11 @@ proto_enum! {
         WriteActivityLog = "WRITE_ACTIVITY_LOG",
         /// Waits until `time` (RFC 3339).
         WaitUntil = "WAIT_UNTIL",
+        /// Sends a webhook message of `eventType` carrying `data` to `url` (signed with
+        /// the tenant's webhook signing secret) or to `endpoint`
+        /// (`webhookEndpoints/{e}`), through the webhook outbox: an
+        /// `automation_execution.notified` event, delivered as every event is.
+        NotifyWebhook = "NOTIFY_WEBHOOK",
     }
 }
 

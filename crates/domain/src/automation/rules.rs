@@ -57,6 +57,23 @@ enum ArgRule {
     Condition,
     /// A later step's key, or [`END`].
     Target,
+    /// `webhookEndpoints/{webhookEndpoint}`.
+    Endpoint,
+    /// A message type: dot-separated lower snake case words, `kyc.case_closed`.
+    EventType,
+}
+
+/// Whether `text` is a NOTIFY_WEBHOOK message type: two to five dot-separated words of
+/// `[a-z][a-z0-9_]*`, at most 100 characters.
+pub fn is_message_type(text: &str) -> bool {
+    let words: Vec<&str> = text.split('.').collect();
+    text.len() <= 100
+        && (2..=5).contains(&words.len())
+        && words.iter().all(|w| {
+            w.starts_with(|c: char| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
 }
 
 /// The arguments a kind takes: name, whether required, and its rule.
@@ -89,6 +106,12 @@ fn arguments(kind: StepKind) -> &'static [(&'static str, bool, ArgRule)] {
         StepKind::AddTag => &[("entity", true, Text), ("tag", true, Text)],
         StepKind::WriteActivityLog => &[("entity", true, Text), ("description", true, Text)],
         StepKind::WaitUntil => &[("time", true, Time)],
+        StepKind::NotifyWebhook => &[
+            ("url", false, Text),
+            ("endpoint", false, Endpoint),
+            ("eventType", true, EventType),
+            ("data", false, Text),
+        ],
     }
 }
 
@@ -230,6 +253,15 @@ impl Check<'_> {
             return;
         }
         let rules = arguments(step.kind);
+        if step.kind == StepKind::NotifyWebhook
+            && step.args.contains_key("url") == step.args.contains_key("endpoint")
+        {
+            self.v.add(
+                format!("{at}.args"),
+                "INVALID_STEP_ARGUMENT",
+                "a NOTIFY_WEBHOOK step takes one of url and endpoint",
+            );
+        }
         for (name, required, _) in rules {
             if *required && !step.args.contains_key(*name) {
                 self.v.add(
@@ -292,6 +324,15 @@ impl Check<'_> {
                 (!crate::id::is_well_formed_id(id))
                     .then(|| "must be alertTypes/{alertType}".to_owned())
             }
+            ArgRule::Endpoint => {
+                let id = text.strip_prefix("webhookEndpoints/").unwrap_or("");
+                (!referred && !crate::id::is_well_formed_id(id))
+                    .then(|| "must be webhookEndpoints/{webhookEndpoint}".to_owned())
+            }
+            ArgRule::EventType => (!referred && !is_message_type(text)).then(|| {
+                "must be 2 to 5 dot-separated words of [a-z][a-z0-9_]*, such as kyc.case_closed"
+                    .to_owned()
+            }),
             ArgRule::Duration => (parse_duration(text).is_none()).then(|| {
                 format!("must be whole seconds such as '86400s', at most {MAX_DEADLINE_SECONDS}s")
             }),
@@ -582,5 +623,55 @@ mod tests {
             parse_duration(&format!("{}s", MAX_DEADLINE_SECONDS + 1)),
             None
         );
+    }
+
+    #[test]
+    fn a_notify_webhook_step_takes_one_target_and_a_message_type() {
+        let notify = |args: serde_json::Value| {
+            faults(&automation(
+                json!({"entity": {"type": "string"}}),
+                json!([{"key": "hook", "kind": "NOTIFY_WEBHOOK", "args": args}]),
+            ))
+        };
+        assert_eq!(
+            notify(
+                json!({"url": "https://hooks.example.com/", "eventType": "kyc.done",
+                          "data": "${parameters.entity}"})
+            ),
+            []
+        );
+        assert_eq!(
+            notify(
+                json!({"endpoint": "webhookEndpoints/ops-hook", "eventType": "kyc.case.closed_2"})
+            ),
+            []
+        );
+        let at = |field: &str| format!("automation.steps[0].{field}");
+        assert_eq!(
+            notify(json!({"eventType": "kyc.done"})),
+            [(at("args"), "INVALID_STEP_ARGUMENT")]
+        );
+        assert_eq!(
+            notify(
+                json!({"url": "https://a.example/", "endpoint": "webhookEndpoints/ops-hook",
+                          "eventType": "kyc.done"})
+            ),
+            [(at("args"), "INVALID_STEP_ARGUMENT")]
+        );
+        assert_eq!(
+            notify(json!({"endpoint": "ops-hook", "eventType": "Done"})),
+            [
+                (at("args.endpoint"), "INVALID_STEP_ARGUMENT"),
+                (at("args.eventType"), "INVALID_STEP_ARGUMENT")
+            ]
+        );
+        assert_eq!(
+            notify(json!({"url": "https://a.example/"})),
+            [(at("args.eventType"), "ARGUMENT_REQUIRED")]
+        );
+        assert!(!is_message_type("a"));
+        assert!(!is_message_type("a.b.c.d.e.f"));
+        assert!(!is_message_type("a..b"));
+        assert!(is_message_type("a1.b_2"));
     }
 }

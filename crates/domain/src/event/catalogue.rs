@@ -64,7 +64,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     EventFamily {
         prefix: "tenant",
         standard: CREATED_ONLY,
-        custom: &[],
+        custom: &["webhook_secret_rotated"],
     },
     EventFamily {
         prefix: <EntityService as StoreVersions>::EVENT_KIND,
@@ -147,6 +147,7 @@ pub const CATALOGUE: &[EventFamily] = &[
             "succeeded",
             "failed",
             "cancelled",
+            "notified",
         ],
     },
     EventFamily {

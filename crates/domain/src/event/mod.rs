@@ -11,6 +11,6 @@ pub mod ports;
 pub mod service;
 
 pub use model::Event;
-pub use outbox::NewEvent;
+pub use outbox::{DirectDelivery, NewEvent};
 pub use ports::EventRepository;
 pub use service::EventService;

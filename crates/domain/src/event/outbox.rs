@@ -22,6 +22,22 @@ pub struct NewEvent {
     pub creator: String,
     /// When the change happened.
     pub create_time: Timestamp,
+    /// Where the event is delivered beside the endpoints that subscribe to its type;
+    /// the delivery is queued in the event's own transaction.
+    pub deliver_to: Option<DirectDelivery>,
+}
+
+/// A delivery of one event asked for by the code that writes it, whatever the
+/// subscriptions of the tenant's endpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectDelivery {
+    /// To a URL (a job's `webhookUri`, a NOTIFY_WEBHOOK step's `url`), signed with the
+    /// tenant's webhook signing secret; readable under `webhookEndpoints/-/deliveries`.
+    /// The URL must have passed [`check_webhook_uri`](crate::webhook::target::check_webhook_uri).
+    Url(String),
+    /// To the tenant's endpoint with this id (a NOTIFY_WEBHOOK step's `endpoint`), when
+    /// it is enabled and not deleted.
+    Endpoint(String),
 }
 
 impl NewEvent {
@@ -45,7 +61,28 @@ impl NewEvent {
             }),
             creator: principal.subject.clone(),
             create_time: now,
+            deliver_to: None,
         }
+    }
+
+    /// The same event, delivered to `url` as well as to the endpoints subscribed to its
+    /// type, through the webhook outbox: queued in the event's transaction (nothing for
+    /// one that rolls back), sent in order with the other deliveries of its entity to
+    /// that URL, its address checked again at each attempt, retried on the endpoints'
+    /// schedule, signed with the tenant's webhook signing secret. One target per event:
+    /// a later call replaces an earlier one.
+    #[must_use]
+    pub fn deliver_to(mut self, url: impl Into<String>) -> NewEvent {
+        self.deliver_to = Some(DirectDelivery::Url(url.into()));
+        self
+    }
+
+    /// The same event, delivered to the tenant's endpoint `endpoint_id` whatever the
+    /// event types it subscribes to.
+    #[must_use]
+    pub fn deliver_to_endpoint(mut self, endpoint_id: impl Into<String>) -> NewEvent {
+        self.deliver_to = Some(DirectDelivery::Endpoint(endpoint_id.into()));
+        self
     }
 
     /// The same event, scoped to the entity `entity_id`.

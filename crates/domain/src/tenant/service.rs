@@ -429,10 +429,19 @@ impl TenantService {
 
     /// Refuses any tenant id but the caller's own (or `current`), as NOT_FOUND.
     fn own(&self, principal: &Principal, id: &str) -> Result<()> {
-        if id == "current" || id == principal.tenant.as_str() {
-            Ok(())
-        } else {
-            Err(Error::not_found(&Tenant::name_of(id)))
-        }
+        own_tenant(principal, id)
+    }
+}
+
+/// Refuses any tenant id but the caller's own (or `current`), as NOT_FOUND: the rule of
+/// every method under `tenants/{tenant}`.
+///
+/// # Errors
+/// NOT_FOUND naming `tenants/{id}`.
+pub fn own_tenant(principal: &Principal, id: &str) -> Result<()> {
+    if id == "current" || id == principal.tenant.as_str() {
+        Ok(())
+    } else {
+        Err(Error::not_found(&Tenant::name_of(id)))
     }
 }

@@ -30,6 +30,11 @@ proto_enum! {
     }
 }
 
+/// The endpoint id under which deliveries to URLs are kept and read
+/// (`webhookEndpoints/-/deliveries/{delivery}`): no endpoint id can take it, since ids
+/// start with a letter.
+pub const URL_DELIVERIES: &str = "-";
+
 /// The longest response excerpt kept of an attempt, in bytes.
 pub const MAX_RESPONSE_EXCERPT: usize = 4096;
 
@@ -66,6 +71,10 @@ pub struct WebhookDelivery {
     pub event: String,
     /// Its event type.
     pub event_type: String,
+    /// Where a delivery to a URL (`webhookEndpoints/-/deliveries/{delivery}`) goes;
+    /// absent for an endpoint's delivery.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
     /// PENDING, SUCCEEDED or FAILED.
     pub state: DeliveryState,
     /// Every attempt, oldest first.
@@ -89,6 +98,9 @@ pub struct DeliveryRecord {
     pub event_type: String,
     /// The name of the resource the event is about.
     pub resource: String,
+    /// The URL of a delivery to a URL (endpoint id [`URL_DELIVERIES`]); `None` for an
+    /// endpoint's.
+    pub url: Option<String>,
     /// Where it stands.
     pub state: DeliveryState,
     /// Attempts since it was queued or last redelivered.
@@ -120,6 +132,7 @@ impl DeliveryRecord {
             event: self.event_name(),
             next_attempt_time: (self.state == DeliveryState::Pending).then_some(self.run_after),
             event_type: self.event_type,
+            url: self.url.unwrap_or_default(),
             state: self.state,
             attempts: self.attempts,
         }
@@ -135,9 +148,10 @@ pub struct ClaimedDelivery {
     pub record: DeliveryRecord,
     /// The claim's token: finishing needs it still to hold.
     pub claim: String,
-    /// The endpoint's URL now.
+    /// The endpoint's URL now, or the delivery's own URL.
     pub url: String,
-    /// The endpoint's signing secrets, sealed.
+    /// The endpoint's signing secrets, sealed; for a delivery to a URL, the tenant's,
+    /// empty when the tenant has none yet.
     pub secrets: SealedSecrets,
     /// The event's stored payload; `None` when the event was erased with its entity.
     pub payload: Option<String>,
@@ -156,7 +170,8 @@ pub enum DeliveryOutcome {
     /// Failed for good: FAILED.
     Failed,
     /// The endpoint answered 410 Gone: the delivery stays PENDING (it goes out again
-    /// once the endpoint is enabled) and the endpoint is to be disabled.
+    /// once the endpoint is enabled) and the endpoint is to be disabled. Never for a
+    /// delivery to a URL, which has no endpoint to disable: it fails for good.
     Gone,
 }
 
@@ -264,6 +279,7 @@ mod tests {
             entity_id: Some("jane".into()),
             event_type: "entity.updated".into(),
             resource: "entities/jane".into(),
+            url: None,
             state: DeliveryState::Pending,
             tries: 0,
             attempts: vec![],
@@ -277,10 +293,19 @@ mod tests {
         let done = DeliveryRecord {
             state: DeliveryState::Succeeded,
             entity_id: None,
-            ..record
+            ..record.clone()
         }
         .into_delivery();
         assert_eq!(done.event, "events/e1");
         assert_eq!(done.next_attempt_time, None);
+        assert!(done.url.is_empty());
+        let to_url = DeliveryRecord {
+            endpoint_id: URL_DELIVERIES.into(),
+            url: Some("https://hooks.example.com/jobs".into()),
+            ..record
+        }
+        .into_delivery();
+        assert_eq!(to_url.name, "webhookEndpoints/-/deliveries/e1");
+        assert_eq!(to_url.url, "https://hooks.example.com/jobs");
     }
 }

@@ -1,6 +1,7 @@
 //! Reading an endpoint's deliveries (`webhookEndpoints/{e}/deliveries/{d}`) and
-//! `:redeliver`, for the tenant's admins; and their purge after the retention period,
-//! since their attempts may hold personal data a receiver echoed.
+//! `:redeliver`, for the tenant's admins, and the deliveries to URLs the same way
+//! under the endpoint id `-` ([`URL_DELIVERIES`]); and their purge after the retention
+//! period, since their attempts may hold personal data a receiver echoed.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -8,7 +9,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use rics_aip::filter::{FieldType, FilterSchema};
 
-use super::delivery::{DeliveryRecord, DeliveryRepository, DeliveryState, WebhookDelivery};
+use super::delivery::{
+    DeliveryRecord, DeliveryRepository, DeliveryState, URL_DELIVERIES, WebhookDelivery,
+};
 use super::service::WebhookEndpointService;
 use crate::error::{Error, Result};
 use crate::housekeeping::Sweep;
@@ -47,7 +50,7 @@ pub struct DeliveryService {
 }
 
 impl DeliveryService {
-    /// The delivery `id` of the endpoint `endpoint_id`.
+    /// The delivery `id` of the endpoint `endpoint_id` (`-`: a delivery to a URL).
     ///
     /// # Errors
     /// NOT_FOUND when the caller's tenant has no such endpoint or delivery.
@@ -57,7 +60,7 @@ impl DeliveryService {
         endpoint_id: &str,
         id: &str,
     ) -> Result<WebhookDelivery> {
-        self.endpoints.get(principal, endpoint_id).await?;
+        self.parent(principal, endpoint_id).await?;
         self.deliveries
             .get(&principal.tenant, endpoint_id, id)
             .await
@@ -66,7 +69,8 @@ impl DeliveryService {
             .ok_or_else(|| Error::not_found(&name(endpoint_id, id)))
     }
 
-    /// A page of the endpoint's deliveries, newest first.
+    /// A page of the endpoint's deliveries (`-`: of the deliveries to URLs), newest
+    /// first.
     ///
     /// # Errors
     /// NOT_FOUND for an unknown endpoint; INVALID_ARGUMENT for bad paging, filter or
@@ -77,20 +81,14 @@ impl DeliveryService {
         endpoint_id: &str,
         request: &ListRequest,
     ) -> Result<ListResponse<WebhookDelivery>> {
-        let endpoint = self.endpoints.get(principal, endpoint_id).await?;
+        let parent = self.parent(principal, endpoint_id).await?;
         let tenant = &principal.tenant;
         self.context
             .paging
-            .list_with(
-                &LIST,
-                tenant,
-                Some(&endpoint.name),
-                request,
-                async |query| {
-                    let page = self.deliveries.list(tenant, endpoint_id, query).await?;
-                    Ok(page.map(DeliveryRecord::into_delivery))
-                },
-            )
+            .list_with(&LIST, tenant, Some(&parent), request, async |query| {
+                let page = self.deliveries.list(tenant, endpoint_id, query).await?;
+                Ok(page.map(DeliveryRecord::into_delivery))
+            })
             .await
     }
 
@@ -106,7 +104,7 @@ impl DeliveryService {
         endpoint_id: &str,
         id: &str,
     ) -> Result<WebhookDelivery> {
-        self.endpoints.get(principal, endpoint_id).await?;
+        self.parent(principal, endpoint_id).await?;
         let now = self.context.clock.now();
         self.deliveries
             .redeliver(&principal.tenant, endpoint_id, id, now)
@@ -114,6 +112,20 @@ impl DeliveryService {
             .map_err(|e| e.for_resource(&name(endpoint_id, id)))?
             .map(DeliveryRecord::into_delivery)
             .ok_or_else(|| Error::not_found(&name(endpoint_id, id)))
+    }
+}
+
+impl DeliveryService {
+    /// The name of the deliveries' parent: the caller's endpoint `endpoint_id`, or
+    /// `webhookEndpoints/-` for the deliveries to URLs.
+    ///
+    /// # Errors
+    /// NOT_FOUND for an unknown endpoint.
+    async fn parent(&self, principal: &Principal, endpoint_id: &str) -> Result<String> {
+        if endpoint_id == URL_DELIVERIES {
+            return Ok(format!("webhookEndpoints/{URL_DELIVERIES}"));
+        }
+        Ok(self.endpoints.get(principal, endpoint_id).await?.name)
     }
 }
 

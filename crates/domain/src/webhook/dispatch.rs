@@ -6,7 +6,8 @@
 //! jitter, until it fails for good. After [`FAILURES_BEFORE_DISABLING`] deliveries in a
 //! row fail for good, the endpoint is disabled and an alert of the type
 //! `webhook-endpoint-disabled` is raised; its pending deliveries wait until it is
-//! enabled again.
+//! enabled again. A delivery to a URL (a job's `webhookUri`) is signed with the
+//! tenant's secret; a 410 fails it for good, and no endpoint is disabled for it.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -18,9 +19,11 @@ use serde_json::{Value, json};
 use standardwebhooks::Webhook;
 
 use super::delivery::{ClaimedDelivery, DeliveryAttempt, DeliveryOutcome, DeliveryRepository};
+use super::model::SealedSecrets;
 use super::ports::{HostResolver, SecretCipher};
 use super::service::WebhookEndpointService;
 use super::target::TargetPolicy;
+use super::tenant_secret::TenantSecretService;
 use crate::alert::AlertService;
 use crate::alert::model::{NewAlert, WEBHOOK_ENDPOINT_DISABLED};
 use crate::error::Result;
@@ -170,6 +173,8 @@ pub struct DeliveryPorts {
     pub policy: TargetPolicy,
     /// Disables endpoints.
     pub endpoints: Arc<WebhookEndpointService>,
+    /// The tenants' signing secrets, for deliveries to URLs.
+    pub tenant_secrets: Arc<TenantSecretService>,
     /// Raises the alert of a disabled endpoint.
     pub alerts: Arc<AlertService>,
     /// The clock.
@@ -232,6 +237,10 @@ impl DeliveryWorker {
                 attempt.response_excerpt = response.excerpt;
                 match response.status {
                     200..=299 => DeliveryOutcome::Delivered,
+                    410 if delivery.record.url.is_some() => {
+                        attempt.error = "the URL answered 410 Gone: not tried again".into();
+                        DeliveryOutcome::Failed
+                    }
                     410 => {
                         attempt.error = "the endpoint answered 410 Gone: it is disabled".into();
                         DeliveryOutcome::Gone
@@ -253,6 +262,7 @@ impl DeliveryWorker {
             .finish(delivery, &attempt, &outcome, now, FAILURES_BEFORE_DISABLING)
             .await?;
         let disable = match (&outcome, streak) {
+            _ if delivery.record.url.is_some() => None,
             (DeliveryOutcome::Gone, Some(_)) => Some("it answered 410 Gone".to_owned()),
             (DeliveryOutcome::Failed, Some(streak)) if streak >= FAILURES_BEFORE_DISABLING => {
                 Some(format!("{streak} deliveries in a row failed for good"))
@@ -279,7 +289,10 @@ impl DeliveryWorker {
         delivery: &ClaimedDelivery,
         now: Timestamp,
     ) -> std::result::Result<WebhookResponse, String> {
-        let field = "webhookEndpoint.url";
+        let field = match delivery.record.url {
+            Some(_) => "url",
+            None => "webhookEndpoint.url",
+        };
         let target = self
             .ports
             .policy
@@ -294,7 +307,8 @@ impl DeliveryWorker {
         let body = message(delivery)?.to_string();
         let webhook_id = delivery.record.id.clone();
         let timestamp = now.unix_micros().div_euclid(1_000_000);
-        let signature = self.signatures(delivery, &webhook_id, timestamp, &body, now)?;
+        let secrets = self.secrets(delivery).await?;
+        let signature = self.signatures(&secrets, &webhook_id, timestamp, &body, now)?;
         let request = WebhookRequest {
             url: target.url.to_string(),
             host: target.host,
@@ -314,11 +328,27 @@ impl DeliveryWorker {
         self.ports.sender.post(&request).await
     }
 
+    /// The sealed secrets that sign `delivery`: its endpoint's, or for a delivery to a
+    /// URL the tenant's, made now when the tenant has none yet.
+    async fn secrets(
+        &self,
+        delivery: &ClaimedDelivery,
+    ) -> std::result::Result<SealedSecrets, String> {
+        if delivery.record.url.is_none() || !delivery.secrets.current.is_empty() {
+            return Ok(delivery.secrets.clone());
+        }
+        self.ports
+            .tenant_secrets
+            .signing(&delivery.tenant)
+            .await
+            .map_err(|e| format!("the tenant's signing secret: {}", e.message))
+    }
+
     /// The `webhook-signature` header: `v1,` signatures under the current secret and,
     /// for a day after a rotation, the previous one, space-separated.
     fn signatures(
         &self,
-        delivery: &ClaimedDelivery,
+        secrets: &SealedSecrets,
         id: &str,
         timestamp: i64,
         body: &str,
@@ -329,7 +359,6 @@ impl DeliveryWorker {
             .cipher
             .as_ref()
             .ok_or("no secret key is configured to open the signing secret")?;
-        let secrets = &delivery.secrets;
         let previous = secrets
             .previous
             .as_ref()
@@ -427,6 +456,7 @@ mod tests {
                 entity_id: Some("jane".into()),
                 event_type: "entity.updated".into(),
                 resource: "entities/jane".into(),
+                url: None,
                 state: DeliveryState::Pending,
                 tries: 0,
                 attempts: vec![],

@@ -94,7 +94,7 @@ impl WebhookEndpointService {
         }
         check_etag(&current.name, &current.etag, etag)?;
         let now = self.context.clock.now();
-        let (secret, sealed) = self.new_secret()?;
+        let (secret, sealed) = new_secret(self.cipher.as_ref())?;
         let mut changed = current.clone();
         changed.sealed = SealedSecrets {
             current: sealed,
@@ -135,22 +135,6 @@ impl WebhookEndpointService {
             .map(Some)
     }
 
-    /// A new signing secret and its sealed form.
-    fn new_secret(&self) -> Result<(String, String)> {
-        let cipher = self.cipher.as_ref().ok_or_else(|| {
-            Error::failed_precondition(
-                "SECRET_KEY_NOT_CONFIGURED",
-                "Webhook secrets are stored sealed with the operator's key \
-                 (RICS_SECRET_KEY or RICS_SECRET_KEY_FILE), and none is configured.",
-            )
-        })?;
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| Error::internal(e.to_string()))?;
-        let secret = format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes));
-        let sealed = cipher.seal(&secret).map_err(Error::internal)?;
-        Ok((secret, sealed))
-    }
-
     /// Checks the endpoint's fields and where its URL leads.
     async fn validate(&self, endpoint: &WebhookEndpoint) -> Result<()> {
         let mut v = Violations::new();
@@ -162,13 +146,31 @@ impl WebhookEndpointService {
         );
         check_event_types(&mut v, &endpoint.event_types);
         v.finish()?;
-        let field = "webhookEndpoint.url";
-        let target = self.policy.check_url(field, &endpoint.url)?;
         self.policy
-            .addresses(field, &target, self.resolver.as_ref())
+            .admit("webhookEndpoint.url", &endpoint.url, self.resolver.as_ref())
             .await
-            .map(|_| ())
     }
+}
+
+/// A new signing secret, `whsec_` and the base64 of 32 random bytes, and its form
+/// sealed by `cipher`.
+///
+/// # Errors
+/// FAILED_PRECONDITION `SECRET_KEY_NOT_CONFIGURED` when there is no cipher; INTERNAL
+/// when the system has no randomness to give.
+pub(crate) fn new_secret(cipher: Option<&Arc<dyn SecretCipher>>) -> Result<(String, String)> {
+    let cipher = cipher.ok_or_else(|| {
+        Error::failed_precondition(
+            "SECRET_KEY_NOT_CONFIGURED",
+            "Webhook secrets are stored sealed with the operator's key \
+             (RICS_SECRET_KEY or RICS_SECRET_KEY_FILE), and none is configured.",
+        )
+    })?;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| Error::internal(e.to_string()))?;
+    let secret = format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes));
+    let sealed = cipher.seal(&secret).map_err(Error::internal)?;
+    Ok((secret, sealed))
 }
 
 /// Records what is wrong with `event_types`: none, too many, one twice, or one that is
@@ -218,7 +220,7 @@ impl CreateMethod for WebhookEndpointService {
         _now: Timestamp,
     ) -> Result<()> {
         self.validate(endpoint).await?;
-        let (secret, sealed) = self.new_secret()?;
+        let (secret, sealed) = new_secret(self.cipher.as_ref())?;
         endpoint.sealed = SealedSecrets {
             current: sealed,
             ..SealedSecrets::default()

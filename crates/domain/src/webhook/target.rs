@@ -12,7 +12,9 @@ use ipnet::IpNet;
 use url::{Host, Url};
 
 use super::ports::HostResolver;
+use super::service::MAX_URL;
 use crate::error::{Error, Result};
+use crate::validate::Violations;
 
 /// What the operator allows beyond public https URLs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -145,6 +147,17 @@ impl TargetPolicy {
         Ok(addresses)
     }
 
+    /// Checks `url` (the request field `field`) as a create does: its form
+    /// ([`TargetPolicy::check_url`]) and where it leads now
+    /// ([`TargetPolicy::addresses`]).
+    ///
+    /// # Errors
+    /// As those two.
+    pub async fn admit(&self, field: &str, url: &str, resolver: &dyn HostResolver) -> Result<()> {
+        let target = self.check_url(field, url)?;
+        self.addresses(field, &target, resolver).await.map(|_| ())
+    }
+
     /// Whether `host` (a name or an IP) is one the operator allows.
     fn allows_host(&self, host: &str) -> bool {
         self.hosts.iter().any(|h| h == host)
@@ -154,6 +167,30 @@ impl TargetPolicy {
     fn allows_address(&self, address: IpAddr) -> bool {
         self.networks.iter().any(|n| n.contains(&address))
     }
+}
+
+/// Checks a job's `webhookUri` (the request field `field`, such as
+/// `onboardingJob.webhookUri`) when the job is created: at most [`MAX_URL`]
+/// characters, then the SSRF rules of webhook endpoints. An empty URI passes: the job
+/// asks for no notification. The URL is checked again at each delivery, after DNS.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `field`: `INVALID_URL`, `URL_CREDENTIALS`, too long;
+/// FAILED_PRECONDITION naming it: `URL_NOT_HTTPS`, `URL_UNRESOLVED`,
+/// `URL_FORBIDDEN_ADDRESS`.
+pub async fn check_webhook_uri(
+    policy: &TargetPolicy,
+    resolver: &dyn HostResolver,
+    field: &str,
+    uri: &str,
+) -> Result<()> {
+    if uri.is_empty() {
+        return Ok(());
+    }
+    let mut v = Violations::new();
+    v.optional_text(field, uri, MAX_URL);
+    v.finish()?;
+    policy.admit(field, uri, resolver).await
 }
 
 /// FAILED_PRECONDITION `reason` about the URL in `field`: where it leads, which DNS and
@@ -307,5 +344,47 @@ mod tests {
         assert!(TargetPolicy::parse("10.0.0.0/33").is_err());
         assert!(TargetPolicy::parse("not a host").is_err());
         assert_eq!(TargetPolicy::parse(" ").unwrap(), TargetPolicy::default());
+    }
+
+    #[tokio::test]
+    async fn a_jobs_webhook_uri_is_checked_as_an_endpoint_url_naming_its_field() {
+        let field = "onboardingJob.webhookUri";
+        let none = TargetPolicy::default();
+        let public = resolver(&["93.184.216.34"]);
+        check_webhook_uri(&none, &public, field, "").await.unwrap();
+        check_webhook_uri(&none, &public, field, "https://hooks.example.com/jobs")
+            .await
+            .unwrap();
+        let refused = check_webhook_uri(&none, &public, field, "https://10.0.0.1/")
+            .await
+            .unwrap_err();
+        assert_eq!(refused.reason, "URL_FORBIDDEN_ADDRESS");
+        assert_eq!(
+            refused.metadata.get("field").map(String::as_str),
+            Some(field)
+        );
+        let long = format!("https://hooks.example.com/{}", "a".repeat(MAX_URL));
+        let too_long = check_webhook_uri(&none, &public, field, &long)
+            .await
+            .unwrap_err();
+        assert_eq!(too_long.field_violations[0].field, field);
+        let loopback = check_webhook_uri(
+            &none,
+            &resolver(&["127.0.0.1"]),
+            field,
+            "https://localhost/",
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(loopback.reason, "URL_FORBIDDEN_ADDRESS");
+        let allowed = TargetPolicy::parse("localhost").unwrap();
+        check_webhook_uri(
+            &allowed,
+            &resolver(&["127.0.0.1"]),
+            field,
+            "http://localhost:9/",
+        )
+        .await
+        .unwrap();
     }
 }

@@ -1,14 +1,17 @@
 //! The tenant routes.
 
 use actix_web::HttpRequest;
-use actix_web::web::Data;
+use actix_web::web::{Data, Path};
 use rics_domain::operation::Operation;
 use rics_domain::principal::Scope;
 use rics_domain::tenant::Tenant;
+use rics_domain::webhook::tenant_secret::TenantWebhookSecret;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{Response, ok};
 use crate::error::ErrorEnvelope;
-use crate::extract::{Caller, JsonBody, QueryParams};
+use crate::extract::{Caller, JsonBody, NoQuery, QueryParams};
 use crate::state::ApiState;
 
 resource_routes! {
@@ -16,6 +19,7 @@ resource_routes! {
     id: ("tenant" = String, Path, description = "`current` or the caller's tenant id");
 
     POST "/v1alpha/tenants" => create, Some(Scope::Admin);
+    POST "/v1alpha/tenants/{tenant}:rotateWebhookSecret" => rotate_webhook_secret, Some(Scope::Admin);
     /// The caller's tenant, as `tenants/current` or by its own name; any other tenant is
     /// NOT_FOUND.
     get_by get "/v1alpha/tenants/{tenant}", Some(Scope::Read),
@@ -61,4 +65,32 @@ pub async fn create(
     QueryParams::parse(req.query_string())?.finish()?;
     let operation = state.tenants.create_child(&caller.0, body.0).await?;
     ok(&operation)
+}
+
+/// The body of `:rotateWebhookSecret`: empty.
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateWebhookSecretRequest {}
+
+/// Gives the caller's tenant a new webhook signing secret, shown in the answer, for the
+/// deliveries to URLs (the jobs' `webhookUri`, NOTIFY_WEBHOOK steps with a `url`); the
+/// one it replaces goes on signing beside it for 24 hours. The first call makes the
+/// first secret if no delivery made it yet.
+#[utoipa::path(post, path = "/v1alpha/tenants/{tenant}:rotateWebhookSecret", tag = "tenants",
+    params(("tenant" = String, Path, description = "`current` or the caller's tenant id")),
+    request_body = RotateWebhookSecretRequest,
+    responses((status = 200, body = TenantWebhookSecret), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+pub async fn rotate_webhook_secret(
+    caller: Caller,
+    _query: NoQuery,
+    path: Path<String>,
+    state: Data<ApiState>,
+    body: JsonBody,
+) -> Response {
+    let _: RotateWebhookSecretRequest =
+        rics_domain::resource::parse_body(body.0, "rotateWebhookSecret")?;
+    ok(&state
+        .tenant_webhook_secrets
+        .rotate(&caller.0, &path)
+        .await?)
 }

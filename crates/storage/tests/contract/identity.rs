@@ -846,6 +846,7 @@ async fn provision_writes_tenant_clients_users_operation_and_events(backend: Bac
         payload: json!({"resource": "tenants/acme", "principal": "p1-admin", "changes": {}}),
         creator: "p1-admin".to_owned(),
         create_time: at(100),
+        deliver_to: None,
     };
     f.tenants
         .provision(&new, &TenantId::new("p1"), &op, &[event])
@@ -909,6 +910,7 @@ async fn provision_refuses_taken_ids_and_writes_nothing(backend: Backend) {
             payload: json!({}),
             creator: "p1-admin".to_owned(),
             create_time: at(200),
+            deliver_to: None,
         };
         assert_eq!(
             f.tenants.provision(attempt, &owner, &op, &[event]).await,

@@ -291,5 +291,6 @@ pub fn event(id: &str, entity_id: Option<&str>, kind: &str, resource: &str) -> N
         payload: json!({"resource": resource, "principal": "tester", "changes": {}}),
         creator: "tester".to_owned(),
         create_time: at(0),
+        deliver_to: None,
     }
 }

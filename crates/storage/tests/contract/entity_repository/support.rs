@@ -305,6 +305,7 @@ pub fn event(id: &str, entity_id: Option<&str>, kind: &str, seconds: i64) -> New
                         "changes": {"n": seconds}}),
         creator: "tester".to_owned(),
         create_time: at(seconds),
+        deliver_to: None,
     }
 }
 

@@ -4,14 +4,19 @@
 
 use std::time::Duration;
 
+use rics_domain::event::ports::EventRepository;
 use rics_domain::list::ListRequest;
-use rics_domain::repository::ResourceStore;
+use rics_domain::repository::{RepositoryError, ResourceStore};
 use rics_domain::webhook::delivery::{
-    DeliveryAttempt, DeliveryOutcome, DeliveryRepository, DeliveryState,
+    DeliveryAttempt, DeliveryOutcome, DeliveryRepository, DeliveryState, URL_DELIVERIES,
 };
 use rics_domain::webhook::delivery_service::LIST;
-use rics_domain::webhook::model::WebhookEndpointState;
-use rics_storage::{Backend, DieselDeliveryRepository, DieselWebhookEndpointRepository};
+use rics_domain::webhook::model::{SealedSecrets, WebhookEndpointState};
+use rics_domain::webhook::tenant_secret::TenantSecretRepository;
+use rics_storage::{
+    Backend, DieselDeliveryRepository, DieselTenantSecretRepository,
+    DieselWebhookEndpointRepository,
+};
 
 use super::support::{Fixture, event};
 use super::webhook_endpoints::endpoint;
@@ -234,7 +239,161 @@ async fn deliveries_go_in_order_per_endpoint_and_entity_and_finish_once(backend:
     );
 }
 
+/// An event that asks for a delivery to a URL is queued under `-` with its URL (and
+/// nothing for a write that fails); one that names an endpoint reaches it whatever its
+/// subscriptions, once. Deliveries to URLs go in order per URL and entity, are signed
+/// with the tenant's secrets, and never count towards disabling an endpoint.
+async fn events_may_ask_for_a_delivery_to_a_url_or_an_endpoint(backend: Backend) {
+    let f = Fixture::new(backend);
+    let endpoints = DieselWebhookEndpointRepository::new(f.db.clone());
+    let deliveries = DieselDeliveryRepository::new(f.db.clone());
+    let secrets = DieselTenantSecretRepository::new(f.db.clone());
+    let mut alerts = endpoint("alerts", WebhookEndpointState::Enabled, 1);
+    alerts.event_types = vec!["alert.created".into()];
+    endpoints.create(&t1(), &alerts, None, &[]).await.unwrap();
+    endpoints.create(&t2(), &alerts, None, &[]).await.unwrap();
+    let (a, b) = ("https://a.example.com/jobs", "https://b.example.com/jobs");
+    endpoints
+        .create(
+            &t1(),
+            &endpoint("writer", WebhookEndpointState::Disabled, 2),
+            None,
+            &[
+                event("ev-1", Some("jane"), "entity.created", 2).deliver_to(a),
+                event("ev-2", Some("jane"), "entity.updated", 3).deliver_to(a),
+                event("ev-3", Some("jane"), "entity.updated", 4).deliver_to(b),
+                event("ev-4", Some("jane"), "entity.updated", 5).deliver_to_endpoint("alerts"),
+                event("ev-5", Some("jane"), "alert.created", 6).deliver_to_endpoint("alerts"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert!(
+        endpoints
+            .create(
+                &t1(),
+                &endpoint("writer", WebhookEndpointState::Disabled, 3),
+                None,
+                &[event("ev-rolled-back", None, "entity.created", 3).deliver_to(a)],
+            )
+            .await
+            .is_err()
+    );
+    let mut to_urls = listed(&deliveries, &t1(), URL_DELIVERIES).await;
+    to_urls.sort();
+    assert_eq!(to_urls, vec!["ev-1", "ev-2", "ev-3"]);
+    let mut to_alerts = listed(&deliveries, &t1(), "alerts").await;
+    to_alerts.sort();
+    assert_eq!(to_alerts, vec!["ev-4", "ev-5"]);
+    assert!(listed(&deliveries, &t2(), URL_DELIVERIES).await.is_empty());
+    assert!(listed(&deliveries, &t2(), "alerts").await.is_empty());
+    let record = deliveries
+        .get(&t1(), URL_DELIVERIES, "ev-3")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.url.as_deref(), Some(b));
+
+    // The tenant has no secret yet: the claim carries none, for the worker to make.
+    let lease = Duration::from_secs(30);
+    let claimed = deliveries.claim("c1", at(10), lease, 10).await.unwrap();
+    let mut ids: Vec<&str> = claimed.iter().map(|c| c.record.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        vec!["ev-1", "ev-3", "ev-4"],
+        "ev-2 waits for ev-1 to a; ev-5 for ev-4"
+    );
+    let first = claimed.iter().find(|c| c.record.id == "ev-1").unwrap();
+    assert_eq!(first.url, a);
+    assert_eq!(first.secrets, SealedSecrets::default());
+
+    // A URL delivery that fails for good lets the next one go and counts no streak.
+    assert_eq!(
+        deliveries
+            .finish(
+                first,
+                &attempt(10, 500),
+                &DeliveryOutcome::Failed,
+                at(11),
+                5
+            )
+            .await,
+        Ok(Some(0))
+    );
+    let made = SealedSecrets {
+        current: "sealed-first".into(),
+        ..SealedSecrets::default()
+    };
+    assert_eq!(secrets.create(&t1(), &made, at(11)).await, Ok(made.clone()));
+    let later = SealedSecrets {
+        current: "sealed-later".into(),
+        ..SealedSecrets::default()
+    };
+    assert_eq!(
+        secrets.create(&t1(), &later, at(12)).await,
+        Ok(made.clone()),
+        "the first stored wins"
+    );
+    let next = deliveries.claim("c2", at(12), lease, 10).await.unwrap();
+    let second = next.iter().find(|c| c.record.id == "ev-2").unwrap();
+    assert_eq!(second.secrets.current, "sealed-first");
+    assert_eq!(secrets.get(&t2()).await, Ok(None));
+}
+
+/// A rotation replaces the tenant's secret only while it is the one it read, with its
+/// event in the same transaction; the first rotation makes the first secret.
+async fn a_tenant_secret_rotates_by_compare_and_set_with_its_event(backend: Backend) {
+    let f = Fixture::new(backend);
+    let secrets = DieselTenantSecretRepository::new(f.db.clone());
+    let events = rics_storage::DieselEventRepository::new(f.db.clone());
+    let first = SealedSecrets {
+        current: "s1".into(),
+        ..SealedSecrets::default()
+    };
+    let rotated = |id: &str| {
+        let mut e = event(id, None, "tenant.webhook_secret_rotated", 5);
+        e.payload["resource"] = "tenants/t1".into();
+        e
+    };
+    secrets
+        .rotate(&t1(), None, &first, &rotated("ev-r1"), at(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .rotate(&t1(), None, &first, &rotated("ev-r2"), at(6))
+            .await,
+        Err(RepositoryError::Conflict),
+        "a first secret exists already"
+    );
+    let second = SealedSecrets {
+        current: "s2".into(),
+        previous: Some("s1".into()),
+        previous_expire_time: Some(at(86_405)),
+    };
+    secrets
+        .rotate(&t1(), Some("s1".into()), &second, &rotated("ev-r3"), at(7))
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .rotate(&t1(), Some("s1".into()), &first, &rotated("ev-r4"), at(8))
+            .await,
+        Err(RepositoryError::Conflict),
+        "a concurrent rotation won"
+    );
+    assert_eq!(secrets.get(&t1()).await, Ok(Some(second)));
+    assert!(events.get(&t1(), "ev-r1").await.unwrap().is_some());
+    assert!(events.get(&t1(), "ev-r3").await.unwrap().is_some());
+    for lost in ["ev-r2", "ev-r4"] {
+        assert_eq!(events.get(&t1(), lost).await, Ok(None), "{lost}");
+    }
+}
+
 contract!(
     deliveries_are_queued_for_the_subscribed_enabled_endpoints_of_the_tenant_only,
-    deliveries_go_in_order_per_endpoint_and_entity_and_finish_once
+    deliveries_go_in_order_per_endpoint_and_entity_and_finish_once,
+    events_may_ask_for_a_delivery_to_a_url_or_an_endpoint,
+    a_tenant_secret_rotates_by_compare_and_set_with_its_event
 );
