@@ -6,7 +6,7 @@ BIND ?= 127.0.0.1:8080
 FUZZ_EXAMPLES ?= 5
 FUZZ_FULL_EXAMPLES ?= 80
 
-.PHONY: run install build test mrz-referee standardwebhooks-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
+.PHONY: run install build test mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,7 +22,7 @@ install: ## Put the release binary on PATH as rics (cargo install into ~/.cargo/
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-test: mrz-referee standardwebhooks-referee moto-referee openapi-client-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
+test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
 	@url="$$(scripts/test-postgres.sh)" || exit 1; \
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
@@ -54,6 +54,18 @@ MRZ_VENV := target/mrz-venv
 mrz-referee: ## Python venv with the mrz package 0.6.2, the referee of the MRZ tests (once)
 	@if ! $(MRZ_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mrz") != "0.6.2")' 2>/dev/null; then \
 	  $(call install_venv,mrz-referee,$(MRZ_VENV),mrz==0.6.2); fi
+
+JSONATA_REFEREE := target/jsonata-referee
+JSONATA_VERSION := 2.2.2
+
+jsonata-referee: ## npm jsonata 2.2.2 under target/jsonata-referee, run by node as the referee of the JSONata corpus (once)
+	@if [ "$$(node -p 'require("./$(JSONATA_REFEREE)/node_modules/jsonata/package.json").version' 2>/dev/null)" != "$(JSONATA_VERSION)" ]; then \
+	  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	    echo "make jsonata-referee: needs node and npm (Debian/Ubuntu: apt-get install nodejs npm)" >&2; exit 1; fi; \
+	  echo "make jsonata-referee: installing jsonata@$(JSONATA_VERSION) in $(JSONATA_REFEREE) (from npm, once)"; \
+	  mkdir -p $(JSONATA_REFEREE) && \
+	  if ! npm install --silent --no-audit --no-fund --prefix $(JSONATA_REFEREE) jsonata@$(JSONATA_VERSION); then \
+	    echo "make jsonata-referee: could not install jsonata@$(JSONATA_VERSION) from npm: the referee needs the registry once" >&2; exit 1; fi; fi
 
 STANDARDWEBHOOKS_VENV := target/standardwebhooks-venv
 

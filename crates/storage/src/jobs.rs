@@ -13,7 +13,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
-use rics_domain::job::model::{ClaimedTask, JobRecord, JobState, RunStart, TaskFinish};
+use rics_domain::job::model::{ClaimedTask, JobRecord, JobState, RunStart, TaskFinish, job_name};
 use rics_domain::job::ports::JobRepository;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
@@ -39,10 +39,11 @@ const JOB_FIELDS: FieldMap = FieldMap {
     id_column: "j.id",
     fields: &[
         (
-            // Jobs hold their entity's id; filters name the entity.
+            // Jobs hold their entity's id; filters name the entity, the one a job at
+            // `entities/-` made once it did.
             "entity",
             Column::Scalar {
-                column: "('entities/' || j.entity_id)",
+                column: "('entities/' || COALESCE(j.made_entity_id, j.entity_id))",
                 kind: ScalarKind::Text,
                 unset: Unset::NotNull,
             },
@@ -91,6 +92,7 @@ pub struct JobRow {
     latest_operation: Option<String>,
     create_time: i64,
     update_time: i64,
+    made_entity_id: Option<String>,
 }
 
 impl JobRow {
@@ -108,6 +110,7 @@ impl JobRow {
             latest_operation: job.latest_operation.clone(),
             create_time: job.create_time.unix_micros(),
             update_time: job.update_time.unix_micros(),
+            made_entity_id: job.made_entity_id.clone(),
         }
     }
 
@@ -129,6 +132,7 @@ impl JobRow {
             id: self.id,
             family: self.family,
             entity_id: self.entity_id,
+            made_entity_id: self.made_entity_id,
             uid: self.uid,
             revision: self.revision,
             latest_operation: self.latest_operation,
@@ -209,7 +213,8 @@ impl DieselStore<JobTable> {
     }
 }
 
-/// Removes the jobs of the erased entity `entity_id`, their queued runs and their
+/// Removes the jobs of the erased entity `entity_id` (those it made included: a job
+/// created at `entities/-` whose run made it), their queued runs and their
 /// operations; returns how many jobs. Part of an entity's erasure.
 ///
 /// # Errors
@@ -219,12 +224,16 @@ pub(crate) fn erase_entity_jobs(
     tenant: &str,
     entity_id: &str,
 ) -> Result<i64, RepositoryError> {
-    let ids: Vec<String> = jobs::table
+    let of_entity = jobs::entity_id
+        .eq(entity_id)
+        .or(jobs::made_entity_id.eq(entity_id));
+    let found: Vec<(String, String, String)> = jobs::table
         .filter(jobs::tenant_id.eq(tenant))
-        .filter(jobs::entity_id.eq(entity_id))
-        .select(jobs::id)
+        .filter(of_entity)
+        .select((jobs::id, jobs::family, jobs::entity_id))
         .load(conn)
         .map_err(repository_error)?;
+    let ids: Vec<&String> = found.iter().map(|(id, _, _)| id).collect();
     for chunk in ids.chunks(500) {
         diesel::delete(
             job_tasks::table
@@ -234,7 +243,8 @@ pub(crate) fn erase_entity_jobs(
         .execute(conn)
         .map_err(repository_error)?;
     }
-    // Every operation of the entity's jobs is named under the entity.
+    // The operations of the entity's own jobs are named under the entity; those of a
+    // job it was made by, under the job's `entities/-` name.
     diesel::delete(
         operations::table
             .filter(operations::tenant_id.eq(tenant))
@@ -242,10 +252,22 @@ pub(crate) fn erase_entity_jobs(
     )
     .execute(conn)
     .map_err(repository_error)?;
+    for (id, family, named_entity) in &found {
+        if named_entity != entity_id {
+            let job = job_name(family, named_entity, id);
+            diesel::delete(
+                operations::table
+                    .filter(operations::tenant_id.eq(tenant))
+                    .filter(operations::name.like(format!("{job}/operations/%"))),
+            )
+            .execute(conn)
+            .map_err(repository_error)?;
+        }
+    }
     diesel::delete(
         jobs::table
             .filter(jobs::tenant_id.eq(tenant))
-            .filter(jobs::entity_id.eq(entity_id)),
+            .filter(of_entity),
     )
     .execute(conn)
     .map(|n| n as i64)
@@ -358,7 +380,12 @@ impl JobRepository for DieselStore<JobTable> {
         self.list_where(tenant, query, |filter| {
             filter.push(" AND j.family = ").bind(family);
             if let Some(entity_id) = entity_id {
-                filter.push(" AND j.entity_id = ").bind(entity_id);
+                filter
+                    .push(" AND (j.entity_id = ")
+                    .bind(entity_id)
+                    .push(" OR j.made_entity_id = ")
+                    .bind(entity_id)
+                    .push(")");
             }
         })
         .await

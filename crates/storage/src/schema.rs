@@ -415,6 +415,9 @@ diesel::table! {
         create_time -> BigInt,
         /// `updateTime`.
         update_time -> BigInt,
+        /// The entity the run of a job created at `entities/-` made; NULL before, and
+        /// for every other job.
+        made_entity_id -> Nullable<Text>,
     }
 }
 

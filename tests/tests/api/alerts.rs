@@ -1,4 +1,4 @@
-//! Alert types and alerts over HTTP: the seven default types of every tenant, alerts
+//! Alert types and alerts over HTTP: the nine default types of every tenant, alerts
 //! about entities of the caller's tenant, acknowledged once, soft-deleted and
 //! restored, filtered and paged newest first, and kept when an entity is erased.
 
@@ -9,7 +9,7 @@ const ALERTS: &str = "/v1alpha/alerts";
 const ALERT_TYPES: &str = "/v1alpha/alertTypes";
 
 /// The default alert types: id, display name, default severity; by display name.
-const DEFAULTS: [(&str, &str, &str); 8] = [
+const DEFAULTS: [(&str, &str, &str); 9] = [
     (
         "adverse-media-match-found",
         "Adverse Media Match Found",
@@ -30,6 +30,7 @@ const DEFAULTS: [(&str, &str, &str); 8] = [
         "Individual Verification Failed",
         "MEDIUM",
     ),
+    ("onboarding-referred", "Onboarding Referred", "MEDIUM"),
     (
         "ongoing-customer-due-diligence-required",
         "Ongoing Customer Due Diligence Required",
@@ -96,11 +97,11 @@ fn event_types(server: &Server, entity: &str) -> Vec<String> {
 }
 
 on_both_backends! {
-    /// The first start's partner and every new child tenant have the seven default
+    /// The first start's partner and every new child tenant have the nine default
     /// alert types, by display name, read-only; each tenant's are its own.
     fn every_tenant_has_the_default_alert_types(server) {
         let page = server.get(ALERT_TYPES).ok();
-        assert_eq!(page["totalSize"], 8, "{page}");
+        assert_eq!(page["totalSize"], 9, "{page}");
         assert!(page.get("nextPageToken").is_none());
         let listed = array(&page["alertTypes"]);
         let expected: Vec<&str> = DEFAULTS.iter().map(|(id, _, _)| *id).collect();
@@ -124,9 +125,9 @@ on_both_backends! {
         assert_eq!(list(&[("filter", "defaultSeverity = HIGH")]), ["enhanced-due-diligence-required", "pep-and-sanctions-match-found"]);
         assert_eq!(list(&[("filter", "displayName = \"PEP*\"")]), ["pep-and-sanctions-match-found"]);
         assert_eq!(list(&[("orderBy", "displayName desc"), ("pageSize", "2")]), ["webhook-endpoint-disabled", "unusual-event"]);
-        let first = server.get(&format!("{ALERT_TYPES}?pageSize=4")).ok();
+        let first = server.get(&format!("{ALERT_TYPES}?pageSize=5")).ok();
         let token = first["nextPageToken"].as_str().unwrap();
-        let second = server.get(&format!("{ALERT_TYPES}?pageSize=4&pageToken={}", encode(token))).ok();
+        let second = server.get(&format!("{ALERT_TYPES}?pageSize=5&pageToken={}", encode(token))).ok();
         assert_eq!([ids(&first, "alertTypes"), ids(&second, "alertTypes")].concat(), expected);
         server.get(&format!("{ALERT_TYPES}?showDeleted=true")).invalid("UNKNOWN_PARAMETER", "showDeleted");
         server.get(&format!("{ALERT_TYPES}{}", query(&[("filter", "defaultSeverity = URGENT")]))).invalid("INVALID_FILTER_VALUE", "filter");

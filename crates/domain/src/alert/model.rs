@@ -79,6 +79,8 @@ pub const ENHANCED_DUE_DILIGENCE_REQUIRED: &str = "enhanced-due-diligence-requir
 /// The id of the alert type raised when a webhook endpoint is disabled because its
 /// deliveries kept failing.
 pub const WEBHOOK_ENDPOINT_DISABLED: &str = "webhook-endpoint-disabled";
+/// The id of the alert type raised when an onboarding is referred to an analyst.
+pub const ONBOARDING_REFERRED: &str = "onboarding-referred";
 
 /// One of the alert types every tenant starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,9 +97,10 @@ pub struct DefaultAlertType {
 
 /// The alert types every tenant starts with: provisioned with each new tenant, and
 /// added to the tenants that existed before alerts by the migration that created them
-/// (`migrations/*/2026-11-22-000005_alerts`, and `2026-11-26-000023_webhook_deliveries`
-/// for the last one, which repeat these values).
-pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 8] = [
+/// (`migrations/*/2026-11-22-000005_alerts`, `2026-11-26-000023_webhook_deliveries` for
+/// the webhook one and `2026-11-27-000026_onboarding_jobs` for the onboarding one,
+/// which repeat these values).
+pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 9] = [
     DefaultAlertType {
         id: INDIVIDUAL_VERIFICATION_FAILED,
         display_name: "Individual Verification Failed",
@@ -144,6 +147,12 @@ pub const DEFAULT_ALERT_TYPES: [DefaultAlertType; 8] = [
         id: WEBHOOK_ENDPOINT_DISABLED,
         display_name: "Webhook Endpoint Disabled",
         description: "A webhook endpoint was disabled because its deliveries kept failing.",
+        default_severity: Severity::Medium,
+    },
+    DefaultAlertType {
+        id: ONBOARDING_REFERRED,
+        display_name: "Onboarding Referred",
+        description: "An onboarding could not be approved on its own and awaits an analyst's decision.",
         default_severity: Severity::Medium,
     },
 ];
@@ -379,10 +388,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tenant_gets_the_eight_defaults_under_stable_ids() {
+    fn every_tenant_gets_the_nine_defaults_under_stable_ids() {
         let created = Timestamp::from_unix_micros(1).unwrap();
         let types = AlertType::defaults(&TenantId::new("t1"), created);
-        assert_eq!(types.len(), 8);
+        assert_eq!(types.len(), 9);
         let pep = types
             .iter()
             .find(|t| t.id() == PEP_AND_SANCTIONS_MATCH_FOUND)

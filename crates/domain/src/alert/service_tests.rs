@@ -624,7 +624,7 @@ async fn a_new_tenant_gets_the_default_alert_types_at_its_creation_time() {
         plan.alert_types,
         AlertType::defaults(&TenantId::new("acme"), now())
     );
-    assert_eq!(plan.alert_types.len(), 8);
+    assert_eq!(plan.alert_types.len(), 9);
     plan.tenant.create_time = None;
     assert_eq!(
         step.apply(&mut plan, &mut Credentials::default())

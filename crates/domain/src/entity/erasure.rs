@@ -75,7 +75,10 @@ pub const PLAN: &[ErasureStep] = &[
         "files",
         "its files, with the idempotency keys that created them; their content leaves its store",
     ),
-    removed("jobs", "its jobs, with their runs and operations"),
+    removed(
+        "jobs",
+        "its jobs (a job created at `entities/-` whose run made it included), with their runs and operations",
+    ),
     removed(
         "automationExecutions",
         "the automation executions whose parameter `entity` names it (their outputs hold its data), with their queued work and operations",

@@ -64,7 +64,7 @@ fn body() -> serde_json::Value {
     })
 }
 
-fn stored() -> FormDefinition {
+pub(crate) fn stored() -> FormDefinition {
     let mut definition: FormDefinition = serde_json::from_value(body()).unwrap();
     definition.begin(FormDefinition::name_of("contact"), "uid-0".into(), now());
     definition.revision_id = "aaaa1111".into();

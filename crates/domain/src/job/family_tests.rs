@@ -60,6 +60,7 @@ fn job(family: &str, input: Value) -> JobRecord {
         id: "job-1".into(),
         family: family.into(),
         entity_id: "amy-lee".into(),
+        made_entity_id: None,
         uid: "u".into(),
         revision: 2,
         state: JobState::Running,

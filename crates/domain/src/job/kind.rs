@@ -23,6 +23,10 @@ pub trait JobFamily: Send + Sync + 'static {
     const EVENT_PREFIX: &'static str;
     /// `metadata.type` of its runs' operations.
     const OPERATION_TYPE: &'static str;
+    /// Whether a job may be created at `entities/-`, about a person its run makes
+    /// into an entity (onboarding); otherwise every job is about an entity that exists
+    /// when it is created and run.
+    const CREATES_ENTITY: bool = false;
 
     /// The inputs a create body gives (the body without the standard job fields),
     /// stored with the job.
@@ -133,6 +137,9 @@ pub trait JobKind: Send + Sync {
     /// See [`JobFamily::OPERATION_TYPE`].
     fn operation_type(&self) -> &'static str;
 
+    /// See [`JobFamily::CREATES_ENTITY`].
+    fn creates_entity(&self) -> bool;
+
     /// Whether its jobs are top-level (`{collection}/{job}`, the entity an input)
     /// rather than children of their entity: whether it is one of the
     /// [`TOP_LEVEL_FAMILIES`].
@@ -190,6 +197,10 @@ impl<F: JobFamily> JobKind for F {
 
     fn operation_type(&self) -> &'static str {
         F::OPERATION_TYPE
+    }
+
+    fn creates_entity(&self) -> bool {
+        F::CREATES_ENTITY
     }
 
     fn top_level(&self) -> bool {

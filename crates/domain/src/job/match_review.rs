@@ -341,6 +341,7 @@ mod tests {
             id: "job-1".into(),
             family: "pepSanctionIndividualEntityJobs".into(),
             entity_id: "e".into(),
+            made_entity_id: None,
             uid: "u".into(),
             revision: 3,
             state: JobState::Succeeded,

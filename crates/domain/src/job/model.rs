@@ -32,8 +32,12 @@ pub struct JobRecord {
     pub id: String,
     /// The family's collection id, such as `pepSanctionIndividualEntityJobs`.
     pub family: String,
-    /// The entity the job is about.
+    /// The entity of the job's name: the one it is about, or `-` for a job whose run
+    /// creates its entity (see [`JobRecord::made_entity_id`]).
     pub entity_id: String,
+    /// The entity the run of a job created at `entities/-` made: the job keeps its
+    /// name, while its `entity` field and its entity's job lists follow this one.
+    pub made_entity_id: Option<String>,
     /// `uid` (AIP-148).
     pub uid: String,
     /// Version counter behind the etag.
@@ -72,16 +76,25 @@ impl JobRecord {
         job_name(&self.family, &self.entity_id, &self.id)
     }
 
-    /// The job's JSON: `name`, `uid`, `entity`, the family's inputs, `state`,
-    /// `result`, `latestOperation` and the standard times and etag.
+    /// The id of the entity the job is about now: the one its run made, else the
+    /// one of its name; `None` for a job at `entities/-` whose run made none yet.
+    pub fn subject(&self) -> Option<&str> {
+        match &self.made_entity_id {
+            Some(made) => Some(made),
+            None => (self.entity_id != "-").then_some(self.entity_id.as_str()),
+        }
+    }
+
+    /// The job's JSON: `name`, `uid`, `entity` (once there is one, see
+    /// [`JobRecord::subject`]), the family's inputs, `state`, `result`,
+    /// `latestOperation` and the standard times and etag.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("name".into(), json!(self.name()));
         map.insert("uid".into(), json!(self.uid));
-        map.insert(
-            "entity".into(),
-            json!(format!("entities/{}", self.entity_id)),
-        );
+        if let Some(entity_id) = self.subject() {
+            map.insert("entity".into(), json!(format!("entities/{entity_id}")));
+        }
         if let Some(input) = self.input.as_object() {
             map.extend(input.iter().map(|(k, v)| (k.clone(), v.clone())));
         }

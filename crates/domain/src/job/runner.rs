@@ -245,8 +245,11 @@ impl JobRunner {
             &worker,
             now,
         )
-        .for_entity(&job.entity_id)
         .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
+        let event = match ended.subject() {
+            Some(entity_id) => event.for_entity(entity_id),
+            None => event,
+        };
         TaskFinish::Complete {
             metadata: OperationMetadata {
                 kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),

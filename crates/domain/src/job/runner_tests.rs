@@ -68,6 +68,7 @@ fn job() -> JobRecord {
         id: "job-1".into(),
         family: "testJobs".into(),
         entity_id: "e".into(),
+        made_entity_id: None,
         uid: "u".into(),
         revision: 2,
         state: JobState::Running,

@@ -104,12 +104,15 @@ impl JobService {
 
     /// Creates a PENDING job from the request body (the family's inputs) about the
     /// entity of the path (`path_entity`), or for a top-level family about the body's
-    /// `entity`; with an optional request id that makes retries safe.
+    /// `entity`; with an optional request id that makes retries safe. A family whose
+    /// runs create their entity also takes `-`: the job is about the person its run
+    /// will make an entity of.
     ///
     /// # Errors
     /// INVALID_ARGUMENT for a bad body or request id, or an `entity` that is not the
     /// path's (or, top-level, is missing or malformed); NOT_FOUND for an unknown
-    /// entity; FAILED_PRECONDITION for a deleted one.
+    /// entity (`-` included, for the other families); FAILED_PRECONDITION for a
+    /// deleted one.
     pub async fn create(
         &self,
         principal: &Principal,
@@ -139,13 +142,16 @@ impl JobService {
         if let Some(map) = input.as_object_mut() {
             map.retain(|key, _| !STANDARD_FIELDS.contains(&key.as_str()));
         }
-        self.live_entity(principal, entity_id).await?;
+        if !self.entity_to_come(entity_id) {
+            self.live_entity(principal, entity_id).await?;
+        }
         let input = self.kind.check_input(principal, entity_id, input).await?;
         let now = self.ports.context.clock.now();
         let job = JobRecord {
             id: self.ports.context.ids.resource_id(),
             family: self.kind.collection().to_owned(),
             entity_id: entity_id.to_owned(),
+            made_entity_id: None,
             uid: self.ports.context.ids.uid(),
             revision: 1,
             state: JobState::Pending,
@@ -302,7 +308,9 @@ impl JobService {
             )
             .with_metadata("resource", name.clone()));
         }
-        self.live_entity(principal, &current.entity_id).await?;
+        if !self.entity_to_come(&current.entity_id) {
+            self.live_entity(principal, &current.entity_id).await?;
+        }
         let now = self.ports.context.clock.now();
         let operation_id = self.ports.context.ids.resource_id();
         let operation = Operation {
@@ -461,6 +469,12 @@ impl JobService {
         }
     }
 
+    /// Whether `entity_id` stands for an entity the job's run will create: `-`, in a
+    /// family whose runs create their entity.
+    fn entity_to_come(&self, entity_id: &str) -> bool {
+        entity_id == "-" && self.kind.creates_entity()
+    }
+
     async fn live_entity(&self, principal: &Principal, entity_id: &str) -> Result<()> {
         let name = format!("entities/{entity_id}");
         match self
@@ -518,14 +532,17 @@ impl JobService {
         principal: &Principal,
         now: Timestamp,
     ) -> NewEvent {
-        NewEvent::new(
+        let event = NewEvent::new(
             self.ports.context.ids.resource_id(),
             &format!("{}.{verb}", self.kind.event_prefix()),
             &job.name(),
             principal,
             now,
-        )
-        .for_entity(&job.entity_id)
+        );
+        match job.subject() {
+            Some(entity_id) => event.for_entity(entity_id),
+            None => event,
+        }
     }
 }
 

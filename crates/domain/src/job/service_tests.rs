@@ -2,15 +2,17 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
+use async_trait::async_trait;
+use serde_json::{Value, json};
 
+use super::kind::{JobFamily, JobKind, NoRunInput, Run, RunRequest};
 use super::model::{JobRecord, JobState};
 use super::ports::{MockJobRepository, MockRunQueued};
 use super::runner_tests::Scripted;
 use super::service::{JobPorts, JobService, RunBody};
 use crate::entity::model::Entity;
 use crate::entity::repository::MockEntityRepository;
-use crate::error::Code;
+use crate::error::{Code, Result};
 use crate::id::MockIdGenerator;
 use crate::lifecycle::ServiceContext;
 use crate::list::Paging;
@@ -37,6 +39,7 @@ fn stored(state: JobState) -> JobRecord {
         id: "job-1".into(),
         family: "testJobs".into(),
         entity_id: "amy-lee".into(),
+        made_entity_id: None,
         uid: "u".into(),
         revision: 1,
         state,
@@ -49,6 +52,15 @@ fn stored(state: JobState) -> JobRecord {
 }
 
 fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
+    service_of(Arc::new(Scripted(|_| Ok(json!({})))), jobs, queued)
+}
+
+/// The service of `kind`, over an entity store that holds every entity but `-`.
+fn service_of(
+    kind: Arc<dyn JobKind>,
+    jobs: MockJobRepository,
+    queued: MockRunQueued,
+) -> JobService {
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);
     let clock = Arc::new(clock);
@@ -57,7 +69,7 @@ fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
     ids.expect_uid().returning(|| "uid".into());
     let mut entities = MockEntityRepository::new();
     entities.expect_get().returning(|_, id| {
-        Ok(Some(Entity {
+        Ok((id != "-").then(|| Entity {
             name: Entity::name_of(id),
             ..Entity::default()
         }))
@@ -75,7 +87,89 @@ fn service(jobs: MockJobRepository, queued: MockRunQueued) -> JobService {
             retention: std::time::Duration::ZERO,
         },
     };
-    JobService::new(Arc::new(Scripted(|_| Ok(json!({})))), ports)
+    JobService::new(kind, ports)
+}
+
+/// A family whose runs create the entity their job is about.
+struct Onboards;
+
+#[async_trait]
+impl JobFamily for Onboards {
+    const COLLECTION: &'static str = "testOnboardings";
+    const EVENT_PREFIX: &'static str = "test_onboarding";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestOnboarding";
+    const CREATES_ENTITY: bool = true;
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
+    async fn check_input(
+        &self,
+        _principal: &Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
+        Ok(input)
+    }
+
+    async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
+        Ok(json!({}))
+    }
+}
+
+#[tokio::test]
+async fn a_family_that_creates_its_entity_takes_a_job_at_dash_and_runs_it() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_create()
+        .withf(|_, job, _, events| {
+            job.entity_id == "-"
+                && job.name() == "entities/-/testOnboardings/gen-id"
+                && events[0].event_type == "test_onboarding.created"
+                && events[0].entity_id.is_none()
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let created = service_of(Arc::new(Onboards), jobs, MockRunQueued::new())
+        .create(&principal(), Some("-"), json!({"form": "f"}), None)
+        .await
+        .unwrap();
+    assert_eq!(created["name"], "entities/-/testOnboardings/gen-id");
+    assert_eq!(created["form"], "f");
+
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get().returning(|_, _, _| {
+        let mut job = stored(JobState::Pending);
+        job.family = "testOnboardings".into();
+        job.entity_id = "-".into();
+        Ok(Some(job))
+    });
+    jobs.expect_start_run()
+        .withf(|_, start, _, events| {
+            start.operation.name == "entities/-/testOnboardings/job-1/operations/gen-id"
+                && events[0].entity_id.is_none()
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(CreateOutcome::Created));
+    let mut queued = MockRunQueued::new();
+    queued.expect_queued().times(1).return_const(());
+    let service = service_of(Arc::new(Onboards), jobs, queued);
+    let body = service.read_run_request(json!({})).unwrap();
+    let operation = service
+        .run(&principal(), "-", "job-1", None, body)
+        .await
+        .unwrap();
+    assert_eq!(operation.metadata.kind, "rics.v1alpha.TestOnboarding");
+}
+
+#[tokio::test]
+async fn other_families_find_no_entity_at_dash() {
+    let error = service(MockJobRepository::new(), MockRunQueued::new())
+        .create(&principal(), Some("-"), json!({}), None)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, Code::NotFound);
 }
 
 #[tokio::test]
@@ -140,6 +234,19 @@ fn the_json_holds_the_inputs_beside_the_standard_fields() {
     assert_eq!(rendered["state"], "SUCCEEDED");
     assert_eq!(rendered["result"]["status"], "CLEAR");
     assert!(rendered["etag"].as_str().unwrap().starts_with('"'));
+}
+
+#[test]
+fn a_job_at_dash_names_its_entity_once_its_run_made_one() {
+    let mut job = stored(JobState::Running);
+    job.entity_id = "-".into();
+    assert_eq!(job.subject(), None);
+    assert!(job.to_json().get("entity").is_none());
+    job.made_entity_id = Some("amy-lee".into());
+    assert_eq!(job.subject(), Some("amy-lee"));
+    let rendered = job.to_json();
+    assert_eq!(rendered["name"], "entities/-/testJobs/job-1");
+    assert_eq!(rendered["entity"], "entities/amy-lee");
 }
 
 /// A `:run` body without a request id.

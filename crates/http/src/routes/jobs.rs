@@ -453,6 +453,7 @@ mod tests {
             id: "job-1".into(),
             family: family.into(),
             entity_id: "amy-lee".into(),
+            made_entity_id: None,
             uid: "u".into(),
             revision: 3,
             state: JobState::Succeeded,

@@ -576,7 +576,7 @@ async fn the_migration_gives_existing_tenants_the_default_alert_types(backend: B
             .prepare(&TYPE_LIST, &owner, None, &ListRequest::default())
             .unwrap();
         let page = repo.list(&owner, &query).await.unwrap();
-        assert_eq!(page.total_size, 8);
+        assert_eq!(page.total_size, 9);
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::job::model::{JobRecord, JobState, NewTask, RunStart, TaskFinish};
 use rics_domain::job::ports::JobRepository;
+use rics_domain::job::service::JOB_LIST;
 use rics_domain::operation::{Operation, OperationError, OperationMetadata};
 use rics_domain::repository::RepositoryError;
 use rics_storage::Backend;
@@ -24,6 +25,7 @@ fn job(id: &str, entity_id: &str) -> JobRecord {
         id: id.to_owned(),
         family: FAMILY.to_owned(),
         entity_id: entity_id.to_owned(),
+        made_entity_id: None,
         uid: format!("uid-{id}"),
         revision: 1,
         state: JobState::Pending,
@@ -445,3 +447,78 @@ async fn erasing_an_entity_removes_its_jobs_and_runs(backend: Backend) {
 }
 
 contract!(erasing_an_entity_removes_its_jobs_and_runs);
+
+/// The ids of the `FAMILY` jobs of `t1` listed for `entity` (every entity: `None`),
+/// filtered by `filter`.
+async fn listed(repo: &dyn JobRepository, entity: Option<&str>, filter: &str) -> Vec<String> {
+    let (query, _) = crate::support::paging()
+        .prepare(
+            &JOB_LIST,
+            &t1(),
+            Some("p"),
+            &crate::support::request(filter, "", 100),
+        )
+        .unwrap();
+    let page = repo.list(&t1(), FAMILY, entity, &query).await.unwrap();
+    let mut ids: Vec<String> = page.items.into_iter().map(|job| job.id).collect();
+    ids.sort();
+    ids
+}
+
+async fn a_job_at_dash_follows_the_entity_its_run_made(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    f.create(&t1(), &entity("amy", "Amy", 0)).await;
+    f.create(&t1(), &entity("bob", "Bob", 0)).await;
+    let own = job("job-own", "amy");
+    repo.create(&t1(), &own, None, &[]).await.unwrap();
+    let pending = job("job-made", "-");
+    repo.create(&t1(), &pending, None, &[]).await.unwrap();
+    let running = start(repo.as_ref(), &t1(), &pending, "run-made", 1).await;
+    assert_eq!(listed(repo.as_ref(), Some("amy"), "").await, ["job-own"]);
+
+    let mut made = running.clone();
+    made.made_entity_id = Some("amy".into());
+    made.revision = running.revision + 1;
+    repo.update(&t1(), &made, running.revision, &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        repo.get(&t1(), FAMILY, "job-made").await,
+        Ok(Some(made.clone()))
+    );
+    assert_eq!(made.name(), format!("entities/-/{FAMILY}/job-made"));
+    assert_eq!(
+        listed(repo.as_ref(), Some("amy"), "").await,
+        ["job-made", "job-own"]
+    );
+    assert!(listed(repo.as_ref(), Some("bob"), "").await.is_empty());
+    assert_eq!(
+        listed(repo.as_ref(), None, "entity = \"entities/amy\"").await,
+        ["job-made", "job-own"]
+    );
+
+    let counts = f
+        .repo
+        .hard_delete(&t1(), "amy", EraseGuard::Always, &[])
+        .await
+        .unwrap();
+    assert_eq!(counts.get("jobs"), Some(&2));
+    assert_eq!(repo.get(&t1(), FAMILY, "job-made").await, Ok(None));
+    assert_eq!(
+        f.operations
+            .get(&t1(), &format!("{}/operations/run-made", made.name()))
+            .await,
+        Ok(None)
+    );
+    let left = repo
+        .claim("c", at(2), Duration::from_secs(60), 10)
+        .await
+        .unwrap();
+    assert!(
+        left.is_empty(),
+        "the made entity's runs go with it: {left:?}"
+    );
+}
+
+contract!(a_job_at_dash_follows_the_entity_its_run_made);

@@ -1,0 +1,3 @@
+DELETE FROM alert_types WHERE id = 'onboarding-referred';
+DROP INDEX jobs_by_made_entity;
+ALTER TABLE jobs DROP COLUMN made_entity_id;
