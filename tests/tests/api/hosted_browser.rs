@@ -102,6 +102,12 @@ impl Driver {
 
     /// One WebDriver command; its `value`.
     fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        self.try_call(method, path, body)
+            .unwrap_or_else(|value| panic!("WebDriver {method} {path}: {value}"))
+    }
+
+    /// One WebDriver command: its `value`, or the error value the driver answered.
+    fn try_call(&self, method: &str, path: &str, body: Value) -> Result<Value, Value> {
         let url = if self.session.is_empty() {
             format!("{}{path}", self.base)
         } else {
@@ -113,11 +119,11 @@ impl Driver {
         };
         let reply: Value = request.send().unwrap().json().unwrap();
         let value = reply["value"].clone();
-        assert!(
-            value.get("error").is_none(),
-            "WebDriver {method} {path}: {value}"
-        );
-        value
+        if value.get("error").is_some() {
+            Err(value)
+        } else {
+            Ok(value)
+        }
     }
 
     fn open(&self, url: &str) {
@@ -171,41 +177,46 @@ impl Driver {
         )
     }
 
-    fn text(&self) -> String {
-        self.property("body", "innerText")
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    }
-
     /// Waits until the page's heading reads `heading`.
     fn wait_for(&self, heading: &str) {
+        self.wait_until(&format!("the heading '{heading}'"), |headings, _| {
+            headings.iter().any(|h| h == heading)
+        });
+    }
+
+    /// Waits until `done` holds of the page's headings (`h1`, `h2`) and text, read in one
+    /// script, so that a page being replaced meanwhile is read whole or not at all.
+    fn wait_until(&self, what: &str, done: impl Fn(&[String], &str) -> bool) {
+        let script = "return [Array.from(document.querySelectorAll('h1, h2')).map(e => e.innerText), \
+                      document.body ? document.body.innerText : ''];";
         let started = Instant::now();
         loop {
-            let found = self.call(
+            // A page in the middle of loading answers an error: not there yet.
+            if let Ok(read) = self.try_call(
                 "POST",
-                "/elements",
-                json!({"using": "css selector", "value": "h1, h2"}),
-            );
-            let texts: Vec<String> = found
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| {
-                    let id = e[ELEMENT].as_str().unwrap_or_else(|| panic!("{e}"));
-                    self.call("GET", &format!("/element/{id}/text"), Value::Null)
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned()
-                })
-                .collect();
-            if texts.iter().any(|t| t == heading) {
-                return;
+                "/execute/sync",
+                json!({"script": script, "args": []}),
+            ) {
+                let headings: Vec<String> = read[0]
+                    .as_array()
+                    .map(|all| {
+                        all.iter()
+                            .filter_map(|h| h.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let text = read[1].as_str().unwrap_or_default();
+                if done(&headings, text) {
+                    return;
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "no {what} in {headings:?}: {text}"
+                );
             }
             assert!(
                 started.elapsed() < Duration::from_secs(20),
-                "no '{heading}' in {texts:?}: {}",
-                self.text()
+                "no {what}: the page never read"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -267,12 +278,10 @@ fn a_browser_fills_every_step_and_submits() {
         json!({"script": "document.querySelector('form').noValidate = true;", "args": []}),
     );
     browser.click("button[type=submit]");
-    browser.wait_for("Personal details");
-    assert!(
-        browser.text().contains("Please check your answers"),
-        "{}",
-        browser.text()
-    );
+    browser.wait_until("the answers to check", |headings, text| {
+        headings.iter().any(|h| h == "Personal details")
+            && text.contains("Please check your answers")
+    });
     assert_eq!(browser.property("#f-family_name", "ariaInvalid"), "true");
     browser.screenshot("hosted-form-1-personal-errors");
     browser.type_into("#f-family_name", "Eriksson");
