@@ -157,6 +157,7 @@ pub fn test_config(database_url: &str) -> Config {
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../data/lists/un_2026-02/UN_consolidated.xml"),
         ],
+        screening_reload_interval: None,
         job_concurrency: 4,
         job_lease: Duration::from_secs(60),
         job_max_attempts: 5,

@@ -226,6 +226,15 @@ pub struct Settings {
         value_delimiter = ','
     )]
     pub screening_lists: Option<Vec<PathBuf>>,
+    /// Seconds between reloads of the screening lists from their files (ongoing
+    /// monitoring: a changed list re-screens the entities it may affect); 0 reloads
+    /// only on SIGHUP [default: 0].
+    #[arg(
+        long,
+        env = "RICS_SCREENING_RELOAD_INTERVAL_SECONDS",
+        value_name = "SECONDS"
+    )]
+    pub screening_reload_interval_seconds: Option<u64>,
     /// Job runs one worker executes at once; 0 runs no worker in this process (another
     /// `rics serve` on the same database runs the jobs) [default: 8].
     #[arg(long, env = "RICS_JOB_CONCURRENCY", value_name = "N")]
@@ -328,6 +337,7 @@ struct FileSettings {
     oidc_tenant_claim: Option<String>,
     rate_limit_per_minute: Option<u32>,
     screening_lists: Option<Vec<PathBuf>>,
+    screening_reload_interval_seconds: Option<u64>,
     job_concurrency: Option<u32>,
     job_lease_seconds: Option<u64>,
     job_max_attempts: Option<u32>,
@@ -385,6 +395,9 @@ pub struct Config {
     pub rate_limit_per_minute: u32,
     /// The list files or folders to screen against; empty for the bundled lists.
     pub screening_lists: Vec<PathBuf>,
+    /// Time between scheduled reloads of the screening lists; `None` reloads only on
+    /// SIGHUP.
+    pub screening_reload_interval: Option<Duration>,
     /// Job runs this process's worker executes at once (0: no worker).
     pub job_concurrency: u32,
     /// How long a worker's claim on a run lasts.
@@ -619,6 +632,14 @@ impl Settings {
                 .clone()
                 .or(file.screening_lists)
                 .unwrap_or_default(),
+            screening_reload_interval: match self
+                .screening_reload_interval_seconds
+                .or(file.screening_reload_interval_seconds)
+                .unwrap_or(0)
+            {
+                0 => None,
+                seconds => Some(Duration::from_secs(seconds)),
+            },
             job_concurrency: self.job_concurrency.or(file.job_concurrency).unwrap_or(8),
             job_lease: Duration::from_secs(
                 self.job_lease_seconds

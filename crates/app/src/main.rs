@@ -105,7 +105,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print_json(&created)
         }
         Command::Lists(ListsCommand::Load { paths }) => {
-            let screener = ListScreener::new(paths);
+            let screener =
+                ListScreener::new(paths, std::sync::Arc::new(rics_domain::time::SystemClock));
             let lists = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?

@@ -32,6 +32,8 @@ const JOB_RUNS: &str = "rics_job_runs_total";
 const JOB_RUN_DURATION: &str = "rics_job_run_duration_seconds";
 /// Seconds one screen of a party took (every name, against the index in use).
 pub const SCREENING_DURATION: &str = "rics_screening_duration_seconds";
+/// Loads of the screening lists that failed (the lists loaded before stay in use).
+const SCREENING_LIST_LOAD_FAILURES: &str = "rics_screening_list_load_failures_total";
 /// 1 for each list version screened against, by `dataset` and `version` (its date),
 /// with its `content_hash`.
 const SCREENING_LIST_INFO: &str = "rics_screening_list_info";
@@ -99,6 +101,10 @@ fn describe() {
         SCREENING_DURATION,
         Unit::Seconds,
         "Time one screen of a party against the lists took."
+    );
+    describe_counter!(
+        SCREENING_LIST_LOAD_FAILURES,
+        "Loads of the screening lists that failed; the lists loaded before stay in use."
     );
     describe_gauge!(DB_POOL_IN_USE, "Database connections held now.");
     describe_counter!(
@@ -230,6 +236,11 @@ pub fn serve(address: &str, scrape: Scrape) -> anyhow::Result<std::net::SocketAd
 /// The time of a screen, recorded when it ends.
 pub fn record_screen(duration: Duration) {
     metrics::histogram!(SCREENING_DURATION).record(duration.as_secs_f64());
+}
+
+/// Counts a load of the screening lists that failed.
+pub fn record_list_load_failure() {
+    metrics::counter!(SCREENING_LIST_LOAD_FAILURES).increment(1);
 }
 
 #[cfg(test)]

@@ -49,9 +49,11 @@ use rics_domain::job::{
 };
 use rics_domain::lifecycle::ServiceContext;
 use rics_domain::list::Paging;
+use rics_domain::monitoring::{ListChangeWork, ListMonitor, ListVersionRepository, Rescreens};
 use rics_domain::note::NoteService;
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
+use rics_domain::screen::Screener;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
@@ -69,10 +71,11 @@ use rics_storage::{
     DieselDismissalRepository, DieselDocumentRepository, DieselEntityRepository,
     DieselEventRepository, DieselExecutionRepository, DieselFileRepository,
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
-    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
-    DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselTenantSecretRepository, DieselWebhookEndpointRepository, DieselWorkspaceRepository,
-    ObjectFileStore, PoolOptions, migrations, secrets,
+    DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
+    DieselListVersionRepository, DieselNoteRepository, DieselOperationRepository,
+    DieselRiskModelRepository, DieselTenantRepository, DieselTenantSecretRepository,
+    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
@@ -419,7 +422,10 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         alerts.clone(),
         OutputWriter::new(entity_repository.clone(), clock.clone(), ids.clone()),
     ));
-    let screener = Arc::new(ListScreener::new(config.screening_lists.clone()));
+    let screener = Arc::new(ListScreener::new(
+        config.screening_lists.clone(),
+        clock.clone(),
+    ));
     let dismissals: Arc<dyn DismissalRepository> =
         Arc::new(DieselDismissalRepository::new(db.clone()));
     let screening: Arc<dyn JobKind> = Arc::new(PepSanctionJobs::new(
@@ -457,6 +463,14 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         records.clone(),
         clock.clone(),
     ));
+    let list_versions: Arc<dyn ListVersionRepository> =
+        Arc::new(DieselListVersionRepository::new(db.clone()));
+    screener.monitor_with(Arc::new(ListMonitor::new(
+        list_versions.clone(),
+        Arc::new(WakeWorkers(job_wake.clone())),
+        clock.clone(),
+    )));
+    let rescreens = Arc::new(Rescreens::new(pep_sanction_jobs.clone()));
     let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
     let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
     let runner_settings = RunnerSettings {
@@ -465,6 +479,15 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         batch: 1,
         ..RunnerSettings::default()
     };
+    let list_changes = Arc::new(ListChangeWork::new(
+        screener.clone(),
+        entity_repository.clone(),
+        list_versions,
+        job_repository.clone(),
+        rescreens.clone(),
+        clock.clone(),
+        runner_settings,
+    ));
     let cipher = match &config.secret_key.0 {
         Some(key) => Some(Arc::new(
             SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
@@ -519,7 +542,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let entities = Arc::new(
         EntityService::new(entity_repository.clone(), context.clone())
-            .with_after_erasure(content_sweeper.clone()),
+            .with_after_erasure(content_sweeper.clone())
+            .with_rescreens(rescreens),
     );
     let effects = Arc::new(ServiceEffects {
         jobs: [&pep_sanction_jobs, &risk_rating_jobs, &id_verification_jobs]
@@ -562,7 +586,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ids.clone(),
             runner_settings,
         )
-        .with_work(engine),
+        .with_work(engine)
+        .with_work(list_changes),
     );
     // The sweep of file content comes last: it removes the content of the files the
     // purges before it removed.
@@ -713,6 +738,9 @@ pub async fn start(config: &Config) -> anyhow::Result<Running> {
     };
     spawn_database_maintenance(services.db.clone());
     spawn_maintenance(&services, state.clone(), config.purge_interval);
+    if let Some(every) = config.screening_reload_interval {
+        spawn_scheduled_list_reloads(services.screener.clone(), every);
+    }
     for _ in 0..config.job_concurrency {
         spawn_job_worker(services.job_runner.clone(), services.job_wake.clone());
     }
@@ -830,6 +858,24 @@ pub fn spawn_list_reloads(
                 Err(e) => {
                     tracing::warn!(error = %e, "reloading the screening lists failed; the lists in use stay")
                 }
+            }
+        }
+    });
+}
+
+/// Reloads the screening lists from their files every `every` (ongoing monitoring):
+/// a reload that finds a list changed records the change and queues its re-screen; one
+/// that fails keeps the lists in use (the screener logs, counts and shows the failure).
+fn spawn_scheduled_list_reloads(screener: Arc<ListScreener>, every: Duration) {
+    actix_web::rt::spawn(async move {
+        let mut ticker = tokio::time::interval(every);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The first tick is at once: the lists load when first used, not at start.
+        ticker.tick().await;
+        loop {
+            ticker.tick().await;
+            if screener.loaded().is_some() {
+                let _ = screener.reload().await;
             }
         }
     });

@@ -29,6 +29,7 @@ pub mod jsonata;
 pub mod lifecycle;
 pub mod list;
 pub mod methods;
+pub mod monitoring;
 pub mod mrz;
 pub mod note;
 #[cfg(feature = "onboarding")]

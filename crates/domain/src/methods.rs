@@ -184,6 +184,20 @@ where
     /// it may set them.
     fn on_change(&self, _current: &Self::Resource, _updated: &mut Self::Resource) {}
 
+    /// What follows a stored change of `current` into `saved` (a monitored entity
+    /// whose names changed is screened again); nothing by default.
+    ///
+    /// # Errors
+    /// Any error is the update's answer, though the change is stored.
+    async fn after_change(
+        &self,
+        _principal: &Principal,
+        _current: &Self::Resource,
+        _saved: &Self::Resource,
+    ) -> Result<()> {
+        Ok(())
+    }
+
     /// Updates the resource `id` from `body` under `update_mask`, with its
     /// `{kind}.updated` event.
     ///
@@ -227,14 +241,17 @@ where
             serde_json::from_value(updated_json).map_err(|e| Error::internal(e.to_string()))?;
         self.on_change(&current, &mut updated);
         let event_type = format!("{}.updated", Self::EVENT_KIND);
-        self.save(
-            principal,
-            &current,
-            updated,
-            &event_type,
-            self.clock().now(),
-        )
-        .await
+        let saved = self
+            .save(
+                principal,
+                &current,
+                updated,
+                &event_type,
+                self.clock().now(),
+            )
+            .await?;
+        self.after_change(principal, &current, &saved).await?;
+        Ok(saved)
     }
 }
 

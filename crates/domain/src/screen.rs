@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::monitoring::{DatasetVersion, MonitoredParty};
 use crate::time::Timestamp;
 
 /// Who to screen, and against what.
@@ -165,6 +166,18 @@ pub struct ListVersionInfo {
     pub topics: Vec<String>,
 }
 
+/// The last load of the lists, when it failed (a reload from files that do not load):
+/// the lists loaded before stay in use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ListLoadFailure {
+    /// What failed, naming the file.
+    pub message: String,
+    /// When.
+    pub failure_time: Timestamp,
+}
+
 /// What a screen found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ScreenOutcome {
@@ -196,6 +209,31 @@ pub trait Screener: Send + Sync {
     /// # Errors
     /// UNAVAILABLE when a list cannot be loaded (the lists in use stay).
     async fn reload(&self) -> Result<Vec<ListVersionInfo>>;
+
+    /// The failure of the latest load, unless a load succeeded since.
+    fn load_failure(&self) -> Option<ListLoadFailure>;
+
+    /// The loaded datasets with the hash of each record's content (the hash of the
+    /// record as a match's `record` shows it), for ongoing monitoring to compute what
+    /// a new version changed.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when the lists cannot be loaded.
+    async fn datasets(&self) -> Result<Vec<DatasetVersion>>;
+
+    /// Reverse screening: the ids of the `parties` that the records `records` of
+    /// `dataset` (as loaded now) may match, found through an index of the parties'
+    /// names. It is recall-minded: a party it names is screened in full by a run of
+    /// its screening job, which decides.
+    ///
+    /// # Errors
+    /// UNAVAILABLE when the lists cannot be loaded.
+    async fn reverse_screen(
+        &self,
+        dataset: &str,
+        records: &[String],
+        parties: &[MonitoredParty],
+    ) -> Result<Vec<String>>;
 }
 
 /// Compares person names as the screening engine does (normalisation,

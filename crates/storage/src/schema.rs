@@ -1062,3 +1062,38 @@ diesel::table! {
         update_time -> BigInt,
     }
 }
+
+diesel::table! {
+    /// The version of each screening dataset the replicas last agreed on (ongoing
+    /// monitoring): not a tenant's.
+    screening_list_versions (dataset) {
+        /// The dataset, such as `un_sc`.
+        dataset -> Text,
+        /// SHA-256 of the files it was loaded from.
+        content_hash -> Text,
+        /// The hash of each record's content, by record id, as a JSON object.
+        record_hashes -> Text,
+        /// When this version was stored.
+        update_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The changes of the screening datasets, each recorded once: the delta's size.
+    screening_list_changes (dataset, old_version, new_version) {
+        /// The dataset.
+        dataset -> Text,
+        /// The content hash it had.
+        old_version -> Text,
+        /// The content hash it has.
+        new_version -> Text,
+        /// How many records were added.
+        added -> BigInt,
+        /// How many records changed.
+        changed -> BigInt,
+        /// How many records were removed.
+        removed -> BigInt,
+        /// When the change was recorded.
+        change_time -> BigInt,
+    }
+}

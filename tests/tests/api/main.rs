@@ -22,6 +22,7 @@ mod hosted;
 mod hosted_browser;
 mod id_verification;
 mod lists;
+mod monitoring;
 mod notes;
 mod oauth;
 mod risk_rating;

@@ -115,6 +115,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("screeningStatus", Scalar, OutputOnly)
         .field("verificationStatus", Scalar, OutputOnly)
         .field("legalHold", Scalar, Mutable)
+        .field("monitoring", Scalar, Mutable)
 });
 
 #[cfg(test)]
@@ -131,7 +132,7 @@ mod tests {
                            "otherNames": [{"givenName": "d"}], "dateOfBirth": "1970", "placeOfBirth": "p",
                            "nationalities": ["FR"], "countryOfResidence": "FR", "countryOfBirth": "DZ", "gender": "FEMALE", "occupation": "o"},
             "contactInfo": {"emails": ["a@b.co"], "phoneNumbers": ["+331234567"], "addresses": [{"locality": "x"}]},
-            "externalIds": {"crm": "1"}, "tags": ["t"], "legalHold": true
+            "externalIds": {"crm": "1"}, "tags": ["t"], "legalHold": true, "monitoring": false
         }))
         .unwrap();
         let value = serde_json::to_value(&full).unwrap();

@@ -505,8 +505,37 @@ crate::resource_struct! {
             skip_serializing_if = "std::ops::Not::not"
         )]
         pub legal_hold: bool,
+        /// Whether ongoing monitoring screens the entity again when a list changes or
+        /// its names, date of birth or nationalities do. Default true; shown only when
+        /// false.
+        #[serde(
+            default,
+            deserialize_with = "crate::serde_util::null_as_default",
+            skip_serializing_if = "Monitoring::is_on"
+        )]
+        #[cfg_attr(feature = "openapi", schema(value_type = bool))]
+        pub monitoring: Monitoring,
     }
     times: update_time delete_time purge_time;
+}
+
+/// Whether ongoing monitoring re-screens an entity: on unless turned off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Monitoring(pub bool);
+
+impl Default for Monitoring {
+    fn default() -> Monitoring {
+        Monitoring(true)
+    }
+}
+
+impl Monitoring {
+    /// Whether monitoring is on.
+    #[allow(clippy::trivially_copy_pass_by_ref)]
+    pub fn is_on(&self) -> bool {
+        self.0
+    }
 }
 
 crate::named_resource!(Entity, "entities", "entity");

@@ -23,11 +23,13 @@ use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::is_well_formed_id;
 use crate::id::parse_request_id;
+use crate::job::pep_sanction::{ScreenReason, ScreenTrigger};
 use crate::lifecycle::{self, ServiceContext, create_key, create_once, deleted};
 use crate::lifecycle::{StoreVersions, soft_delete_methods};
 use crate::list::{ListRequest, ListResponse};
 use crate::methods::UpdateMethod;
 use crate::methods::{CreateMethod, DeclaredFields};
+use crate::monitoring::{Rescreens, screened_fields_changed};
 use crate::principal::{Principal, TenantId};
 use crate::repository::RepositoryError;
 use crate::resource::{parse_body, to_json};
@@ -67,6 +69,9 @@ pub struct EntityService {
     context: ServiceContext,
     /// What runs after each erasure.
     after_erasure: Vec<Arc<dyn AfterErasure>>,
+    /// Screens a monitored entity again when its names, date of birth or
+    /// nationalities change (ongoing monitoring), once set.
+    rescreens: Option<Arc<Rescreens>>,
 }
 
 impl EntityService {
@@ -77,7 +82,15 @@ impl EntityService {
             repository,
             context,
             after_erasure: Vec::new(),
+            rescreens: None,
         }
+    }
+
+    /// The service with a monitored entity screened again, through `rescreens`, when
+    /// an update changes its names, date of birth or nationalities.
+    pub fn with_rescreens(mut self, rescreens: Arc<Rescreens>) -> EntityService {
+        self.rescreens = Some(rescreens);
+        self
     }
 
     /// The service with `follow_up` run after each erasure (`:hardDelete` and purge).
@@ -654,6 +667,32 @@ impl UpdateMethod for EntityService {
         if let Some(details) = updated.risk_details.as_mut() {
             details.risk_status = RiskStatus::Outdated;
         }
+    }
+
+    /// A monitored entity whose names, date of birth or nationalities changed is
+    /// screened again: a run, with the reason ENTITY_CHANGE, of a screening job rics
+    /// creates, once per stored revision.
+    async fn after_change(
+        &self,
+        principal: &Principal,
+        current: &Entity,
+        saved: &Entity,
+    ) -> Result<()> {
+        let Some(rescreens) = &self.rescreens else {
+            return Ok(());
+        };
+        if !saved.monitoring.is_on() || !screened_fields_changed(current, saved) {
+            return Ok(());
+        }
+        let trigger = ScreenTrigger {
+            reason: ScreenReason::EntityChange,
+            records: Vec::new(),
+        };
+        let key = format!("entity-change/{}/{}", saved.id(), saved.revision);
+        rescreens
+            .start(&principal.tenant, saved.id(), &trigger, &key)
+            .await
+            .map(|_| ())
     }
 }
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::dismissals::{DismissalRepository, is_dismissed, record_hash};
-use super::kind::{JobFamily, NoRunInput, Run, RunRequest, retry_unless_final};
+use super::kind::{JobFamily, Run, RunRequest, retry_unless_final};
 use super::model::worker_principal;
 use super::records::{EntityOutput, OutputCause, RunRecords};
 use crate::activity::model::{ActivityLog, ActivityType};
@@ -48,6 +48,39 @@ pub struct PepSanctionInput {
     pub threshold: Option<f64>,
 }
 
+crate::proto_enum! {
+    /// Why rics itself ran a screen (ongoing monitoring); a run an API caller started
+    /// has none.
+    pub enum ScreenReason("SCREEN_REASON_UNSPECIFIED") {
+        /// A list the entity is screened against changed: the run alerts only on a
+        /// match with a record the change added or changed.
+        ListChange = "LIST_CHANGE",
+        /// The entity's names, date of birth or nationalities changed.
+        EntityChange = "ENTITY_CHANGE",
+    }
+}
+
+/// What a run that rics starts carries: why, and for a list change the matches
+/// (ids as [`ScreenMatch::id_for`] makes them) that are new to the entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenTrigger {
+    /// Why the run was started.
+    pub reason: ScreenReason,
+    /// The records of the change (`{dataset}:{id}`); empty for an entity change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<String>,
+}
+
+impl ScreenTrigger {
+    /// Whether a match with `id` raises an alert in this run: any match, except in a
+    /// list change's run, where only a match with a record the change added or
+    /// changed does (the others were alerted, or not, before).
+    fn alerts_on(&self, id: &str) -> bool {
+        self.reason != ScreenReason::ListChange || self.records.iter().any(|r| r == id)
+    }
+}
+
 /// What a screen found: the job's `result`, and (without `activityLog` and `alert`)
 /// the payload of its PEP_AND_SANCTIONS activity log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,6 +100,9 @@ pub struct PepSanctionResult {
     pub list_versions: Vec<ListVersionInfo>,
     /// When the screen ran.
     pub screen_time: Timestamp,
+    /// Why rics ran it (ongoing monitoring); absent for a run an API caller started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ScreenReason>,
     /// The PEP_AND_SANCTIONS activity log that records the screen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub activity_log: Option<String>,
@@ -128,7 +164,7 @@ impl JobFamily for PepSanctionJobs {
 
     type Input = PepSanctionInput;
     type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
+    type RunInput = ScreenTrigger;
     type Output = PepSanctionResult;
 
     async fn check_input(
@@ -163,7 +199,11 @@ impl JobFamily for PepSanctionJobs {
         if entity.is_deleted() {
             return Err(crate::lifecycle::deleted(&name));
         }
-        let request = screen_request(&entity, &run.input);
+        let request = screen_request(
+            &entity,
+            &run.input.datasets,
+            run.input.threshold.unwrap_or(DEFAULT_THRESHOLD),
+        );
         let mut outcome = self.screener.screen(&request).await?;
         let dismissals = self
             .dismissals
@@ -207,6 +247,7 @@ impl JobFamily for PepSanctionJobs {
             matches: outcome.matches,
             list_versions: outcome.list_versions,
             screen_time: self.clock.now(),
+            reason: run.run_input.as_ref().map(|trigger| trigger.reason),
             activity_log: None,
             alert: None,
         };
@@ -222,7 +263,14 @@ impl JobFamily for PepSanctionJobs {
             .log(&worker, &result_id, log)
             .await
             .map_err(retry_unless_final)?;
-        if let Some(best) = result.matches.iter().find(|m| !m.previously_dismissed) {
+        let alerting = |m: &&ScreenMatch| {
+            !m.previously_dismissed
+                && run
+                    .run_input
+                    .as_ref()
+                    .is_none_or(|trigger| trigger.alerts_on(&m.id))
+        };
+        if let Some(best) = result.matches.iter().find(alerting) {
             let details = json!({
                 "job": job.name(),
                 "operation": task.operation_name,
@@ -274,17 +322,22 @@ fn summary(entity: &Entity, matches: &[ScreenMatch], threshold: f64) -> String {
     }
 }
 
-/// What the entity gives the screen: every name (display, legal, other and trading
-/// names), and for individuals the date of birth, nationalities and gender.
-fn screen_request(entity: &Entity, input: &PepSanctionInput) -> ScreenRequest {
+/// What the entity gives the screen against `datasets` (empty: every loaded one) at
+/// `threshold`: every name (display, legal, other and trading names), and for
+/// individuals the date of birth, nationalities and gender.
+pub(crate) fn screen_request(
+    entity: &Entity,
+    datasets: &[String],
+    threshold: f64,
+) -> ScreenRequest {
     let mut names = vec![entity.display_name.clone()];
     let mut request = ScreenRequest {
         organisation: !matches!(
             entity.entity_type,
             EntityType::Individual | EntityType::Unspecified
         ),
-        datasets: input.datasets.clone(),
-        threshold: input.threshold.unwrap_or(DEFAULT_THRESHOLD),
+        datasets: datasets.to_vec(),
+        threshold,
         ..ScreenRequest::default()
     };
     if let Some(individual) = &entity.individual {
@@ -347,7 +400,7 @@ mod tests {
             datasets: vec!["un_sc".into()],
             threshold: Some(0.8),
         };
-        let request = screen_request(&person(), &input);
+        let request = screen_request(&person(), &input.datasets, 0.8);
         assert_eq!(
             request.names,
             ["Jane Doe", "Jane Q Doe", "Janet Doe"],
@@ -371,7 +424,7 @@ mod tests {
             "company": {"legalName": "Acme Trading Ltd"}
         }))
         .unwrap();
-        let request = screen_request(&company, &PepSanctionInput::default());
+        let request = screen_request(&company, &[], DEFAULT_THRESHOLD);
         assert!(request.organisation);
         assert_eq!(request.names, ["Acme", "Acme Trading Ltd"]);
         assert_eq!(request.threshold, DEFAULT_THRESHOLD);

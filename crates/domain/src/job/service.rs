@@ -280,8 +280,40 @@ impl JobService {
             .map(parse_request_id)
             .transpose()?;
         let current = self.load(principal, entity_id, id).await?;
-        let name = current.name();
         let run_input = self.kind.check_run_input(&current, body.request)?;
+        self.start(principal, current, run_input, request_id).await
+    }
+
+    /// Starts a run of the job that rics itself asks for (a re-screen on a list or
+    /// entity change), with a run input the family reads but no `:run` body can give;
+    /// `request_id` makes it idempotent as a `:run`'s does, so a caller that repeats
+    /// itself after a crash starts the run once.
+    ///
+    /// # Errors
+    /// As [`JobService::run`].
+    pub async fn run_for_system(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        run_input: Value,
+        request_id: uuid::Uuid,
+    ) -> Result<Operation> {
+        let current = self.load(principal, entity_id, id).await?;
+        self.start(principal, current, run_input, Some(request_id))
+            .await
+    }
+
+    /// Starts a run of `current` whose task carries `run_input`: the shared end of
+    /// [`JobService::run`] and [`JobService::run_for_system`].
+    async fn start(
+        &self,
+        principal: &Principal,
+        current: JobRecord,
+        run_input: Value,
+        request_id: Option<uuid::Uuid>,
+    ) -> Result<Operation> {
+        let name = current.name();
         let method = RUN_METHOD;
         let job_part = json!(name);
         // A run without input keeps the fingerprint it had before runs took any.

@@ -527,6 +527,7 @@ mod tests {
                 topics: vec!["sanction".into()],
             }],
             screen_time: now(),
+            reason: None,
             activity_log: Some("activityLogs/screening-1".into()),
             alert: Some("alerts/screening-1".into()),
         };

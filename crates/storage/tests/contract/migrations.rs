@@ -641,6 +641,8 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         automation_executions: (S, S, S, Maybe<S>, Maybe<S>, S, i64, S, S, Maybe<i64>, Maybe<i64>, i64, i64),
         webhook_deliveries: (S, S, S, Maybe<S>, S, S, S, S, i64, S, i64, Maybe<S>, i64, i64, Maybe<i64>, Maybe<S>),
         tenant_webhook_secrets: (S, S, Maybe<S>, Maybe<i64>, i64, i64),
+        screening_list_versions: (S, S, S, i64),
+        screening_list_changes: (S, S, S, i64, i64, i64, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

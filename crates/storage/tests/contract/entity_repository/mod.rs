@@ -16,6 +16,7 @@ mod filters;
 mod forms;
 mod idempotency;
 mod jobs;
+mod list_versions;
 mod notes;
 mod pagination;
 mod relationships;

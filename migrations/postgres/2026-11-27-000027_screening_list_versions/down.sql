@@ -1,0 +1,2 @@
+DROP TABLE screening_list_changes;
+DROP TABLE screening_list_versions;
