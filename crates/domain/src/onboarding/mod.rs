@@ -13,4 +13,4 @@ pub mod mapping;
 
 pub use decision::{Decision, Findings, Reason, decide};
 pub use input::{CheckedOnboarding, OnboardingInput};
-pub use mapping::entity_body;
+pub use mapping::{CompiledMapping, MappingEngine, entity_body};
