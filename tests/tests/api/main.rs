@@ -24,6 +24,7 @@ mod id_verification;
 mod lists;
 mod notes;
 mod oauth;
+mod onboarding;
 mod risk_rating;
 mod screening_jobs;
 mod service;
