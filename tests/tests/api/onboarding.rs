@@ -239,9 +239,12 @@ on_both_backends! {
         // Run again and cancel the journey while it waits for the form.
         let operation = server.post(&format!("/v1alpha/{name}:run"), &json!({})).ok();
         let link = link_path(&operation);
+        // Once the journey waits for the form (a cancel racing a step is ABORTED).
         let execution = loop {
             let current = server.get(&format!("/v1alpha/{}", operation["name"].as_str().unwrap())).ok();
-            if let Some(execution) = current["metadata"]["debug"]["execution"].as_str() {
+            if let Some(execution) = current["metadata"]["debug"]["execution"].as_str()
+                && server.get(&format!("/v1alpha/{execution}")).ok()["state"] == "WAITING_FOR_INPUT"
+            {
                 break execution.to_owned();
             }
             std::thread::sleep(std::time::Duration::from_millis(20));

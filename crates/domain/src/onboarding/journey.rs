@@ -400,7 +400,8 @@ impl Journey {
     }
 
     /// Ends the job's run when the journey's execution ended without deciding: FAILED
-    /// with the execution's error (code 1, CANCELLED, for a cancel). Does nothing for an
+    /// with the execution's error (code 1, CANCELLED, for a cancel), the run's form
+    /// expired if it is still a draft, so its link ends too. Does nothing for an
     /// execution of another automation, one still going, or one that succeeded (its
     /// DECIDE_ONBOARDING step ended the run).
     ///
@@ -447,6 +448,19 @@ impl Journey {
         } else {
             "JOURNEY_FAILED"
         };
+        // The link ends with the journey: its form, if still a draft, expires.
+        if let Some(form) = execution
+            .input_parameters
+            .get("form")
+            .and_then(Value::as_str)
+        {
+            let worker = crate::job::model::worker_principal(tenant);
+            match self.forms.expire(&worker, last_segment(form), None).await {
+                Ok(_) => {}
+                Err(error) if matches!(error.code, Code::FailedPrecondition | Code::NotFound) => {}
+                Err(error) => return Err(error),
+            }
+        }
         let error = Error::new(code, reason, message).with_metadata("execution", execution.name());
         self.jobs
             .end_run(tenant, operation, Err(error), &|_| Vec::new())
