@@ -119,6 +119,12 @@ UNSTATABLE_REASONS = frozenset(
         # A webhook URL's whole grammar (RFC 3986 hosts, ports, escapes), which the
         # document's pattern only approximates.
         "INVALID_URL",
+        # An onboarding job's JSONata expression (base64 bytes: its grammar and the
+        # functions the engine has) and its link's expiry against now.
+        "INVALID_JSONATA",
+        "UNSUPPORTED_JSONATA_FUNCTION",
+        "EXPIRE_TIME_PASSED",
+        "EXPIRE_TIME_TOO_FAR",
     }
 )
 # Reasons of rules that relate an update to the stored resource: a new document number

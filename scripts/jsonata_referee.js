@@ -1,4 +1,4 @@
-// The referee of the JSONata corpus test (crates/domain/tests/jsonata_referee.rs): npm
+// The referee of the JSONata corpus test (crates/jsonata/tests/jsonata_referee.rs): npm
 // `jsonata`, the reference implementation, evaluates each case as rics' engine must.
 //
 // Usage: node scripts/jsonata_referee.js <path of the jsonata package>

@@ -273,6 +273,15 @@ pub struct Settings {
     /// [default: 10].
     #[arg(long, env = "RICS_WEBHOOK_TIMEOUT_SECONDS", value_name = "SECONDS")]
     pub webhook_timeout_seconds: Option<u64>,
+    /// Whether an onboarding whose identity rests on the document alone (the built-in
+    /// hosted capture, which stores the selfie without comparing it: assurance
+    /// DOCUMENT_ONLY) may be APPROVED; otherwise it ends in REFER [default: false].
+    #[arg(
+        long,
+        env = "RICS_ONBOARDING_ACCEPT_DOCUMENT_ONLY",
+        value_name = "BOOL"
+    )]
+    pub onboarding_accept_document_only: Option<bool>,
     /// Days a finished webhook delivery (with its attempts and response excerpts) is
     /// kept before it is purged [default: 30].
     #[arg(
@@ -346,6 +355,7 @@ struct FileSettings {
     webhook_retry_schedule: Option<String>,
     webhook_timeout_seconds: Option<u64>,
     webhook_delivery_retention_days: Option<u64>,
+    onboarding_accept_document_only: Option<bool>,
 }
 
 /// The resolved configuration.
@@ -412,6 +422,8 @@ pub struct Config {
     pub webhook_retry_schedule: RetrySchedule,
     /// How long an attempt of a webhook delivery may take.
     pub webhook_timeout: Duration,
+    /// Whether an onboarding on document-only assurance may be APPROVED.
+    pub onboarding_accept_document_only: bool,
     /// How long a finished webhook delivery is kept.
     pub webhook_delivery_retention: Duration,
     /// First-start credentials (environment or flags only, never the file).
@@ -689,6 +701,10 @@ impl Settings {
                         .or(file.webhook_delivery_retention_days)
                         .unwrap_or(30),
             ),
+            onboarding_accept_document_only: self
+                .onboarding_accept_document_only
+                .or(file.onboarding_accept_document_only)
+                .unwrap_or(false),
             bootstrap: Bootstrap {
                 client_id: self.bootstrap_client_id.clone(),
                 client_secret: self.bootstrap_client_secret.clone(),

@@ -40,6 +40,7 @@ use rics_domain::identity::ports::IdentityRepository;
 use rics_domain::job::dismissals::DismissalRepository;
 use rics_domain::job::id_verification::{IdVerificationJobs, IdVerificationPorts};
 use rics_domain::job::match_review::MatchReviews;
+use rics_domain::job::onboarding::{OnboardingJobs, OnboardingPorts};
 use rics_domain::job::pep_sanction::PepSanctionJobs;
 use rics_domain::job::ports::RunQueued;
 use rics_domain::job::records::ServiceRecords;
@@ -51,6 +52,7 @@ use rics_domain::lifecycle::ServiceContext;
 use rics_domain::list::Paging;
 use rics_domain::monitoring::{ListChangeWork, ListMonitor, ListVersionRepository, Rescreens};
 use rics_domain::note::NoteService;
+use rics_domain::onboarding::{Journey, MappingEngine};
 use rics_domain::principal::{Principal, TenantId};
 use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::screen::Screener;
@@ -64,6 +66,7 @@ use rics_domain::webhook::{
 use rics_domain::workspace::{WorkspaceRepository, WorkspaceService};
 use rics_http::guard::{Limiter, RateLimit};
 use rics_http::{ApiState, Discovery, Readiness, UseCases};
+use rics_jsonata::JsonataEngine;
 use rics_storage::connection::redact;
 use rics_storage::{
     Database, DatabaseFileStore, DieselActivityLogRepository, DieselActivityLogTypeRepository,
@@ -472,7 +475,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     )));
     let rescreens = Arc::new(Rescreens::new(pep_sanction_jobs.clone()));
     let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
-    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
+    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports.clone()));
     let runner_settings = RunnerSettings {
         lease: config.job_lease,
         max_attempts: config.job_max_attempts,
@@ -535,7 +538,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     ));
     let hosted_links = Arc::new(HostedLinks::new(cipher, &config.public_url));
     let hosted = Arc::new(HostedForms::new(
-        hosted_links,
+        hosted_links.clone(),
         forms.clone(),
         files.clone(),
         clock.clone(),
@@ -545,6 +548,29 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             .with_after_erasure(content_sweeper.clone())
             .with_rescreens(rescreens),
     );
+    let mapping_engine: Arc<dyn MappingEngine> = Arc::new(JsonataEngine);
+    let onboarding = Arc::new(OnboardingJobs::new(OnboardingPorts {
+        definitions: form_definitions.clone(),
+        forms: forms.clone(),
+        links: hosted_links,
+        engine: mapping_engine.clone(),
+        policy: config.webhook_targets.clone(),
+        resolver: Arc::new(crate::dns::SystemResolver),
+        clock: clock.clone(),
+    }));
+    let onboarding_kind: Arc<dyn JobKind> = onboarding.clone();
+    let onboarding_jobs = Arc::new(JobService::new(onboarding_kind.clone(), job_ports));
+    let journey = Arc::new(Journey {
+        jobs: onboarding_jobs.clone(),
+        job_store: job_repository.clone(),
+        forms: forms.clone(),
+        entities: entities.clone(),
+        documents: documents.clone(),
+        records: records.clone(),
+        engine: mapping_engine,
+        accept_document_only: config.onboarding_accept_document_only,
+        clock: clock.clone(),
+    });
     let effects = Arc::new(ServiceEffects {
         jobs: [&pep_sanction_jobs, &risk_rating_jobs, &id_verification_jobs]
             .into_iter()
@@ -558,6 +584,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         entity_store: entity_repository,
         records,
         clock: clock.clone(),
+        onboarding: journey,
     });
     let executions = Arc::new(ExecutionService::new(ExecutionPorts {
         automations: automation_repository.clone(),
@@ -567,6 +594,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         queued: Arc::new(WakeWorkers(job_wake.clone())),
         context,
     }));
+    onboarding.start_journeys_with(executions.clone());
     let engine = Arc::new(ExecutionEngine::new(
         execution_repository,
         automation_repository,
@@ -581,7 +609,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         JobRunner::new(
             format!("pid-{}-{}", std::process::id(), ids.uid()),
             job_repository,
-            vec![screening, rating, verification],
+            vec![screening, rating, verification, onboarding_kind],
             clock.clone(),
             ids.clone(),
             runner_settings,
@@ -624,6 +652,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         match_reviews,
         risk_rating_jobs,
         id_verification_jobs,
+        onboarding_jobs,
         risk,
         screener: screener.clone(),
         activity_log_types,

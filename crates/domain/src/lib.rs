@@ -24,15 +24,12 @@ pub mod icao;
 pub mod id;
 pub mod identity;
 pub mod job;
-#[cfg(feature = "onboarding")]
-pub mod jsonata;
 pub mod lifecycle;
 pub mod list;
 pub mod methods;
 pub mod monitoring;
 pub mod mrz;
 pub mod note;
-#[cfg(feature = "onboarding")]
 pub mod onboarding;
 pub mod operation;
 pub mod principal;

@@ -71,6 +71,8 @@ pub struct UseCases {
     pub risk_rating_jobs: Arc<JobService>,
     /// ID document verification jobs.
     pub id_verification_jobs: Arc<JobService>,
+    /// Onboarding jobs.
+    pub onboarding_jobs: Arc<JobService>,
     /// Risk models and the rating of entities.
     pub risk: Arc<RiskEvaluator>,
     /// The lists they screen against.

@@ -25,6 +25,7 @@ mod lists;
 mod monitoring;
 mod notes;
 mod oauth;
+mod onboarding;
 mod risk_rating;
 mod screening_jobs;
 mod service;

@@ -381,6 +381,17 @@ on_both_backends! {
             let job = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityIDVerificationJobs").json(&body)).ok();
             secret_id_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
         }
+        // An onboarding job of each tenant's secret entity.
+        let mut secret_onboarding_jobs = Vec::new();
+        for (i, (_, token)) in tenants.iter().enumerate() {
+            let body = json!({
+                "formDefinition": "formDefinitions/kyc-individual",
+                "jsonataExpression": "eyJkaXNwbGF5TmFtZSI6ICJTZWNyZXQifQ==",
+                "webhookUri": format!("http://127.0.0.1:9/onboarding-{i}"),
+            });
+            let job = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}/onboardIndividualEntityJobs")).json(&body)).ok();
+            secret_onboarding_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+        }
         let snapshot = |token: &str| {
             let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
             let mut all = Vec::new();
@@ -462,7 +473,13 @@ on_both_backends! {
                     .replace("{workspace}", &format!("case-{victim}"))
                     .replace("{note}", &format!("note-{victim}"))
                     .replace("{file}", &format!("file-{victim}"))
-                    .replace("{job}", if route.path.starts_with("/v1alpha/individualEntityIDVerificationJobs") { &secret_id_jobs[victim] } else { &secret_jobs[victim] })
+                    .replace("{job}", if route.path.starts_with("/v1alpha/individualEntityIDVerificationJobs") {
+                        &secret_id_jobs[victim]
+                    } else if route.path.contains("/onboardIndividualEntityJobs/") {
+                        &secret_onboarding_jobs[victim]
+                    } else {
+                        &secret_jobs[victim]
+                    })
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))

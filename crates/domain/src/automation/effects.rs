@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::execution::Execution;
 use super::ports::{FormStatus, StartedJob, StepEffects};
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::NewAlert;
@@ -23,8 +24,9 @@ use crate::job::JobService;
 use crate::job::ports::JobRepository;
 use crate::job::records::RunRecords;
 use crate::methods::{CreateMethod, UpdateMethod};
+use crate::onboarding::journey::{DecideArgs, Journey};
 use crate::operation::{OperationError, OperationRepository};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::time::{Clock, Timestamp};
 
 /// The family whose output adds `previousRiskLevel` and `riskLevelRose`.
@@ -50,11 +52,13 @@ pub struct ServiceEffects {
     pub records: Arc<dyn RunRecords>,
     /// The clock.
     pub clock: Arc<dyn Clock>,
+    /// The onboarding journey's own steps.
+    pub onboarding: Arc<Journey>,
 }
 
 /// A request id (an RFC 9562 version 8 UUID) derived from `id` and `purpose`: the same
 /// on every attempt.
-fn derived_request_id(id: &str, purpose: &str) -> String {
+pub fn derived_request_id(id: &str, purpose: &str) -> String {
     let digest = Sha256::digest(format!("{id}/{purpose}").as_bytes());
     let mut bytes = [0_u8; 16];
     bytes.copy_from_slice(&digest[..16]);
@@ -180,6 +184,7 @@ impl StepEffects for ServiceEffects {
                 run,
             )
             .await?;
+        before.insert("job".into(), json!(job_name));
         Ok(StartedJob {
             job: job_name,
             operation: operation.name,
@@ -369,6 +374,29 @@ impl StepEffects for ServiceEffects {
     async fn add_tag(&self, principal: &Principal, entity_id: &str, tag: &str) -> Result<()> {
         self.entities.add_tag(principal, entity_id, tag).await?;
         Ok(())
+    }
+
+    async fn map_onboarding(
+        &self,
+        principal: &Principal,
+        id: &str,
+        job: &str,
+        form: &str,
+    ) -> Result<Value> {
+        self.onboarding.map(principal, id, job, form).await
+    }
+
+    async fn decide_onboarding(
+        &self,
+        principal: &Principal,
+        id: &str,
+        args: &DecideArgs,
+    ) -> Result<Value> {
+        self.onboarding.decide(principal, id, args).await
+    }
+
+    async fn execution_ended(&self, tenant: &TenantId, execution: &Execution) -> Result<()> {
+        self.onboarding.execution_ended(tenant, execution).await
     }
 
     async fn write_activity_log(

@@ -28,6 +28,7 @@ use crate::id::IdGenerator;
 use crate::job::model::{TaskFinish, worker_principal};
 use crate::job::ports::{JobRepository, QueuedWork};
 use crate::job::{AttemptOutcome, ClaimedTask, RunnerSettings};
+use crate::onboarding::journey::DecideArgs;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::principal::Principal;
 use crate::time::{Clock, Timestamp};
@@ -51,6 +52,9 @@ enum StepOutcome {
         resources: Vec<String>,
         goto: Option<usize>,
         notify: Option<Notification>,
+        /// The entity the execution is about from now on, when it had none: the one
+        /// a MAP_ONBOARDING step made, so that erasing it erases the execution.
+        subject: Option<String>,
     },
     /// The step waits, until `until` at most: for a job (`form` none) or for the
     /// submission of `form`.
@@ -147,6 +151,7 @@ impl ExecutionEngine {
             resources,
             goto: None,
             notify: None,
+            subject: None,
         };
         Ok(match step.kind {
             StepKind::Unspecified => StepOutcome::Failed(Error::new(
@@ -252,11 +257,7 @@ impl ExecutionEngine {
                     .effects
                     .upsert_entity_from_form(principal, &arg("form"), entity, &id)
                     .await?;
-                let resources = ["entity", "document"]
-                    .iter()
-                    .filter_map(|k| output.get(*k).and_then(Value::as_str))
-                    .map(str::to_owned)
-                    .collect();
+                let resources = made(&output, &["entity", "document"]);
                 done(output, resources)
             }
             StepKind::Branch => {
@@ -272,6 +273,7 @@ impl ExecutionEngine {
                     resources: vec![],
                     goto,
                     notify: None,
+                    subject: None,
                 }
             }
             StepKind::RaiseAlert => {
@@ -340,7 +342,66 @@ impl ExecutionEngine {
                         event_type,
                         data: arg("data"),
                     }),
+                    subject: None,
                 }
+            }
+            StepKind::AwaitForm => {
+                let form = arg("form");
+                match self.effects.form_status(principal, &form).await? {
+                    FormStatus::Submitted => done(json!({"form": form}), vec![]),
+                    FormStatus::Draft => StepOutcome::Wait {
+                        until: now.plus(FORM_POLL),
+                        resources: if state.resources.is_empty() {
+                            vec![form.clone()]
+                        } else {
+                            vec![]
+                        },
+                        output: Some(json!({"form": form})),
+                        form: Some(form),
+                    },
+                    FormStatus::Expired => StepOutcome::Failed(Error::new(
+                        Code::DeadlineExceeded,
+                        "FORM_EXPIRED",
+                        format!(
+                            "the form '{form}' of step '{}' expired without a submission",
+                            step.key
+                        ),
+                    )),
+                }
+            }
+            StepKind::MapOnboarding => {
+                let output = self
+                    .effects
+                    .map_onboarding(principal, &id, &arg("job"), &arg("form"))
+                    .await?;
+                let resources = made(&output, &["entity", "document"]);
+                let subject = output
+                    .get("entity")
+                    .and_then(Value::as_str)
+                    .and_then(|name| name.strip_prefix("entities/"))
+                    .map(str::to_owned);
+                StepOutcome::Done {
+                    output,
+                    resources,
+                    goto: None,
+                    notify: None,
+                    subject,
+                }
+            }
+            StepKind::DecideOnboarding => {
+                let decide: DecideArgs = serde_json::from_value(json!(args)).map_err(|e| {
+                    Error::new(
+                        Code::InvalidArgument,
+                        "INVALID_STEP_ARGUMENT",
+                        format!("step '{}': {e}", step.key),
+                    )
+                })?;
+                let output = self
+                    .effects
+                    .decide_onboarding(principal, &id, &decide)
+                    .await?;
+                let resources = made(&output, &["alert", "activityLog"]);
+                done(output, resources)
             }
             StepKind::WaitUntil => {
                 let time = Timestamp::parse_rfc3339(&arg("time")).map_err(|problem| {
@@ -394,8 +455,12 @@ impl ExecutionEngine {
                     resources,
                     goto,
                     notify,
+                    subject,
                 } => {
                     notification = notify;
+                    if x.entity_id.is_none() {
+                        x.entity_id = subject;
+                    }
                     let resumed = step.state == StepState::WaitingForInput;
                     step.state = StepState::Succeeded;
                     step.end_time = Some(now);
@@ -531,6 +596,7 @@ impl QueuedWork for ExecutionEngine {
                 resources: vec![],
                 goto: None,
                 notify: None,
+                subject: None,
             }
         } else {
             let definition = self
@@ -572,7 +638,12 @@ impl QueuedWork for ExecutionEngine {
             self.finish(&worker_principal(&task.tenant), &execution, outcome, now)
         };
         let failed = finish.execution.state == ExecutionState::Failed;
-        self.executions.advance(task, &finish, now).await?;
+        let advanced = self.executions.advance(task, &finish, now).await?;
+        if advanced && finish.end.is_some() {
+            self.effects
+                .execution_ended(&task.tenant, &finish.execution)
+                .await?;
+        }
         Ok(if failed {
             AttemptOutcome::Failed
         } else {
@@ -717,6 +788,14 @@ fn job_output(before: Option<&Value>, result: Value) -> Value {
         output.insert("riskLevelRose".into(), json!(rose));
     }
     Value::Object(output)
+}
+
+/// The names of what a step made, as its output gives them under `keys`.
+fn made(output: &Value, keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .filter_map(|k| output.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Whether a failure may pass on a later attempt.

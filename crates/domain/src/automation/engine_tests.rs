@@ -111,6 +111,8 @@ async fn claim(
         *sink.lock().unwrap() = Some(finish.clone());
         Ok(true)
     });
+    let mut effects = effects;
+    effects.expect_execution_ended().returning(|_, _| Ok(()));
     let mut revisions = MockAutomationRevisions::new();
     let definition = definition.clone();
     revisions
@@ -701,4 +703,93 @@ async fn a_notify_webhook_step_writes_its_message_as_an_event_delivered_to_its_t
         .unwrap();
     assert_eq!(failed.execution.state, ExecutionState::Failed);
     assert!(failed.events.iter().all(|e| e.deliver_to.is_none()));
+}
+
+/// The onboarding journey's steps: one that awaits an existing form, one that maps it
+/// (its made entity becomes the execution's), one that decides with what the steps
+/// found; the journey's end is told to the effects.
+#[tokio::test]
+async fn an_onboarding_journey_awaits_its_form_maps_it_and_decides() {
+    let definition = steps(json!([
+        {"key": "submitted", "kind": "AWAIT_FORM", "args": {"form": "${parameters.form}"}},
+        {"key": "map", "kind": "MAP_ONBOARDING", "args": {"job": "${parameters.job}", "form": "${parameters.form}"}},
+        {"key": "decide", "kind": "DECIDE_ONBOARDING", "args": {"job": "${parameters.job}",
+            "operation": "${parameters.operation}", "entity": "${steps.map.output.entity}",
+            "riskLevel": "LOW"}}]));
+    let mut first = execution(&definition);
+    first.entity_id = None;
+    first.input_parameters = json!({"job": "entities/-/onboardIndividualEntityJobs/j1",
+        "operation": "entities/-/onboardIndividualEntityJobs/j1/operations/o1", "form": "forms/f1"})
+    .as_object()
+    .cloned()
+    .unwrap();
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_form_status()
+        .withf(|_, form| form == "forms/f1")
+        .returning(|_, _| Ok(FormStatus::Draft));
+    let waiting = claim(&definition, &first, effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(waiting.execution.state, ExecutionState::WaitingForInput);
+    assert_eq!(waiting.execution.forms, ["forms/f1"]);
+
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_form_status()
+        .returning(|_, _| Ok(FormStatus::Submitted));
+    let submitted = claim(&definition, &waiting.execution, effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(submitted.execution.state, ExecutionState::Running);
+
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_map_onboarding()
+        .withf(|_, id, job, form| {
+            id == step_id("uid-1", "map")
+                && job == "entities/-/onboardIndividualEntityJobs/j1"
+                && form == "forms/f1"
+        })
+        .returning(|_, _, _, _| Ok(json!({"entity": "entities/made", "hasDocument": false})));
+    let mapped = claim(&definition, &submitted.execution, effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(mapped.execution.entity_id.as_deref(), Some("made"));
+    assert_eq!(mapped.execution.steps[1].resources, ["entities/made"]);
+
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_decide_onboarding()
+        .withf(|_, _, args| {
+            args.entity == "entities/made"
+                && args.operation.ends_with("/operations/o1")
+                && args.risk_level == "LOW"
+                && args.document_outcome.is_empty()
+        })
+        .returning(|_, _, _| Ok(json!({"decision": "REFER", "activityLog": "activityLogs/l1"})));
+    let decided = claim(&definition, &mapped.execution, effects, now(), 1)
+        .await
+        .finish
+        .unwrap();
+    assert_eq!(decided.execution.state, ExecutionState::Succeeded);
+    assert_eq!(decided.execution.steps[2].resources, ["activityLogs/l1"]);
+}
+
+#[tokio::test]
+async fn an_expired_awaited_form_fails_the_journey() {
+    let definition = steps(json!([
+        {"key": "submitted", "kind": "AWAIT_FORM", "args": {"form": "forms/f1"}}]));
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_form_status()
+        .returning(|_, _| Ok(FormStatus::Expired));
+    let failed = claim(&definition, &execution(&definition), effects, now(), 1).await;
+    assert_eq!(failed.outcome, AttemptOutcome::Failed);
+    let error = failed.finish.unwrap().execution.error.unwrap();
+    assert_eq!(error.code, Code::DeadlineExceeded.number());
+    assert!(error.message.contains("forms/f1"), "{}", error.message);
 }

@@ -329,6 +329,10 @@ impl ExecutionService {
             .await
             .map_err(|e| e.for_resource(&name))?;
         self.undo_waits(principal, &current).await?;
+        self.ports
+            .effects
+            .execution_ended(&principal.tenant, &cancelled)
+            .await?;
         Ok(cancelled.to_json())
     }
 

@@ -36,6 +36,18 @@ proto_enum! {
         /// (`webhookEndpoints/{e}`), through the webhook outbox: an
         /// `automation_execution.notified` event, delivered as every event is.
         NotifyWebhook = "NOTIFY_WEBHOOK",
+        /// Waits for the submission of the existing `form` (`forms/{form}`), until the
+        /// form expires.
+        AwaitForm = "AWAIT_FORM",
+        /// Maps the submitted `form` with the JSONata expression of the onboarding
+        /// `job` into an entity, creates it (or updates the job's entity) and stores
+        /// the form's identity document; its output is `{entity, document,
+        /// hasDocument}`.
+        MapOnboarding = "MAP_ONBOARDING",
+        /// Decides the onboarding `job` on what the journey found (`documentOutcome`,
+        /// `screeningStatus`, `riskLevel`), and ends its run `operation` with the
+        /// decision, telling the job's `webhookUri`.
+        DecideOnboarding = "DECIDE_ONBOARDING",
     }
 }
 

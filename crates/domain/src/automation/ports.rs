@@ -9,6 +9,7 @@ use super::model::{Automation, AutomationDefinition};
 use crate::event::NewEvent;
 use crate::job::ClaimedTask;
 use crate::list::{ListQuery, Page};
+use crate::onboarding::journey::DecideArgs;
 use crate::operation::{Operation, OperationError, OperationMetadata};
 use crate::principal::{Principal, TenantId};
 use crate::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
@@ -282,6 +283,41 @@ pub trait StepEffects: Send + Sync {
     /// As the entity's tag.
     async fn add_tag(&self, principal: &Principal, entity_id: &str, tag: &str)
     -> crate::Result<()>;
+
+    /// Maps the submitted `form` (its name) into the entity of the onboarding job
+    /// `job` (its name), as [`Journey::map`](crate::onboarding::Journey::map) does,
+    /// with `id` for what it makes. Returns the step's output.
+    ///
+    /// # Errors
+    /// As [`Journey::map`](crate::onboarding::Journey::map).
+    async fn map_onboarding(
+        &self,
+        principal: &Principal,
+        id: &str,
+        job: &str,
+        form: &str,
+    ) -> crate::Result<Value>;
+
+    /// Decides the onboarding, as
+    /// [`Journey::decide`](crate::onboarding::Journey::decide) does. Returns the
+    /// step's output, the job's result.
+    ///
+    /// # Errors
+    /// As [`Journey::decide`](crate::onboarding::Journey::decide).
+    async fn decide_onboarding(
+        &self,
+        principal: &Principal,
+        id: &str,
+        args: &DecideArgs,
+    ) -> crate::Result<Value>;
+
+    /// Hears that `execution` of `tenant` ended (failed, was cancelled or succeeded),
+    /// after it was stored: an onboarding's journey ends its job's run when it did not
+    /// decide.
+    ///
+    /// # Errors
+    /// What ending the run fails with.
+    async fn execution_ended(&self, tenant: &TenantId, execution: &Execution) -> crate::Result<()>;
 
     /// Writes the activity log `id` about `entity_id`; returns its name.
     ///

@@ -112,6 +112,19 @@ fn arguments(kind: StepKind) -> &'static [(&'static str, bool, ArgRule)] {
             ("eventType", true, EventType),
             ("data", false, Text),
         ],
+        StepKind::AwaitForm => &[("form", true, Text)],
+        StepKind::MapOnboarding => &[("job", true, Text), ("form", true, Text)],
+        StepKind::DecideOnboarding => &[
+            ("job", true, Text),
+            ("operation", true, Text),
+            ("entity", true, Text),
+            ("document", false, Text),
+            ("documentOutcome", false, Text),
+            ("screeningStatus", false, Text),
+            ("riskLevel", false, Text),
+            ("screeningJob", false, Text),
+            ("ratingJob", false, Text),
+        ],
     }
 }
 

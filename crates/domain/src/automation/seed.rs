@@ -1,15 +1,18 @@
 //! The automations every tenant starts with, which cannot be changed: three tasks
 //! (`screen-entity`, `rate-entity`, `verify-document`) and two processes
-//! (`kyc-individual`, `periodic-review`), each taking the parameter `entity`. Tenants
-//! that existed before automations got them from the migration
-//! `2026-11-25-000019_automations`, with the same values (the storage contract tests
-//! compare the two).
+//! (`kyc-individual`, `periodic-review`), each taking the parameter `entity`; and the
+//! journey of onboarding jobs (`onboard-individual`, taking the parameters `job`,
+//! `operation` and `form`). Tenants that existed before automations got them from the
+//! migrations `2026-11-25-000019_automations` and
+//! `2026-11-27-000028_onboard_individual_automation`, with the same values (the storage
+//! contract tests compare the two).
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::model::{Automation, AutomationStep};
 use crate::error::{Error, Result};
+use crate::job::onboarding::ONBOARD_AUTOMATION;
 use crate::resource::etag;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
@@ -19,12 +22,13 @@ use crate::time::Timestamp;
 pub const BUILT_IN_REVISION: &str = "builtin1";
 
 /// The ids of the built-in automations, in the order they are created.
-pub const BUILT_IN: [&str; 5] = [
+pub const BUILT_IN: [&str; 6] = [
     "screen-entity",
     "rate-entity",
     "verify-document",
     "kyc-individual",
     "periodic-review",
+    ONBOARD_AUTOMATION,
 ];
 
 /// The schema of the parameter `entity` every built-in automation takes.
@@ -39,7 +43,14 @@ fn run_job(key: &str, family: &str) -> Value {
         "args": {"family": family, "entity": "${parameters.entity}"}})
 }
 
-/// The display name, description, extra parameters and steps of the built-in `id`.
+/// The schema of a string parameter holding a resource name matching `pattern`.
+fn name_parameter(pattern: &str, description: &str) -> Value {
+    json!({"type": "string", "pattern": pattern, "description": description})
+}
+
+/// The display name, description, parameters besides `entity` and steps of the
+/// built-in `id`; the parameters replace `entity` when the id is the onboarding
+/// journey's.
 fn built_in(id: &str) -> Option<(&'static str, &'static str, Value, Value)> {
     let screen = run_job("screen", "pepSanctionIndividualEntityJobs");
     let rate = run_job("rate", "individualEntityRiskRatingJobs");
@@ -106,6 +117,40 @@ fn built_in(id: &str) -> Option<(&'static str, &'static str, Value, Value)> {
                     "description": "The entity's risk level rose at its periodic review."}}
             ]),
         ),
+        ONBOARD_AUTOMATION => (
+            "Onboard an individual",
+            "The journey of an onboarding job's run: waits for the person to submit the run's hosted form, maps the response with the job's JSONata expression into an entity (created, or the job's entity updated) and stores the identity document, verifies the document, screens and rates the person, then decides APPROVED, REFER or REJECTED and ends the job's run, telling its webhookUri.",
+            json!({
+                "job": name_parameter("^entities/[a-z0-9-]{1,63}/onboardIndividualEntityJobs/[a-z0-9-]{1,63}$",
+                    "The onboarding job, entities/{entity}/onboardIndividualEntityJobs/{job}."),
+                "operation": name_parameter("^entities/[a-z0-9-]{1,63}/onboardIndividualEntityJobs/[a-z0-9-]{1,63}/operations/[a-z0-9-]{1,63}$",
+                    "The job's run, its operation's name."),
+                "form": name_parameter("^forms/[a-z0-9-]{1,63}$",
+                    "The run's form, which its link opens, forms/{form}.")
+            }),
+            json!([
+                {"key": "submitted", "kind": "AWAIT_FORM", "args": {"form": "${parameters.form}"}},
+                {"key": "map", "kind": "MAP_ONBOARDING", "args": {
+                    "job": "${parameters.job}", "form": "${parameters.form}"}},
+                {"key": "has_document", "kind": "BRANCH", "args": {
+                    "condition": "steps.map.output.hasDocument = true", "else": "screen"}},
+                {"key": "verify", "kind": "RUN_JOB", "args": {
+                    "family": "individualEntityIDVerificationJobs",
+                    "entity": "${steps.map.output.entity}", "document": "${steps.map.output.document}"}},
+                {"key": "screen", "kind": "RUN_JOB", "args": {
+                    "family": "pepSanctionIndividualEntityJobs", "entity": "${steps.map.output.entity}"}},
+                {"key": "rate", "kind": "RUN_JOB", "args": {
+                    "family": "individualEntityRiskRatingJobs", "entity": "${steps.map.output.entity}"}},
+                {"key": "decide", "kind": "DECIDE_ONBOARDING", "args": {
+                    "job": "${parameters.job}", "operation": "${parameters.operation}",
+                    "entity": "${steps.map.output.entity}", "document": "${steps.map.output.document}",
+                    "documentOutcome": "${steps.verify.output.outcome}",
+                    "screeningStatus": "${steps.screen.output.status}",
+                    "riskLevel": "${steps.rate.output.riskLevel}",
+                    "screeningJob": "${steps.screen.output.job}",
+                    "ratingJob": "${steps.rate.output.job}"}}
+            ]),
+        ),
         _ => return None,
     })
 }
@@ -118,7 +163,9 @@ impl Automation {
     pub fn built_in(tenant: &str, id: &str, created: Timestamp) -> Option<Automation> {
         let (display_name, description, extra, steps) = built_in(id)?;
         let mut input_schema = serde_json::Map::new();
-        input_schema.insert("entity".to_owned(), entity_parameter());
+        if id != ONBOARD_AUTOMATION {
+            input_schema.insert("entity".to_owned(), entity_parameter());
+        }
         if let Value::Object(extra) = extra {
             input_schema.extend(extra);
         }
@@ -174,14 +221,19 @@ mod tests {
     use crate::validate::Violations;
 
     #[test]
-    fn every_built_in_automation_keeps_the_rules_and_takes_an_entity() {
+    fn every_built_in_automation_keeps_the_rules_and_takes_its_subject() {
         for id in BUILT_IN {
             let automation = Automation::built_in("t", id, Timestamp::from_unix_micros(1).unwrap())
                 .unwrap_or_else(|| panic!("{id} does not read"));
             let mut v = Violations::new();
             rules::check(&automation, &mut v);
             assert!(v.is_empty(), "{id}: {:?}", v.into_vec());
-            assert!(automation.input_schema.contains_key("entity"), "{id}");
+            let subject = if id == ONBOARD_AUTOMATION {
+                "job"
+            } else {
+                "entity"
+            };
+            assert!(automation.input_schema.contains_key(subject), "{id}");
         }
         assert!(
             Automation::built_in("t", "other", Timestamp::from_unix_micros(1).unwrap()).is_none()

@@ -81,7 +81,7 @@ pub const PLAN: &[ErasureStep] = &[
     ),
     removed(
         "automationExecutions",
-        "the automation executions whose parameter `entity` names it (their outputs hold its data), with their queued work and operations",
+        "the automation executions about it (whose parameter `entity` names it, or whose MAP_ONBOARDING step made it: their outputs hold its data), with their queued work and operations",
     ),
     removed(
         "screeningDismissals",

@@ -18,6 +18,7 @@ use crate::form::FormService;
 use crate::form_definition::FormDefinitionService;
 use crate::job::id_verification::IdVerificationJobs;
 use crate::job::kind::JobFamily;
+use crate::job::onboarding::OnboardingJobs;
 use crate::job::pep_sanction::PepSanctionJobs;
 use crate::job::risk_rating::RiskRatingJobs;
 use crate::lifecycle::{ParentedService, StoreVersions};
@@ -136,6 +137,11 @@ pub const CATALOGUE: &[EventFamily] = &[
         prefix: RiskRatingJobs::EVENT_PREFIX,
         standard: JOB,
         custom: &[],
+    },
+    EventFamily {
+        prefix: OnboardingJobs::EVENT_PREFIX,
+        standard: JOB,
+        custom: &["decided"],
     },
     EventFamily {
         prefix: "automation_execution",

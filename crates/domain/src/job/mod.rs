@@ -11,6 +11,7 @@ pub mod id_verification;
 pub mod kind;
 pub mod match_review;
 pub mod model;
+pub mod onboarding;
 pub mod pep_sanction;
 pub mod ports;
 pub mod records;

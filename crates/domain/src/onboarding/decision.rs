@@ -5,6 +5,12 @@
 //!   risk level is below HIGH;
 //! - REFER otherwise, for an analyst, with every reason that kept it from APPROVED.
 //!
+//! An identity that rests on the document alone (the built-in hosted capture stores the
+//! selfie but does not compare it with the document's photo: assurance DOCUMENT_ONLY)
+//! is not APPROVED unless the operator accepts document-only assurance
+//! (`RICS_ONBOARDING_ACCEPT_DOCUMENT_ONLY`): it refers, with reason
+//! `DOCUMENT_ONLY_ASSURANCE`.
+//!
 //! A fresh screen is never a confirmed match (an analyst's review confirms one), but a
 //! confirmed match the entity already had refers too.
 
@@ -53,6 +59,10 @@ pub struct Findings {
     pub screening: ScreeningStatus,
     /// The rating's level; `Unspecified` when the entity could not be rated.
     pub risk: RiskLevel,
+    /// Whether the identity rests on the document alone (assurance DOCUMENT_ONLY).
+    pub document_only: bool,
+    /// Whether document-only assurance may be APPROVED.
+    pub accept_document_only: bool,
 }
 
 /// The decision the default rules make on `findings`, with its reasons (never empty).
@@ -99,6 +109,16 @@ pub fn decide(findings: Findings) -> (Decision, Vec<Reason>) {
             &format!("The risk level is {}.", findings.risk.as_str()),
         ));
     }
+    if findings.document == Outcome::Passed
+        && findings.document_only
+        && !findings.accept_document_only
+    {
+        reasons.push(Reason::new(
+            "DOCUMENT_ONLY_ASSURANCE",
+            "The identity rests on the document alone (the selfie was not compared with it), \
+             which this service does not accept without an analyst.",
+        ));
+    }
     if reasons.is_empty() {
         (
             Decision::Approved,
@@ -121,6 +141,8 @@ mod tests {
             document,
             screening,
             risk,
+            document_only: false,
+            accept_document_only: false,
         }
     }
 
@@ -183,6 +205,20 @@ mod tests {
             codes(&reasons),
             ["DOCUMENT_NOT_VERIFIED", "CONFIRMED_MATCH", "NOT_RATED"]
         );
+    }
+
+    #[test]
+    fn document_only_assurance_refers_unless_accepted() {
+        let mut only = findings(Outcome::Passed, ScreeningStatus::Clear, RiskLevel::Low);
+        only.document_only = true;
+        let (decision, reasons) = decide(only);
+        assert_eq!(decision, Decision::Refer);
+        assert_eq!(codes(&reasons), ["DOCUMENT_ONLY_ASSURANCE"]);
+        only.accept_document_only = true;
+        assert_eq!(decide(only).0, Decision::Approved);
+        let mut failed = findings(Outcome::Failed, ScreeningStatus::Clear, RiskLevel::Low);
+        failed.document_only = true;
+        assert_eq!(decide(failed).0, Decision::Rejected);
     }
 
     #[test]

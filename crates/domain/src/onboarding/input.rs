@@ -3,6 +3,7 @@
 //! rics supports, and the `webhookUri` passes the webhook URL policy (SSRF rules) that
 //! webhook endpoints' `url` goes through.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -10,7 +11,9 @@ use url::Url;
 
 use crate::error::{Error, Result};
 use crate::form_definition::FormDefinitionService;
-use crate::jsonata::JsonataMapping;
+use crate::onboarding::mapping::{
+    CompiledMapping, MAPPING_FIELD, MappingEngine, decode_expression,
+};
 use crate::principal::Principal;
 use crate::time::Timestamp;
 use crate::webhook::ports::HostResolver;
@@ -44,12 +47,12 @@ pub struct OnboardingInput {
 }
 
 /// Inputs that passed every check, with the mapping they hold, ready to run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CheckedOnboarding {
     /// The inputs, the form definition's name as the store gives it.
     pub input: OnboardingInput,
     /// The checked mapping.
-    pub mapping: JsonataMapping,
+    pub mapping: Arc<dyn CompiledMapping>,
 }
 
 impl OnboardingInput {
@@ -69,9 +72,9 @@ impl OnboardingInput {
         definitions: &FormDefinitionService,
         policy: &TargetPolicy,
         resolver: &dyn HostResolver,
+        engine: &dyn MappingEngine,
     ) -> Result<CheckedOnboarding> {
-        let mapping =
-            JsonataMapping::parse_base64(&self.jsonata_expression, "job.jsonataExpression")?;
+        let mapping = self.mapping(engine)?;
         if let Some(redirect) = &self.redirect_uri {
             check_redirect(redirect)?;
         }
@@ -94,6 +97,16 @@ impl OnboardingInput {
             input: self,
             mapping,
         })
+    }
+
+    /// The job's mapping, checked by `engine`.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT on `job.jsonataExpression` (`INVALID_JSONATA`,
+    /// `UNSUPPORTED_JSONATA_FUNCTION`).
+    pub fn mapping(&self, engine: &dyn MappingEngine) -> Result<Arc<dyn CompiledMapping>> {
+        let bytes = decode_expression(&self.jsonata_expression, MAPPING_FIELD)?;
+        engine.parse(&bytes, MAPPING_FIELD)
     }
 
     /// When the link of a run started at `now` stops working.
@@ -144,7 +157,49 @@ mod tests {
     use crate::error::Code;
     use crate::form_definition::ports::{MockFormDefinitionRepository, MockFormRevisions};
     use crate::form_definition::service_tests::{context, now, principal, stored};
+    use crate::onboarding::mapping::{
+        INVALID_JSONATA, MockMappingEngine, UNSUPPORTED_JSONATA_FUNCTION,
+    };
     use crate::webhook::ports::MockHostResolver;
+
+    /// What the engine under test compiles: the source it was given.
+    #[derive(Debug)]
+    struct Source(String);
+
+    impl CompiledMapping for Source {
+        fn source(&self) -> &str {
+            &self.0
+        }
+
+        fn evaluate(&self, _input: &serde_json::Value) -> Result<Option<serde_json::Value>> {
+            Ok(None)
+        }
+    }
+
+    /// An engine that refuses sources starting `bad` as not parsing, and sources
+    /// calling `$formatNumber` as unsupported, on the field it is given.
+    fn engine() -> MockMappingEngine {
+        let mut engine = MockMappingEngine::new();
+        engine.expect_parse().returning(|bytes, field| {
+            let source = String::from_utf8_lossy(bytes).into_owned();
+            if source.starts_with("bad") {
+                Err(Error::invalid_field(
+                    field,
+                    INVALID_JSONATA,
+                    "does not parse",
+                ))
+            } else if source.contains("$formatNumber") {
+                Err(Error::invalid_field(
+                    field,
+                    UNSUPPORTED_JSONATA_FUNCTION,
+                    "unsupported",
+                ))
+            } else {
+                Ok(Arc::new(Source(source)) as Arc<dyn CompiledMapping>)
+            }
+        });
+        engine
+    }
 
     fn input() -> OnboardingInput {
         OnboardingInput {
@@ -185,6 +240,7 @@ mod tests {
                 &definitions(true),
                 &TargetPolicy::default(),
                 &resolver("93.184.216.34"),
+                &engine(),
             )
             .await
     }
@@ -199,9 +255,18 @@ mod tests {
     #[tokio::test]
     async fn an_expression_that_does_not_parse_is_refused_on_its_field() {
         let mut bad = input();
-        bad.jsonata_expression = STANDARD.encode("{ \"a\": ");
+        bad.jsonata_expression = STANDARD.encode("bad { \"a\": ");
         let err = check(bad).await.unwrap_err();
-        assert_eq!(err.reason, crate::jsonata::INVALID_JSONATA);
+        assert_eq!(err.reason, INVALID_JSONATA);
+        assert_eq!(err.field_violations[0].field, "job.jsonataExpression");
+    }
+
+    #[tokio::test]
+    async fn an_expression_that_is_not_base64_is_refused_on_its_field() {
+        let mut bad = input();
+        bad.jsonata_expression = "not base64!".into();
+        let err = check(bad).await.unwrap_err();
+        assert_eq!(err.reason, INVALID_JSONATA);
         assert_eq!(err.field_violations[0].field, "job.jsonataExpression");
     }
 
@@ -210,7 +275,7 @@ mod tests {
         let mut bad = input();
         bad.jsonata_expression = STANDARD.encode("$formatNumber(income, '#,##0')");
         let err = check(bad).await.unwrap_err();
-        assert_eq!(err.reason, crate::jsonata::UNSUPPORTED_JSONATA_FUNCTION);
+        assert_eq!(err.reason, UNSUPPORTED_JSONATA_FUNCTION);
         assert_eq!(err.field_violations[0].field, "job.jsonataExpression");
     }
 
@@ -223,6 +288,7 @@ mod tests {
                 &definitions(true),
                 &TargetPolicy::default(),
                 &resolver("10.0.0.7"),
+                &engine(),
             )
             .await
             .unwrap_err();
@@ -247,6 +313,7 @@ mod tests {
                 &definitions(false),
                 &TargetPolicy::default(),
                 &resolver("93.184.216.34"),
+                &engine(),
             )
             .await
             .unwrap_err();

@@ -9,8 +9,10 @@
 
 pub mod decision;
 pub mod input;
+pub mod journey;
 pub mod mapping;
 
 pub use decision::{Decision, Findings, Reason, decide};
 pub use input::{CheckedOnboarding, OnboardingInput};
-pub use mapping::entity_body;
+pub use journey::{DECIDED_EVENT, Journey, OnboardingResult};
+pub use mapping::{CompiledMapping, MappingEngine, entity_body};

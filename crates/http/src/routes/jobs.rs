@@ -1,5 +1,5 @@
 //! The job routes: for each family (PEP and sanctions screening, risk rating, ID
-//! document verification), list (`entities/-` across entities), create, get, `:run`
+//! document verification, onboarding), list (`entities/-` across entities), create, get, `:run`
 //! and the runs' operations. `job_routes!` declares a family's five routes and their
 //! OpenAPI operations from its paths and types; `job_schema!` its job's schema, whose
 //! inputs and result are the family's own types. Every family's handlers share one
@@ -11,6 +11,7 @@ use rics_domain::job::id_verification::{IdVerificationInput, IdVerificationResul
 use rics_domain::job::model::JobState;
 use rics_domain::job::pep_sanction::{PepSanctionInput, PepSanctionResult};
 use rics_domain::job::risk_rating::{RiskRatingInput, RiskRatingResult};
+use rics_domain::onboarding::{OnboardingInput, OnboardingResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -333,6 +334,43 @@ job_routes! {
     operation "/v1alpha/individualEntityIDVerificationJobs/{job}/operations/{operation}";
 }
 
+job_schema! {
+    /// An onboarding job, as the API shows it.
+    OnboardIndividualEntityJob, page ListOnboardIndividualEntityJobsResponse as onboardIndividualEntityJobs {
+        name: "`entities/{entity}/onboardIndividualEntityJobs/{job}`, `entities/-/...` for a job whose run makes the entity (it keeps that name). Output only.",
+        entity: [
+            /// The onboarded individual, `entities/{entity}`: the path's, or the one the
+            /// run made for a job created at `entities/-` (absent until then). Output only.
+            #[schema(read_only, required = false)]
+        ],
+        input: OnboardingInput,
+        result: OnboardingResult,
+    }
+}
+
+job_routes! {
+    onboarding: service onboarding_jobs, job super::OnboardIndividualEntityJob,
+        page super::ListOnboardIndividualEntityJobsResponse,
+        create rics_domain::onboarding::OnboardingInput,
+        run rics_domain::job::kind::RunRequest,
+        entity [("entity" = String, Path, description = "Entity id, or `-` for a job whose run makes the entity"),];
+    /// Lists an individual's onboarding jobs (those created at its path, and those whose
+    /// run made it), or every onboarding job with `entities/-`.
+    list "/v1alpha/entities/{entity}/onboardIndividualEntityJobs",
+        [("entity" = String, Path, description = "Entity id, or `-` for every entity"),];
+    /// Creates an onboarding job: at `entities/-` its run makes the entity, at
+    /// `entities/{entity}` it updates that individual.
+    create "/v1alpha/entities/{entity}/onboardIndividualEntityJobs";
+    /// Gets an onboarding job.
+    get "/v1alpha/entities/{entity}/onboardIndividualEntityJobs/{job}";
+    /// Runs an onboarding job: returns the run's operation at once, with the hosted
+    /// form's link in `metadata.debug.hostedFormUri` (and its `expireTime`); the
+    /// operation is done when the journey decides.
+    run "/v1alpha/entities/{entity}/onboardIndividualEntityJobs/{job}:run";
+    /// An onboarding run's operation.
+    operation "/v1alpha/entities/{entity}/onboardIndividualEntityJobs/{job}/operations/{operation}";
+}
+
 /// The path variables of a job collection: the entity, absent for the top-level
 /// families (which list every entity's jobs, `-`).
 #[derive(Debug, Deserialize)]
@@ -595,6 +633,35 @@ mod tests {
                 "individualEntityIDVerificationJobs",
                 json_of(&input),
                 json_of(&verification),
+            ),
+        );
+        let onboarding = OnboardingResult {
+            decision: rics_domain::onboarding::Decision::Refer,
+            reasons: vec![rics_domain::onboarding::Reason {
+                code: "DOCUMENT_ONLY_ASSURANCE".into(),
+                message: "The identity rests on the document alone.".into(),
+            }],
+            entity: "entities/amy-lee".into(),
+            document: "documents/passport-1".into(),
+            screening_job: "entities/amy-lee/pepSanctionIndividualEntityJobs/s1".into(),
+            rating_job: "entities/amy-lee/individualEntityRiskRatingJobs/r1".into(),
+            alert: Some("alerts/onboarding-1".into()),
+            activity_log: "activityLogs/onboarding-1".into(),
+            decide_time: now(),
+        };
+        let input = OnboardingInput {
+            form_definition: "formDefinitions/kyc-individual".into(),
+            jsonata_expression: "e30=".into(),
+            webhook_uri: "https://hooks.example.com/onboarding".into(),
+            redirect_uri: Some("https://example.com/welcome".into()),
+            expire_time: Some(now()),
+        };
+        fits(
+            "OnboardIndividualEntityJob",
+            &rendered(
+                "onboardIndividualEntityJobs",
+                json_of(&input),
+                json_of(&onboarding),
             ),
         );
     }

@@ -183,6 +183,7 @@ route_modules!(
     jobs::match_reviews,
     jobs::risk_rating,
     jobs::id_verification,
+    jobs::onboarding,
     risk,
     notes::of_entities,
     workspaces,

@@ -1,4 +1,4 @@
-//! Cross-check of `rics_domain::jsonata` against the reference implementation of
+//! Cross-check of `rics_jsonata` against the reference implementation of
 //! JSONata: npm `jsonata` (2.2.2), run by node as a referee with `scripts/jsonata_referee.js`.
 //!
 //! The corpus `jsonata_corpus.json` beside this file holds the expressions an onboarding
@@ -20,7 +20,8 @@ use std::process::{Command, Stdio};
 
 use bumpalo::Bump;
 use jsonata_rs::JsonAta;
-use rics_domain::jsonata::{JsonataMapping, NONDETERMINISTIC_FUNCTIONS, UNSUPPORTED_FUNCTIONS};
+use rics_domain::onboarding::CompiledMapping;
+use rics_jsonata::{JsonataMapping, NONDETERMINISTIC_FUNCTIONS, UNSUPPORTED_FUNCTIONS};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -192,7 +193,7 @@ fn every_corpus_expression_evaluates_as_the_reference_implementation_does() {
     for (case, answer) in cases.iter().zip(&answers) {
         let mapping = JsonataMapping::parse(&case.expression, FIELD)
             .unwrap_or_else(|error| panic!("{}: refused at create: {error:?}", case.name));
-        let ours = mapping.evaluate(&case.input, FIELD);
+        let ours = mapping.evaluate(&case.input);
         let agrees = match (answer.get("error"), answer.get("result"), &ours) {
             (Some(_), _, Err(_)) => true,
             (None, Some(expected), Ok(Some(actual))) if case.unordered_members => {

@@ -1,5 +1,6 @@
-//! JSONata mappings: an expression a tenant supplies to turn one JSON document (a form's
-//! response) into another (an entity body).
+//! The JSONata adapter of rics: the domain's [`MappingEngine`] port over the `jsonata-rs`
+//! crate. A JSONata mapping is an expression a tenant supplies to turn one JSON document
+//! (a form's response) into another (an entity body).
 //!
 //! The engine is the `jsonata-rs` crate, which implements most of JSONata 2 but not all
 //! of it. A [`JsonataMapping`] is checked once, when the tenant hands it over: it must
@@ -7,27 +8,39 @@
 //! or that the reference implementation lacks, so a mapping that is accepted never fails
 //! later for want of a function. Evaluation is bounded in depth and time, so a mapping
 //! that recurses without end fails instead of holding a worker. The corpus in
-//! `crates/domain/tests/jsonata_corpus.json` pins what the engine computes against the
+//! `crates/jsonata/tests/jsonata_corpus.json` pins what the engine computes against the
 //! reference implementation (npm `jsonata`).
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use bumpalo::Bump;
 use jsonata_rs::{JsonAta, Value};
+use rics_domain::error::{Error, Result};
+use rics_domain::onboarding::mapping::{CompiledMapping, MappingEngine};
+pub use rics_domain::onboarding::mapping::{
+    INVALID_JSONATA, JSONATA_EVALUATION_FAILED, UNSUPPORTED_JSONATA_FUNCTION,
+};
 use serde_json::{Map, Number};
 
-use crate::error::{Error, Result};
+/// The JSONata engine rics runs mappings with: `jsonata-rs`, checked and bounded as
+/// [`JsonataMapping`] says.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct JsonataEngine;
 
-/// The reason of an expression that is not base64, not UTF-8 or does not parse.
-pub const INVALID_JSONATA: &str = "INVALID_JSONATA";
-/// The reason of an expression that calls a built-in function the engine lacks.
-pub const UNSUPPORTED_JSONATA_FUNCTION: &str = "UNSUPPORTED_JSONATA_FUNCTION";
-/// The reason of an evaluation that failed: a type error, `$error`, a bound exceeded, or
-/// a result that is not JSON.
-pub const JSONATA_EVALUATION_FAILED: &str = "JSONATA_EVALUATION_FAILED";
+impl MappingEngine for JsonataEngine {
+    fn parse(&self, expression: &[u8], field: &str) -> Result<Arc<dyn CompiledMapping>> {
+        let source = std::str::from_utf8(expression).map_err(|_| {
+            Error::invalid_field(
+                field,
+                INVALID_JSONATA,
+                "the decoded expression is not UTF-8",
+            )
+        })?;
+        Ok(Arc::new(JsonataMapping::parse(source, field)?))
+    }
+}
 
 /// The deepest nesting of evaluation frames a mapping may reach; a form mapping is
 /// shallow, so only runaway recursion comes near it.
@@ -69,6 +82,8 @@ pub const UNSUPPORTED_FUNCTIONS: [&str; 16] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonataMapping {
     source: String,
+    /// The request field the expression came from, named by evaluation failures.
+    field: String,
 }
 
 impl JsonataMapping {
@@ -144,37 +159,22 @@ impl JsonataMapping {
         }
         Ok(Self {
             source: source.to_owned(),
+            field: field.to_owned(),
         })
     }
+}
 
-    /// Checks an expression sent as base64 bytes, as the API carries it.
-    pub fn parse_base64(encoded: &str, field: &str) -> Result<Self> {
-        let bytes = STANDARD.decode(encoded.trim()).map_err(|_| {
-            Error::invalid_field(field, INVALID_JSONATA, "the expression is not base64")
-        })?;
-        let source = String::from_utf8(bytes).map_err(|_| {
-            Error::invalid_field(
-                field,
-                INVALID_JSONATA,
-                "the decoded expression is not UTF-8",
-            )
-        })?;
-        Self::parse(&source, field)
-    }
-
-    /// The expression's text.
-    pub fn source(&self) -> &str {
+impl CompiledMapping for JsonataMapping {
+    fn source(&self) -> &str {
         &self.source
     }
 
     /// Evaluates the expression with `input` as its root `$`. `None` when the result is
-    /// undefined (nothing matched). A failure is FAILED_PRECONDITION naming `field`: the
-    /// expression was valid when accepted, and it is this input that it cannot map.
-    pub fn evaluate(
-        &self,
-        input: &serde_json::Value,
-        field: &str,
-    ) -> Result<Option<serde_json::Value>> {
+    /// undefined (nothing matched). A failure is FAILED_PRECONDITION naming the field
+    /// the expression came from: it was valid when accepted, and it is this input that
+    /// it cannot map.
+    fn evaluate(&self, input: &serde_json::Value) -> Result<Option<serde_json::Value>> {
+        let field = self.field.as_str();
         let fail = |message: String| {
             Error::failed_precondition(
                 JSONATA_EVALUATION_FAILED,
@@ -323,7 +323,7 @@ fn number(n: f64) -> Option<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Code;
+    use rics_domain::error::Code;
     use serde_json::json;
 
     const FIELD: &str = "job.jsonataExpression";
@@ -337,10 +337,10 @@ mod tests {
     }
 
     #[test]
-    fn an_expression_that_is_not_base64_is_invalid_jsonata() {
-        let err = JsonataMapping::parse_base64("not base64!", FIELD).unwrap_err();
+    fn an_expression_that_is_not_utf8_is_invalid_jsonata() {
+        let err = JsonataEngine.parse(&[0xff, 0xfe], FIELD).unwrap_err();
         assert_eq!(err.reason, INVALID_JSONATA);
-        assert!(err.message.contains("base64"), "{}", err.message);
+        assert!(err.message.contains("UTF-8"), "{}", err.message);
     }
 
     #[test]
@@ -375,8 +375,8 @@ mod tests {
     }
 
     #[test]
-    fn base64_bytes_decode_to_the_expression() {
-        let mapping = JsonataMapping::parse_base64(&STANDARD.encode("a.b"), FIELD).unwrap();
+    fn the_engine_compiles_the_bytes_it_is_given() {
+        let mapping = JsonataEngine.parse(b"a.b", FIELD).unwrap();
         assert_eq!(mapping.source(), "a.b");
     }
 
@@ -385,7 +385,7 @@ mod tests {
         let mapping =
             JsonataMapping::parse("{ \"name\": $uppercase(given), \"missing\": nope }", FIELD)
                 .unwrap();
-        let out = mapping.evaluate(&json!({"given": "ada"}), FIELD).unwrap();
+        let out = mapping.evaluate(&json!({"given": "ada"})).unwrap();
         assert_eq!(out, Some(json!({"name": "ADA"})));
     }
 
@@ -393,7 +393,7 @@ mod tests {
     fn runaway_recursion_fails_within_the_bounds_naming_the_field() {
         let mapping =
             JsonataMapping::parse("($f := function($n) { $f($n + 1) }; $f(0))", FIELD).unwrap();
-        let err = mapping.evaluate(&json!({}), FIELD).unwrap_err();
+        let err = mapping.evaluate(&json!({})).unwrap_err();
         assert_eq!(err.code, Code::FailedPrecondition);
         assert_eq!(err.reason, JSONATA_EVALUATION_FAILED);
         assert!(err.message.contains(FIELD), "{}", err.message);
@@ -402,7 +402,7 @@ mod tests {
     #[test]
     fn a_function_as_the_result_is_not_json() {
         let mapping = JsonataMapping::parse("{ \"f\": function($x) { $x } }", FIELD).unwrap();
-        let err = mapping.evaluate(&json!({}), FIELD).unwrap_err();
+        let err = mapping.evaluate(&json!({})).unwrap_err();
         assert!(err.message.contains("$.f"), "{}", err.message);
     }
 }
