@@ -141,7 +141,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     EventFamily {
         prefix: OnboardingJobs::EVENT_PREFIX,
         standard: JOB,
-        custom: &["decided"],
+        custom: &["cancelled", "decided"],
     },
     EventFamily {
         prefix: "automation_execution",
