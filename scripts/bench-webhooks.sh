@@ -20,7 +20,7 @@ RICS_DATABASE_URL="${pg%/*}/rics_bench_webhooks" RICS_MIGRATE_ON_START=true \
   RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
   RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
   RICS_SECRET_KEY="$(head -c 32 /dev/urandom | base64)" RICS_WEBHOOK_ALLOW_HOSTS=127.0.0.1 \
-  RICS_LOG=warn "./target/$profile/rics" serve >"$work/server-webhooks.out" 2>"$work/server-webhooks.log" &
+  RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/$profile/rics" serve >"$work/server-webhooks.out" 2>"$work/server-webhooks.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
