@@ -166,6 +166,8 @@ pub fn test_config(database_url: &str) -> Config {
         webhook_retry_schedule: RetrySchedule::default(),
         webhook_timeout: Duration::from_secs(5),
         webhook_delivery_retention: Duration::from_secs(30 * 86_400),
+        truuth_api_url: None,
+        truuth_api_key: SecretKey(None),
         bootstrap: Bootstrap {
             client_id: Some(ADMIN_CLIENT_ID.to_owned()),
             client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),

@@ -55,7 +55,9 @@ use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::verification::{VerificationPorts, VerificationService};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
+use rics_domain::webhook::tenant_secret::SecretPurpose;
 use rics_domain::webhook::{
     DeliveryService, DeliveryWorker, SecretCipher, TenantSecretService, WebhookEndpointService,
 };
@@ -71,13 +73,15 @@ use rics_storage::{
     DieselFormDefinitionRepository, DieselFormRepository, DieselIdempotencyKeys,
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository, DieselNoteRepository,
     DieselOperationRepository, DieselRiskModelRepository, DieselTenantRepository,
-    DieselTenantSecretRepository, DieselWebhookEndpointRepository, DieselWorkspaceRepository,
-    ObjectFileStore, PoolOptions, migrations, secrets,
+    DieselTenantSecretRepository, DieselVerificationSessionRepository,
+    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
+    migrations, secrets,
 };
 use serde_json::Value;
 
 use crate::config::{Config, FileStoreSetting};
 use crate::screener::{EngineNameMatcher, ListScreener};
+use crate::truuth::TruuthProvider;
 use crate::webhook_sender::HttpSender;
 
 /// How often database housekeeping runs (planner statistics, SQLite's log).
@@ -483,6 +487,28 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         cipher.clone(),
         context.clone(),
     ));
+    let truuth_callback_secrets = Arc::new(
+        TenantSecretService::new(
+            Arc::new(DieselTenantSecretRepository::for_purpose(
+                db.clone(),
+                SecretPurpose::TruuthCallback,
+            )),
+            cipher.clone(),
+            context.clone(),
+        )
+        .with_purpose(SecretPurpose::TruuthCallback),
+    );
+    let identity_verification = Arc::new(VerificationService::new(VerificationPorts {
+        sessions: Arc::new(DieselVerificationSessionRepository::new(db.clone())),
+        truuth: Arc::new(TruuthProvider::new(
+            config.truuth_api_url.clone(),
+            config.truuth_api_key.0.clone(),
+        )?),
+        callback_secrets: truuth_callback_secrets.clone(),
+        entities: entity_repository.clone(),
+        records: records.clone(),
+        context: context.clone(),
+    }));
     let delivery_repository = Arc::new(DieselDeliveryRepository::new(db.clone()));
     let webhook_deliveries = Arc::new(DeliveryService::new(
         delivery_repository.clone(),
@@ -615,6 +641,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         webhook_deliveries,
         hosted,
         tenant_webhook_secrets,
+        verification: identity_verification,
+        truuth_callback_secrets,
     };
     Ok(Services {
         use_cases,

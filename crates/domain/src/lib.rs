@@ -47,6 +47,7 @@ pub mod webhook;
 
 pub mod validate;
 pub mod values;
+pub mod verification;
 pub mod workspace;
 
 pub use error::{Code, Error, Result};

@@ -17,16 +17,16 @@ use serde_json::{Value, json};
 
 /// A request the receiver got: its headers (names in lower case) and its body, as
 /// JSON and as sent.
-struct Received {
-    headers: BTreeMap<String, String>,
-    body: Value,
+pub(crate) struct Received {
+    pub(crate) headers: BTreeMap<String, String>,
+    pub(crate) body: Value,
     raw: Vec<u8>,
 }
 
 /// A receiver on 127.0.0.1 (which the test servers allow): it answers the requests it
 /// gets with `statuses` in turn, then 200 to every later one, and hands each request
 /// over. Returns its URL.
-fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
+pub(crate) fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/hooks", listener.local_addr().unwrap());
     let (tell, told) = mpsc::channel();
@@ -67,7 +67,7 @@ fn receiver(statuses: Vec<u16>) -> (String, mpsc::Receiver<Received>) {
 }
 
 /// The next request the receiver got, within 15 s.
-fn next(told: &mpsc::Receiver<Received>) -> Received {
+pub(crate) fn next(told: &mpsc::Receiver<Received>) -> Received {
     told.recv_timeout(Duration::from_secs(15))
         .expect("the receiver got no request within 15 s")
 }
@@ -328,7 +328,7 @@ const REFEREE_VERSION: &str = "1.1.0";
 /// implementation independent of ours, run by `scripts/standardwebhooks_referee.py`)
 /// whether `received`, its headers and body as they arrived, is signed with `secret`.
 /// Its Python is `RICS_STANDARDWEBHOOKS_PYTHON`, else the venv under target/.
-fn signed_with(received: &Received, secret: &str) -> bool {
+pub(crate) fn signed_with(received: &Received, secret: &str) -> bool {
     use base64::Engine;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let python = std::env::var_os("RICS_STANDARDWEBHOOKS_PYTHON")

@@ -94,8 +94,9 @@ impl ActivityLogService {
         }
     }
 
-    /// Writes a log for the service's own jobs, with the reserved source `RICS` and an
-    /// id the job derives from what it records (its run). Recording is idempotent on
+    /// Writes a log for the service's own jobs, with the reserved source `RICS` (or the
+    /// source the log gives: the identity verification provider whose outcome it
+    /// records, such as `TRUUTH`) and an id the job derives from what it records (its run). Recording is idempotent on
     /// that id: a log already stored under it is returned and nothing is written, so a
     /// run repeated after a crash records once. The other checks are those of
     /// [`ActivityLogService::create`].
@@ -125,9 +126,15 @@ impl ActivityLogService {
         {
             return Ok(existing);
         }
-        log.source.clear();
+        // A provider's outcome keeps the provider as its source; anything else a run
+        // records is the service's own.
+        let source = std::mem::take(&mut log.source);
         check_fields(&mut log)?;
-        RESERVED_SOURCE.clone_into(&mut log.source);
+        log.source = if source.is_empty() {
+            RESERVED_SOURCE.to_owned()
+        } else {
+            source
+        };
         self.check_entities(principal, &log.entity_names).await?;
         let now = self.context.clock.now();
         log.begin(name.clone(), self.context.ids.uid(), now);

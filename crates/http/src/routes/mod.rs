@@ -28,6 +28,7 @@ pub mod risk;
 pub mod screening_lists;
 pub mod standard;
 pub mod tenants;
+pub mod verification;
 pub mod webhook_endpoints;
 pub mod workspaces;
 
@@ -200,6 +201,7 @@ route_modules!(
     tenants,
     webhook_endpoints,
     hosted,
+    verification,
 );
 
 /// Every route of the API: the rows of each module of `TABLES`, in order.
