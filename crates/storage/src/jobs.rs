@@ -13,9 +13,12 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
-use rics_domain::job::model::{ClaimedTask, JobRecord, JobState, RunStart, TaskFinish, job_name};
+use rics_domain::job::model::{
+    ClaimedTask, JobRecord, JobState, RunEnd, RunStart, TaskFinish, job_name,
+};
 use rics_domain::job::ports::JobRepository;
 use rics_domain::list::{ListQuery, Page};
+use rics_domain::operation::OperationMetadata;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::time::Timestamp;
@@ -530,18 +533,13 @@ impl JobRepository for DieselStore<JobTable> {
                             .map_err(repository_error)?;
                         Ok(released == 1)
                     }
-                    TaskFinish::Complete {
-                        job,
-                        metadata,
-                        response,
-                        error,
-                        events,
-                    } => {
+                    TaskFinish::Complete(end) => {
                         let completed = diesel::update(held)
                             .set((
                                 job_tasks::claim.eq(None::<String>),
                                 job_tasks::done.eq(true),
-                                job_tasks::last_error.eq(error.as_ref().map(|e| e.message.clone())),
+                                job_tasks::last_error
+                                    .eq(end.error.as_ref().map(|e| e.message.clone())),
                                 job_tasks::update_time.eq(now.unix_micros()),
                             ))
                             .execute(conn)
@@ -549,39 +547,80 @@ impl JobRepository for DieselStore<JobTable> {
                         if completed == 0 {
                             return Ok(false);
                         }
-                        let row = JobRow::from_record(&task.tenant, job);
-                        diesel::update(
-                            jobs::table
-                                .filter(jobs::tenant_id.eq(tenant))
-                                .filter(jobs::id.eq(&row.id)),
-                        )
-                        .set(&row)
-                        .execute(conn)
-                        .map_err(repository_error)?;
-                        let to_text = |value: &Value| value.to_string();
+                        complete_run(conn, &task.tenant, &task.id, end, now)?;
+                        Ok(true)
+                    }
+                    TaskFinish::HandedOff { metadata } => {
+                        let handed = diesel::update(held)
+                            .set((
+                                job_tasks::claim.eq(None::<String>),
+                                job_tasks::done.eq(true),
+                                job_tasks::last_error.eq(None::<String>),
+                                job_tasks::update_time.eq(now.unix_micros()),
+                            ))
+                            .execute(conn)
+                            .map_err(repository_error)?;
+                        if handed == 0 {
+                            return Ok(false);
+                        }
+                        let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
                         diesel::update(
                             operations::table
                                 .filter(operations::tenant_id.eq(tenant))
                                 .filter(operations::id.eq(&task.id)),
                         )
                         .set((
-                            operations::done.eq(true),
-                            operations::response.eq(response.as_ref().map(to_text)),
-                            operations::error.eq(error
-                                .as_ref()
-                                .map(serde_json::to_string)
-                                .transpose()
-                                .map_err(|e| internal("operation error to JSON", e))?),
-                            operations::metadata.eq(serde_json::to_string(metadata)
-                                .map_err(|e| internal("operation metadata to JSON", e))?),
+                            operations::metadata.eq(metadata),
                             operations::update_time.eq(now.unix_micros()),
                         ))
                         .execute(conn)
                         .map_err(repository_error)?;
-                        insert_events(conn, tenant, events).map_err(repository_error)?;
                         Ok(true)
                     }
                 }
+            })
+            .await
+    }
+
+    async fn end_run(
+        &self,
+        tenant: &TenantId,
+        operation_id: &str,
+        end: &RunEnd,
+        expected_revision: i64,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError> {
+        let (tenant, operation_id, end) = (tenant.clone(), operation_id.to_owned(), end.clone());
+        self.db()
+            .write(move |conn| {
+                let done: Option<bool> = operations::table
+                    .filter(operations::tenant_id.eq(tenant.as_str()))
+                    .filter(operations::id.eq(&operation_id))
+                    .select(operations::done)
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?;
+                match done {
+                    None => return Err(RepositoryError::NotFound),
+                    Some(true) => return Ok(false),
+                    Some(false) => {}
+                }
+                let stored: Option<i64> = jobs::table
+                    .filter(jobs::tenant_id.eq(tenant.as_str()))
+                    .filter(jobs::id.eq(&end.job.id))
+                    .select(jobs::revision)
+                    .first(conn)
+                    .optional()
+                    .map_err(repository_error)?;
+                match stored {
+                    None => return Err(RepositoryError::NotFound),
+                    Some(revision) if revision != expected_revision => {
+                        return Err(RepositoryError::Conflict);
+                    }
+                    Some(_) => {}
+                }
+                complete_run(conn, &tenant, &operation_id, &end, now)?;
+                Ok(true)
             })
             .await
     }
@@ -649,4 +688,72 @@ impl JobRepository for DieselStore<JobTable> {
             })
             .await
     }
+}
+
+/// Stores the end of a run: the job, the operation done with its outcome (its
+/// metadata's `debug` merged over the stored one) and the events.
+fn complete_run(
+    conn: &mut DbConnection,
+    tenant: &TenantId,
+    operation_id: &str,
+    end: &RunEnd,
+    now: Timestamp,
+) -> Result<(), RepositoryError> {
+    let row = JobRow::from_record(tenant, &end.job);
+    diesel::update(
+        jobs::table
+            .filter(jobs::tenant_id.eq(tenant.as_str()))
+            .filter(jobs::id.eq(&row.id)),
+    )
+    .set(&row)
+    .execute(conn)
+    .map_err(repository_error)?;
+    let metadata = merged_metadata(conn, tenant.as_str(), operation_id, &end.metadata)?;
+    diesel::update(
+        operations::table
+            .filter(operations::tenant_id.eq(tenant.as_str()))
+            .filter(operations::id.eq(operation_id)),
+    )
+    .set((
+        operations::done.eq(true),
+        operations::response.eq(end.response.as_ref().map(Value::to_string)),
+        operations::error.eq(end
+            .error
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| internal("operation error to JSON", e))?),
+        operations::metadata.eq(metadata),
+        operations::update_time.eq(now.unix_micros()),
+    ))
+    .execute(conn)
+    .map_err(repository_error)?;
+    insert_events(conn, tenant.as_str(), &end.events).map_err(repository_error)
+}
+
+/// `metadata` as JSON text, its `debug` fields laid over those stored with the
+/// operation `operation_id`, so what a run's start showed (a link) stays to its end.
+fn merged_metadata(
+    conn: &mut DbConnection,
+    tenant: &str,
+    operation_id: &str,
+    metadata: &OperationMetadata,
+) -> Result<String, RepositoryError> {
+    let stored: Option<String> = operations::table
+        .filter(operations::tenant_id.eq(tenant))
+        .filter(operations::id.eq(operation_id))
+        .select(operations::metadata)
+        .first(conn)
+        .optional()
+        .map_err(repository_error)?;
+    let mut merged = metadata.clone();
+    if let Some(stored) = stored {
+        let stored: OperationMetadata =
+            serde_json::from_str(&stored).map_err(|e| internal("stored operation metadata", e))?;
+        if let (Value::Object(mut debug), Some(new)) = (stored.debug, metadata.debug.as_object()) {
+            debug.extend(new.iter().map(|(k, v)| (k.clone(), v.clone())));
+            merged.debug = Value::Object(debug);
+        }
+    }
+    serde_json::to_string(&merged).map_err(|e| internal("operation metadata to JSON", e))
 }

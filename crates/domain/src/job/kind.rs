@@ -6,13 +6,14 @@
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::model::{ClaimedTask, JobRecord, TOP_LEVEL_FAMILIES};
 use crate::entity::Entity;
 use crate::error::{Code, Error, Result};
 use crate::principal::Principal;
 use crate::resource::{parse_body, to_json};
+use crate::time::Timestamp;
 
 /// A job family, such as PEP and sanctions screening.
 #[async_trait]
@@ -27,6 +28,12 @@ pub trait JobFamily: Send + Sync + 'static {
     /// into an entity (onboarding); otherwise every job is about an entity that exists
     /// when it is created and run.
     const CREATES_ENTITY: bool = false;
+    /// Whether a run goes on after [`JobFamily::execute`] returns, outside the runner
+    /// (an automation execution, an identity provider's callback), and ends by
+    /// [`JobService::end_run`](super::JobService::end_run). Then `execute`'s output
+    /// joins the operation's `metadata.debug`, the operation stays not done and the
+    /// job RUNNING.
+    const ENDS_ELSEWHERE: bool = false;
 
     /// The inputs a create body gives (the body without the standard job fields),
     /// stored with the job.
@@ -64,6 +71,25 @@ pub trait JobFamily: Send + Sync + 'static {
     ) -> Result<Option<Self::RunInput>> {
         let _ = (job, request);
         Ok(None)
+    }
+
+    /// Prepares a run at its `:run`, before the run is stored and queued, for a family
+    /// whose caller needs something at once (a link to a form, a provider's session):
+    /// the fields returned join the operation's `metadata.debug`. A `:run` replayed
+    /// by its request id does not prepare again; a new `:run` prepares with a new
+    /// `operation_id`, so side effects keyed by it are made once per run.
+    ///
+    /// # Errors
+    /// Any error fails the `:run`, which then queues nothing.
+    async fn prepare_run(
+        &self,
+        principal: &Principal,
+        job: &JobRecord,
+        operation_id: &str,
+        now: Timestamp,
+    ) -> Result<Map<String, Value>> {
+        let _ = (principal, job, operation_id, now);
+        Ok(Map::new())
     }
 
     /// Whether the family takes jobs about `entity` (checked on create and on `:run`);
@@ -140,6 +166,21 @@ pub trait JobKind: Send + Sync {
     /// See [`JobFamily::CREATES_ENTITY`].
     fn creates_entity(&self) -> bool;
 
+    /// See [`JobFamily::ENDS_ELSEWHERE`].
+    fn ends_elsewhere(&self) -> bool;
+
+    /// See [`JobFamily::prepare_run`].
+    ///
+    /// # Errors
+    /// As [`JobFamily::prepare_run`].
+    async fn prepare_run(
+        &self,
+        principal: &Principal,
+        job: &JobRecord,
+        operation_id: &str,
+        now: Timestamp,
+    ) -> Result<Map<String, Value>>;
+
     /// Whether its jobs are top-level (`{collection}/{job}`, the entity an input)
     /// rather than children of their entity: whether it is one of the
     /// [`TOP_LEVEL_FAMILIES`].
@@ -201,6 +242,20 @@ impl<F: JobFamily> JobKind for F {
 
     fn creates_entity(&self) -> bool {
         F::CREATES_ENTITY
+    }
+
+    fn ends_elsewhere(&self) -> bool {
+        F::ENDS_ELSEWHERE
+    }
+
+    async fn prepare_run(
+        &self,
+        principal: &Principal,
+        job: &JobRecord,
+        operation_id: &str,
+        now: Timestamp,
+    ) -> Result<Map<String, Value>> {
+        JobFamily::prepare_run(self, principal, job, operation_id, now).await
     }
 
     fn top_level(&self) -> bool {

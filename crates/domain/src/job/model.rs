@@ -192,16 +192,29 @@ pub enum TaskFinish {
         at: Timestamp,
     },
     /// The run is over: store the job, the operation's outcome and the events.
-    Complete {
-        /// The job as the run leaves it (state, result, revision, update time).
-        job: JobRecord,
-        /// The operation's metadata at the end.
+    Complete(RunEnd),
+    /// The run goes on outside the runner (its family
+    /// [ends elsewhere](super::kind::JobFamily::ENDS_ELSEWHERE)): the task is done,
+    /// the job stays RUNNING and the operation not done, its metadata updated.
+    HandedOff {
+        /// The operation's metadata, its `debug` merged over the stored one.
         metadata: OperationMetadata,
-        /// The operation's response on success.
-        response: Option<Value>,
-        /// The operation's error on failure.
-        error: Option<OperationError>,
-        /// The events recording the outcome.
-        events: Vec<NewEvent>,
     },
+}
+
+/// The end of a run: the job as the run leaves it, the operation's outcome and the
+/// events recording it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnd {
+    /// The job as the run leaves it (state, result, revision, update time).
+    pub job: JobRecord,
+    /// The operation's metadata at the end, its `debug` merged over the stored one
+    /// (so what the run's start showed, such as a link, stays).
+    pub metadata: OperationMetadata,
+    /// The operation's response on success.
+    pub response: Option<Value>,
+    /// The operation's error on failure.
+    pub error: Option<OperationError>,
+    /// The events recording the outcome.
+    pub events: Vec<NewEvent>,
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::model::{ClaimedTask, JobRecord, RunStart, TaskFinish};
+use super::model::{ClaimedTask, JobRecord, RunEnd, RunStart, TaskFinish};
 use crate::event::NewEvent;
 use crate::list::{ListQuery, Page};
 use crate::principal::TenantId;
@@ -114,7 +114,9 @@ pub trait JobRepository: Send + Sync {
     ) -> Result<Vec<ClaimedTask>, RepositoryError>;
 
     /// Finishes a claimed task in one transaction, if its claim still holds: releases
-    /// it for a retry, or completes it (the job, the operation, the events). Returns
+    /// it for a retry, completes it (the job, the operation, the events), or marks it
+    /// done with the operation's metadata updated for a run handed off. Stored
+    /// operation metadata keeps its `debug` fields that the finish does not set. Returns
     /// `false`, writing nothing, when the claim was lost (the lease ran out and
     /// another worker took the task) or the task is already done.
     ///
@@ -124,6 +126,25 @@ pub trait JobRepository: Send + Sync {
         &self,
         task: &ClaimedTask,
         finish: &TaskFinish,
+        now: Timestamp,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Ends the run of the operation `operation_id` of `tenant` whose runner's part
+    /// was handed off ([`TaskFinish::HandedOff`]), in one transaction: if the
+    /// operation is not done and the job's stored revision is still
+    /// `expected_revision`, stores the end's job, the operation's outcome (its metadata
+    /// `debug` merged over the stored one) and the events. Returns `false`, writing
+    /// nothing, when the operation is already done.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when the job or the operation is gone;
+    /// [`RepositoryError::Conflict`] when the job changed.
+    async fn end_run(
+        &self,
+        tenant: &TenantId,
+        operation_id: &str,
+        end: &RunEnd,
+        expected_revision: i64,
         now: Timestamp,
     ) -> Result<bool, RepositoryError>;
 

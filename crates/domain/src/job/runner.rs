@@ -11,13 +11,14 @@ use futures_util::future::join_all;
 use serde_json::json;
 
 use super::kind::JobKind;
-use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish, worker_principal};
+use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish, worker_principal};
 use super::ports::{JobRepository, QueuedWork};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
 use crate::operation::{OperationError, OperationMetadata};
-use crate::time::Clock;
+use crate::principal::TenantId;
+use crate::time::{Clock, Timestamp};
 
 /// How workers treat queued runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +178,24 @@ impl JobRunner {
         };
         let now = self.clock.now();
         let finish = match outcome {
+            Ok(output)
+                if self
+                    .kinds
+                    .get(task.family.as_str())
+                    .is_some_and(|k| k.ends_elsewhere()) =>
+            {
+                let mut debug = self.attempt_debug(task, now);
+                if let (Some(debug), Some(output)) = (debug.as_object_mut(), output.as_object()) {
+                    debug.extend(output.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                TaskFinish::HandedOff {
+                    metadata: OperationMetadata {
+                        kind: self.operation_type(task),
+                        value: JobState::Running.as_str().to_owned(),
+                        debug,
+                    },
+                }
+            }
             Ok(result) => self.complete(task, &job, Ok(result)),
             Err(Attempt::Failed(error))
                 if is_retryable(error.code) && task.attempt < self.settings.max_attempts =>
@@ -198,8 +217,9 @@ impl JobRunner {
         };
         let outcome = match &finish {
             TaskFinish::Retry { .. } => AttemptOutcome::Retried,
-            TaskFinish::Complete { error: None, .. } => AttemptOutcome::Succeeded,
-            TaskFinish::Complete { .. } => AttemptOutcome::Failed,
+            TaskFinish::HandedOff { .. } => AttemptOutcome::HandedOff,
+            TaskFinish::Complete(RunEnd { error: None, .. }) => AttemptOutcome::Succeeded,
+            TaskFinish::Complete(_) => AttemptOutcome::Failed,
         };
         self.jobs.finish(task, &finish, now).await?;
         Ok(Some(FinishedAttempt {
@@ -218,55 +238,121 @@ impl JobRunner {
         outcome: std::result::Result<serde_json::Value, Error>,
     ) -> TaskFinish {
         let now = self.clock.now();
-        let mut ended = job.clone();
-        ended.revision = job.revision + 1;
-        ended.update_time = now;
-        let (state, error) = match outcome {
-            Ok(result) => {
-                ended.result = Some(result);
-                (JobState::Succeeded, None)
-            }
-            Err(error) => (JobState::Failed, Some(OperationError::from(&error))),
-        };
-        ended.state = state;
-        let response = error.is_none().then(|| ended.to_json());
-        let kind = self.kinds.get(task.family.as_str());
-        let prefix = kind.map_or("job", |k| k.event_prefix());
-        let worker = worker_principal(&task.tenant);
-        let verb = if error.is_none() {
-            "succeeded"
-        } else {
-            "failed"
-        };
-        let event = NewEvent::new(
-            self.ids.resource_id(),
-            &format!("{prefix}.{verb}"),
-            &job.name(),
-            &worker,
+        let prefix = self
+            .kinds
+            .get(task.family.as_str())
+            .map_or("job", |k| k.event_prefix());
+        TaskFinish::Complete(run_end(RunEnding {
+            tenant: &task.tenant,
+            job,
+            outcome,
+            kind: self.operation_type(task),
+            event_prefix: prefix,
+            event_id: self.ids.resource_id(),
+            debug: self.attempt_debug(task, now),
             now,
-        )
-        .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
-        let event = match ended.subject() {
-            Some(entity_id) => event.for_entity(entity_id),
-            None => event,
-        };
-        TaskFinish::Complete {
-            metadata: OperationMetadata {
-                kind: kind.map_or_else(String::new, |k| k.operation_type().to_owned()),
-                value: state.as_str().to_owned(),
-                debug: json!({
-                    "attempts": task.attempt,
-                    "queueTime": task.queue_time,
-                    "startTime": task.claim_time,
-                    "endTime": now,
-                    "worker": self.worker,
-                }),
-            },
-            job: ended,
-            response,
-            error,
-            events: vec![event],
+        }))
+    }
+
+    /// The operation's `metadata.type` for the task's family.
+    fn operation_type(&self, task: &ClaimedTask) -> String {
+        self.kinds
+            .get(task.family.as_str())
+            .map_or_else(String::new, |k| k.operation_type().to_owned())
+    }
+
+    /// What the operation's `metadata.debug` tells of the attempt that ends at `now`.
+    fn attempt_debug(&self, task: &ClaimedTask, now: Timestamp) -> serde_json::Value {
+        json!({
+            "attempts": task.attempt,
+            "queueTime": task.queue_time,
+            "startTime": task.claim_time,
+            "endTime": now,
+            "worker": self.worker,
+        })
+    }
+}
+
+/// What ends a run, wherever it ends: in the runner, or outside it
+/// ([`JobService::end_run`](super::JobService::end_run)).
+pub(super) struct RunEnding<'a> {
+    /// The job's tenant.
+    pub tenant: &'a TenantId,
+    /// The job as it was while running.
+    pub job: &'a JobRecord,
+    /// The result, or the error that failed the run.
+    pub outcome: std::result::Result<serde_json::Value, Error>,
+    /// The operation's `metadata.type`.
+    pub kind: String,
+    /// The family's event prefix.
+    pub event_prefix: &'a str,
+    /// The id of the event recording the end.
+    pub event_id: String,
+    /// The operation's `metadata.debug` at the end.
+    pub debug: serde_json::Value,
+    /// When the run ends.
+    pub now: Timestamp,
+}
+
+/// The job's new state and result, the operation's outcome and the event
+/// `{prefix}.succeeded` or `.failed` about the job's subject.
+pub(super) fn run_end(ending: RunEnding<'_>) -> RunEnd {
+    let RunEnding {
+        tenant,
+        job,
+        outcome,
+        kind,
+        event_prefix,
+        event_id,
+        debug,
+        now,
+    } = ending;
+    let mut ended = job.clone();
+    ended.revision = job.revision + 1;
+    ended.update_time = now;
+    let (state, error) = match outcome {
+        Ok(result) => {
+            ended.result = Some(result);
+            (JobState::Succeeded, None)
         }
+        Err(error) => (
+            if error.code == Code::Cancelled {
+                JobState::Cancelled
+            } else {
+                JobState::Failed
+            },
+            Some(OperationError::from(&error)),
+        ),
+    };
+    ended.state = state;
+    let response = error.is_none().then(|| ended.to_json());
+    let verb = match state {
+        JobState::Succeeded => "succeeded",
+        JobState::Cancelled => "cancelled",
+        _ => "failed",
+    };
+    let event = NewEvent::new(
+        event_id,
+        &format!("{event_prefix}.{verb}"),
+        &job.name(),
+        &worker_principal(tenant),
+        now,
+    )
+    .with_changes(Some(&job.to_json()), Some(&ended.to_json()));
+    let event = match ended.subject() {
+        Some(entity_id) => event.for_entity(entity_id),
+        None => event,
+    };
+    RunEnd {
+        metadata: OperationMetadata {
+            kind,
+            value: state.as_str().to_owned(),
+            debug,
+        },
+        job: ended,
+        response,
+        error,
+        events: vec![event],
     }
 }
 
@@ -301,6 +387,8 @@ pub enum AttemptOutcome {
     Failed,
     /// The attempt failed and the run waits for another.
     Retried,
+    /// The runner's part is done and the run goes on elsewhere.
+    HandedOff,
 }
 
 impl AttemptOutcome {
@@ -310,6 +398,7 @@ impl AttemptOutcome {
             AttemptOutcome::Succeeded => "succeeded",
             AttemptOutcome::Failed => "failed",
             AttemptOutcome::Retried => "retried",
+            AttemptOutcome::HandedOff => "handed_off",
         }
     }
 }

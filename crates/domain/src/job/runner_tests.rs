@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
-use super::model::{ClaimedTask, JobRecord, JobState, TaskFinish};
+use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish};
 use super::ports::MockJobRepository;
 use super::runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 use crate::error::{Error, Result};
@@ -48,6 +48,58 @@ impl JobFamily for Scripted {
     }
 }
 
+/// A family whose runs go on elsewhere once started: an automation execution, say.
+struct HandsOff(Result<Value>);
+
+#[async_trait]
+impl JobFamily for HandsOff {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+    const ENDS_ELSEWHERE: bool = true;
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
+    async fn check_input(
+        &self,
+        _principal: &crate::principal::Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
+        Ok(input)
+    }
+
+    async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
+        self.0.clone()
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_ends_elsewhere_is_handed_off_with_what_its_start_gave() {
+    let (finish, report) = run_attempt(
+        HandsOff(Ok(json!({"execution": "automations/a/executions/x"}))),
+        1,
+    )
+    .await;
+    let TaskFinish::HandedOff { metadata } = finish else {
+        panic!("handed off, not {finish:?}");
+    };
+    assert_eq!(metadata.value, "RUNNING");
+    assert_eq!(metadata.kind, "rics.v1alpha.TestJob");
+    assert_eq!(metadata.debug["execution"], "automations/a/executions/x");
+    assert_eq!(metadata.debug["worker"], "worker-1");
+    assert_eq!(report.attempts[0].outcome, AttemptOutcome::HandedOff);
+
+    let (failed, _) = run_attempt(HandsOff(Err(Error::not_found("forms/f"))), 1).await;
+    assert!(
+        matches!(failed, TaskFinish::Complete(RunEnd { error: Some(_), .. })),
+        "a start that fails for good fails the run"
+    );
+}
+
 fn task(attempt: u32) -> ClaimedTask {
     ClaimedTask {
         tenant: TenantId::new("t1"),
@@ -86,7 +138,7 @@ async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
 }
 
 /// Runs one claimed attempt through `kind`: how it was finished, and the runner's report.
-async fn run_attempt(kind: Scripted, attempt: u32) -> (TaskFinish, RunReport) {
+async fn run_attempt<F: JobFamily>(kind: F, attempt: u32) -> (TaskFinish, RunReport) {
     let mut jobs = MockJobRepository::new();
     jobs.expect_claim()
         .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
@@ -152,13 +204,13 @@ async fn the_report_tells_how_each_attempt_ended_for_the_metrics() {
 #[tokio::test]
 async fn a_success_completes_the_job_with_its_result() {
     let finish = finish_of(Scripted(|_| Ok(json!({"status": "CLEAR"}))), 1).await;
-    let TaskFinish::Complete {
+    let TaskFinish::Complete(RunEnd {
         job,
         response,
         error,
         events,
         metadata,
-    } = finish
+    }) = finish
     else {
         panic!("not completed: {finish:?}");
     };
@@ -188,7 +240,7 @@ async fn transient_failures_retry_with_backoff_until_the_last_attempt() {
     assert!(
         matches!(second, TaskFinish::Retry { at, .. } if at == now().plus(Duration::from_secs(4)))
     );
-    let TaskFinish::Complete { job, error, .. } = finish_of(Scripted(busy), 3).await else {
+    let TaskFinish::Complete(RunEnd { job, error, .. }) = finish_of(Scripted(busy), 3).await else {
         panic!("the last attempt completes the run");
     };
     assert_eq!(job.state, JobState::Failed);
@@ -197,15 +249,15 @@ async fn transient_failures_retry_with_backoff_until_the_last_attempt() {
 
 #[tokio::test]
 async fn permanent_failures_and_panics_fail_at_once() {
-    let TaskFinish::Complete { job, error, .. } =
+    let TaskFinish::Complete(RunEnd { job, error, .. }) =
         finish_of(Scripted(|_| Err(Error::not_found("entities/e"))), 1).await
     else {
         panic!("a NOT_FOUND is not retried");
     };
     assert_eq!((job.state, error.unwrap().code), (JobState::Failed, 5));
-    let TaskFinish::Complete {
+    let TaskFinish::Complete(RunEnd {
         job, error, events, ..
-    } = finish_of(Scripted(|_| panic!("handler bug")), 1).await
+    }) = finish_of(Scripted(|_| panic!("handler bug")), 1).await
     else {
         panic!("a panic fails the run");
     };

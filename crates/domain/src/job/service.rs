@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::kind::JobKind;
 use super::model::{JobRecord, JobState, NewTask, RunStart, job_name};
 use super::ports::{JobRepository, RunQueued};
+use super::runner::{RunEnding, run_end};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
@@ -15,7 +16,7 @@ use crate::id::{is_well_formed_id, parse_request_id};
 use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
 use crate::list::{ListRequest, ListResponse, ListSpec, NEWEST_FIRST, Page};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
-use crate::principal::Principal;
+use crate::principal::{Principal, TenantId};
 use crate::repository::IdempotencyKey;
 use crate::resource::{fingerprint, require_object};
 use crate::time::Timestamp;
@@ -313,12 +314,17 @@ impl JobService {
         }
         let now = self.ports.context.clock.now();
         let operation_id = self.ports.context.ids.resource_id();
+        let mut debug = self
+            .kind
+            .prepare_run(principal, &current, &operation_id, now)
+            .await?;
+        debug.insert("queueTime".into(), json!(now));
         let operation = Operation {
             name: format!("{name}/operations/{operation_id}"),
             metadata: OperationMetadata {
                 kind: self.kind.operation_type().to_owned(),
                 value: "QUEUED".into(),
-                debug: json!({"queueTime": now}),
+                debug: Value::Object(debug),
             },
             done: false,
             error: None,
@@ -363,6 +369,76 @@ impl JobService {
             }
             Some(operation_name) => self.operation_named(principal, &operation_name).await,
         }
+    }
+
+    /// Ends the run of the operation `operation_name` of a family whose runs
+    /// [end elsewhere](super::JobFamily::ENDS_ELSEWHERE): SUCCEEDED with `outcome`'s
+    /// value as the job's `result` and the operation's response, or FAILED with its
+    /// error (CANCELLED for an error of code CANCELLED), and the event
+    /// `{prefix}.succeeded`, `.failed` or `.cancelled` with what `more_events` makes of
+    /// the ended job, in one transaction. A run that already ended is left as it is:
+    /// the job is returned and nothing is written, so the caller may repeat the call.
+    ///
+    /// # Errors
+    /// INTERNAL when `operation_name` is not an operation of the family's jobs (the
+    /// caller holds names rics made); NOT_FOUND when the job is gone; ABORTED when the job changed meanwhile
+    /// (repeat the call); UNAVAILABLE or INTERNAL from the store.
+    pub async fn end_run(
+        &self,
+        tenant: &TenantId,
+        operation_name: &str,
+        outcome: Result<Value>,
+        more_events: &(dyn Fn(&JobRecord) -> Vec<NewEvent> + Send + Sync),
+    ) -> Result<JobRecord> {
+        let not_a_run = || {
+            Error::internal(format!(
+                "'{operation_name}' is not an operation of {} jobs",
+                self.kind.collection()
+            ))
+        };
+        let (job_name, operation_id) = operation_name
+            .split_once("/operations/")
+            .ok_or_else(not_a_run)?;
+        let job_id = job_name.rsplit('/').next().ok_or_else(not_a_run)?;
+        let job = self
+            .ports
+            .jobs
+            .get(tenant, self.kind.collection(), job_id)
+            .await
+            .map_err(|e| e.for_resource(job_name))?
+            .filter(|job| job.name() == job_name)
+            .ok_or_else(|| Error::not_found(job_name))?;
+        if job.state != JobState::Running || job.latest_operation.as_deref() != Some(operation_name)
+        {
+            return Ok(job);
+        }
+        let now = self.ports.context.clock.now();
+        let mut end = run_end(RunEnding {
+            tenant,
+            job: &job,
+            outcome,
+            kind: self.kind.operation_type().to_owned(),
+            event_prefix: self.kind.event_prefix(),
+            event_id: self.ports.context.ids.resource_id(),
+            debug: json!({"endTime": now}),
+            now,
+        });
+        end.events.extend(more_events(&end.job));
+        let ended = self
+            .ports
+            .jobs
+            .end_run(tenant, operation_id, &end, job.revision, now)
+            .await
+            .map_err(|e| e.for_resource(job_name))?;
+        if ended {
+            return Ok(end.job);
+        }
+        self.ports
+            .jobs
+            .get(tenant, self.kind.collection(), job_id)
+            .await
+            .map_err(|e| e.for_resource(job_name))?
+            .ok_or_else(|| Error::not_found(job_name))
     }
 
     /// The operation `operation_id` of a run of the job.

@@ -90,7 +90,8 @@ fn service_of(
     JobService::new(kind, ports)
 }
 
-/// A family whose runs create the entity their job is about.
+/// A family whose runs create the entity their job is about, give a link at their
+/// `:run` and end elsewhere.
 struct Onboards;
 
 #[async_trait]
@@ -99,6 +100,7 @@ impl JobFamily for Onboards {
     const EVENT_PREFIX: &'static str = "test_onboarding";
     const OPERATION_TYPE: &'static str = "rics.v1alpha.TestOnboarding";
     const CREATES_ENTITY: bool = true;
+    const ENDS_ELSEWHERE: bool = true;
 
     type Input = Value;
     type RunRequest = RunRequest;
@@ -112,6 +114,17 @@ impl JobFamily for Onboards {
         input: Value,
     ) -> Result<Value> {
         Ok(input)
+    }
+
+    async fn prepare_run(
+        &self,
+        _principal: &Principal,
+        _job: &JobRecord,
+        operation_id: &str,
+        _now: Timestamp,
+    ) -> Result<serde_json::Map<String, Value>> {
+        let link = json!({"hostedFormUri": format!("https://rics.example/hosted/{operation_id}")});
+        Ok(link.as_object().cloned().unwrap_or_default())
     }
 
     async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
@@ -161,6 +174,99 @@ async fn a_family_that_creates_its_entity_takes_a_job_at_dash_and_runs_it() {
         .await
         .unwrap();
     assert_eq!(operation.metadata.kind, "rics.v1alpha.TestOnboarding");
+    assert_eq!(
+        operation.metadata.debug["hostedFormUri"], "https://rics.example/hosted/gen-id",
+        "what the family prepared for the run"
+    );
+    assert_eq!(operation.metadata.debug["queueTime"], json!(now()));
+}
+
+/// An onboarding job at `-` whose run `gen-id` is in `state`.
+fn onboarding_in(state: JobState) -> JobRecord {
+    let mut job = stored(state);
+    job.family = "testOnboardings".into();
+    job.entity_id = "-".into();
+    job.made_entity_id = Some("amy-lee".into());
+    job.latest_operation = Some(RUN.into());
+    job
+}
+
+const RUN: &str = "entities/-/testOnboardings/job-1/operations/gen-id";
+
+#[tokio::test]
+async fn a_run_that_ends_elsewhere_ends_once_with_the_events_its_caller_adds() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(onboarding_in(JobState::Running))));
+    jobs.expect_end_run()
+        .withf(|_, operation_id, end, expected_revision, _| {
+            operation_id == "gen-id"
+                && *expected_revision == 1
+                && end.job.state == JobState::Succeeded
+                && end.job.result == Some(json!({"decision": "APPROVED"}))
+                && end.response.is_some()
+                && end.metadata.value == "SUCCEEDED"
+                && end.events.len() == 2
+                && end.events[0].event_type == "test_onboarding.succeeded"
+                && end.events[0].entity_id.as_deref() == Some("amy-lee")
+                && end.events[1].event_type == "test_onboarding.decided"
+        })
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    let service = service_of(Arc::new(Onboards), jobs, MockRunQueued::new());
+    let decided = |job: &JobRecord| {
+        vec![crate::event::NewEvent::new(
+            "ev".into(),
+            "test_onboarding.decided",
+            &job.name(),
+            &principal(),
+            now(),
+        )]
+    };
+    let ended = service
+        .end_run(
+            &TenantId::new("t1"),
+            RUN,
+            Ok(json!({"decision": "APPROVED"})),
+            &decided,
+        )
+        .await
+        .unwrap();
+    assert_eq!(ended.state, JobState::Succeeded);
+    assert_eq!(ended.revision, 2);
+}
+
+#[tokio::test]
+async fn a_cancelled_run_ends_cancelled_and_an_ended_run_is_left_as_it_is() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(onboarding_in(JobState::Running))));
+    jobs.expect_end_run()
+        .withf(|_, _, end, _, _| {
+            end.job.state == JobState::Cancelled
+                && end.error.as_ref().map(|e| e.code) == Some(1)
+                && end.events[0].event_type == "test_onboarding.cancelled"
+        })
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    let service = service_of(Arc::new(Onboards), jobs, MockRunQueued::new());
+    let cancelled = crate::error::Error::new(Code::Cancelled, "CANCELLED", "cancelled");
+    let ended = service
+        .end_run(&TenantId::new("t1"), RUN, Err(cancelled), &|_| vec![])
+        .await
+        .unwrap();
+    assert_eq!(ended.state, JobState::Cancelled);
+
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(onboarding_in(JobState::Succeeded))));
+    jobs.expect_end_run().never();
+    let service = service_of(Arc::new(Onboards), jobs, MockRunQueued::new());
+    let ended = service
+        .end_run(&TenantId::new("t1"), RUN, Ok(json!({})), &|_| vec![])
+        .await
+        .unwrap();
+    assert_eq!(ended.state, JobState::Succeeded, "nothing written");
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use rics_domain::entity::repository::EraseGuard;
-use rics_domain::job::model::{JobRecord, JobState, NewTask, RunStart, TaskFinish};
+use rics_domain::job::model::{JobRecord, JobState, NewTask, RunEnd, RunStart, TaskFinish};
 use rics_domain::job::ports::JobRepository;
 use rics_domain::job::service::JOB_LIST;
 use rics_domain::operation::{Operation, OperationError, OperationMetadata};
@@ -55,7 +55,7 @@ async fn start(
         metadata: OperationMetadata {
             kind: "t".into(),
             value: "QUEUED".into(),
-            debug: json!(null),
+            debug: json!({"link": run}),
         },
         done: false,
         error: None,
@@ -102,7 +102,7 @@ fn complete(job: &JobRecord, run: &str) -> TaskFinish {
     ended.state = JobState::Succeeded;
     ended.result = Some(json!({"status": "CLEAR"}));
     ended.revision = job.revision + 1;
-    TaskFinish::Complete {
+    TaskFinish::Complete(RunEnd {
         response: Some(ended.to_json()),
         job: ended,
         metadata: OperationMetadata {
@@ -117,7 +117,7 @@ fn complete(job: &JobRecord, run: &str) -> TaskFinish {
             "job.succeeded",
             9,
         )],
-    }
+    })
 }
 
 async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
@@ -252,6 +252,82 @@ async fn start_again(
 
 contract!(a_run_starts_is_claimed_and_completes_once);
 
+async fn a_run_handed_off_ends_once_outside_the_runner(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    let created = job("job-1", "amy");
+    repo.create(&t1(), &created, None, &[]).await.unwrap();
+    let running = start(repo.as_ref(), &t1(), &created, "run-2", 2).await;
+    let task = repo
+        .claim("c1", at(3), Duration::from_secs(10), 5)
+        .await
+        .unwrap()
+        .remove(0);
+    let handed_off = TaskFinish::HandedOff {
+        metadata: OperationMetadata {
+            kind: "t".into(),
+            value: "RUNNING".into(),
+            debug: json!({"execution": "automations/a/executions/x"}),
+        },
+    };
+    assert_eq!(repo.finish(&task, &handed_off, at(4)).await, Ok(true));
+    assert!(
+        repo.claim("c2", at(100), Duration::from_secs(10), 5)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a task handed off is done"
+    );
+    let name = task.operation_name.clone();
+    let operation = f.operations.get(&t1(), &name).await.unwrap().unwrap();
+    assert!(!operation.done);
+    assert_eq!(operation.metadata.value, "RUNNING");
+    assert_eq!(
+        operation.metadata.debug,
+        json!({"link": "run-2", "execution": "automations/a/executions/x"}),
+        "the start's debug fields stay"
+    );
+    let stored = repo.get(&t1(), FAMILY, "job-1").await.unwrap().unwrap();
+    assert_eq!(stored.state, JobState::Running);
+
+    let TaskFinish::Complete(end) = complete(&running, "run-2") else {
+        unreachable!("complete() builds a Complete");
+    };
+    assert_eq!(
+        repo.end_run(&t1(), "run-2", &end, running.revision - 1, at(5))
+            .await,
+        Err(RepositoryError::Conflict),
+        "a stale revision"
+    );
+    assert_eq!(
+        repo.end_run(&t2(), "run-2", &end, running.revision, at(5))
+            .await,
+        Err(RepositoryError::NotFound),
+        "another tenant's run"
+    );
+    assert_eq!(
+        repo.end_run(&t1(), "run-2", &end, running.revision, at(5))
+            .await,
+        Ok(true)
+    );
+    assert_eq!(
+        repo.end_run(&t1(), "run-2", &end, running.revision, at(6))
+            .await,
+        Ok(false),
+        "ends once"
+    );
+    let stored = repo.get(&t1(), FAMILY, "job-1").await.unwrap().unwrap();
+    assert_eq!(stored.state, JobState::Succeeded);
+    let operation = f.operations.get(&t1(), &name).await.unwrap().unwrap();
+    assert!(operation.done);
+    assert_eq!(operation.metadata.value, "SUCCEEDED");
+    assert_eq!(operation.metadata.debug["link"], "run-2");
+    assert_eq!(operation.metadata.debug["attempts"], 1);
+    assert_eq!(f.event_ids(&t1()).await, vec!["ev-run-2", "ev-run-2-done"]);
+}
+
+contract!(a_run_handed_off_ends_once_outside_the_runner);
+
 async fn an_expired_lease_hands_the_run_to_another_worker(backend: Backend) {
     let f = Fixture::new(backend);
     let repo = f.jobs.clone();
@@ -334,7 +410,7 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
     let mut failed = running.clone();
     failed.state = JobState::Failed;
     failed.revision += 1;
-    let finish = TaskFinish::Complete {
+    let finish = TaskFinish::Complete(RunEnd {
         job: failed,
         metadata: OperationMetadata::default(),
         response: None,
@@ -344,7 +420,7 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
             details: vec![],
         }),
         events: vec![],
-    };
+    });
     assert_eq!(repo.finish(&again, &finish, at(31)).await, Ok(true));
     let operation = f
         .operations
