@@ -55,6 +55,7 @@ use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::verification::jobs::{VerificationJobPorts, VerificationJobs};
 use rics_domain::verification::{VerificationPorts, VerificationService};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
 use rics_domain::webhook::tenant_secret::SecretPurpose;
@@ -453,40 +454,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         records: records.clone(),
         clock: clock.clone(),
     }));
-    let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
-    let match_reviews = Arc::new(MatchReviews::new(
-        pep_sanction_jobs.clone(),
-        entity_repository.clone(),
-        dismissals,
-        records.clone(),
-        clock.clone(),
-    ));
-    let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
-    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
-    let runner_settings = RunnerSettings {
-        lease: config.job_lease,
-        max_attempts: config.job_max_attempts,
-        batch: 1,
-        ..RunnerSettings::default()
-    };
     let cipher = match &config.secret_key.0 {
         Some(key) => Some(Arc::new(
             SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
         ) as Arc<dyn SecretCipher>),
         None => None,
     };
-    let webhook_endpoints = Arc::new(WebhookEndpointService::new(
-        Arc::new(DieselWebhookEndpointRepository::new(db.clone())),
-        cipher.clone(),
-        Arc::new(crate::dns::SystemResolver),
-        config.webhook_targets.clone(),
-        context.clone(),
-    ));
-    let tenant_webhook_secrets = Arc::new(TenantSecretService::new(
-        Arc::new(DieselTenantSecretRepository::new(db.clone())),
-        cipher.clone(),
-        context.clone(),
-    ));
     let truuth_callback_secrets = Arc::new(
         TenantSecretService::new(
             Arc::new(DieselTenantSecretRepository::for_purpose(
@@ -509,6 +482,46 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         records: records.clone(),
         context: context.clone(),
     }));
+    let identity_verification_kind: Arc<dyn JobKind> =
+        Arc::new(VerificationJobs::new(VerificationJobPorts {
+            verification: identity_verification.clone(),
+            entities: entity_repository.clone(),
+            policy: config.webhook_targets.clone(),
+            resolver: Arc::new(crate::dns::SystemResolver),
+        }));
+    let verification_jobs = Arc::new(JobService::new(
+        identity_verification_kind.clone(),
+        job_ports.clone(),
+    ));
+    identity_verification.attach_runs(verification_jobs.clone());
+    let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
+    let match_reviews = Arc::new(MatchReviews::new(
+        pep_sanction_jobs.clone(),
+        entity_repository.clone(),
+        dismissals,
+        records.clone(),
+        clock.clone(),
+    ));
+    let risk_rating_jobs = Arc::new(JobService::new(rating.clone(), job_ports.clone()));
+    let id_verification_jobs = Arc::new(JobService::new(verification.clone(), job_ports));
+    let runner_settings = RunnerSettings {
+        lease: config.job_lease,
+        max_attempts: config.job_max_attempts,
+        batch: 1,
+        ..RunnerSettings::default()
+    };
+    let webhook_endpoints = Arc::new(WebhookEndpointService::new(
+        Arc::new(DieselWebhookEndpointRepository::new(db.clone())),
+        cipher.clone(),
+        Arc::new(crate::dns::SystemResolver),
+        config.webhook_targets.clone(),
+        context.clone(),
+    ));
+    let tenant_webhook_secrets = Arc::new(TenantSecretService::new(
+        Arc::new(DieselTenantSecretRepository::new(db.clone())),
+        cipher.clone(),
+        context.clone(),
+    ));
     let delivery_repository = Arc::new(DieselDeliveryRepository::new(db.clone()));
     let webhook_deliveries = Arc::new(DeliveryService::new(
         delivery_repository.clone(),
@@ -583,7 +596,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         JobRunner::new(
             format!("pid-{}-{}", std::process::id(), ids.uid()),
             job_repository,
-            vec![screening, rating, verification],
+            vec![screening, rating, verification, identity_verification_kind],
             clock.clone(),
             ids.clone(),
             runner_settings,
@@ -641,6 +654,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         webhook_deliveries,
         hosted,
         tenant_webhook_secrets,
+        verification_jobs,
         verification: identity_verification,
         truuth_callback_secrets,
     };

@@ -104,6 +104,8 @@ pub struct UseCases {
     pub hosted: Arc<HostedForms>,
     /// The tenants' webhook signing secrets.
     pub tenant_webhook_secrets: Arc<TenantSecretService>,
+    /// Individual entity verification jobs (identity verification with a provider).
+    pub verification_jobs: Arc<JobService>,
     /// Identity verification sessions and their providers' callbacks.
     pub verification: Arc<VerificationService>,
     /// The tenants' Truuth callback secrets.

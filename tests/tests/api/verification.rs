@@ -13,6 +13,8 @@ use std::time::Duration;
 use rics_e2e::*;
 use serde_json::{Value, json};
 
+use crate::webhook_deliveries::{next, receiver, signed_with};
+
 /// The callback's path.
 const CALLBACK: &str = "/v1alpha/truuth/webhooks/callback";
 
@@ -367,6 +369,158 @@ fn sessions_and_callbacks_sqlite() {
 #[test]
 fn sessions_and_callbacks_postgres() {
     sessions_and_callbacks(Backend::Postgres);
+}
+
+/// The jobs' collection.
+const JOBS: &str = "/v1alpha/individualEntityVerificationJobs";
+
+fn jobs_end_at_the_callback(backend: Backend) {
+    let (server, told) = with_truuth(backend);
+    person_with_email(&server, "jobbed");
+    server.create_person("no-mail", "No Mail");
+    let secret = callback_secret(&server);
+    let (hook, hooks) = receiver(vec![]);
+    let signing = server
+        .post("/v1alpha/tenants/current:rotateWebhookSecret", &json!({}))
+        .ok()["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Bad jobs are refused at create.
+    server
+        .post(JOBS, &json!({"entity": "entities/jobbed"}))
+        .invalid("REQUIRED", "job.truuthVerificationConfig");
+    server
+        .post(
+            JOBS,
+            &json!({"entity": "entities/jobbed", "truuthVerificationConfig": {},
+                            "webhookUri": "https://10.0.0.1/hooks"}),
+        )
+        .error(400, "FAILED_PRECONDITION", "URL_FORBIDDEN_ADDRESS");
+    server
+        .post(
+            JOBS,
+            &json!({"entity": "entities/no-mail", "truuthVerificationConfig": {}}),
+        )
+        .error(400, "FAILED_PRECONDITION", "NO_EMAIL");
+
+    let job = server
+        .post(
+            JOBS,
+            &json!({"entity": "entities/jobbed", "truuthVerificationConfig": {},
+                            "enrichEntity": true, "webhookUri": hook}),
+        )
+        .ok();
+    let name = job["name"].as_str().unwrap().to_owned();
+    assert!(
+        name.starts_with("individualEntityVerificationJobs/"),
+        "{job}"
+    );
+    assert_eq!(job["state"], "PENDING");
+    assert_eq!(job["truuthVerificationConfig"], json!({}));
+
+    // `:run` answers at once with the session's URL; the run waits for the callback.
+    let operation = server
+        .post(&format!("/v1alpha/{name}:run"), &json!({}))
+        .ok();
+    let asked = created(&told);
+    let operation_id = operation["name"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    assert_eq!(
+        asked["externalRefId"],
+        format!("{}.{operation_id}", tenant_id(&server))
+    );
+    assert_eq!(
+        asked["identityOwner"],
+        json!({"email": "amelia@example.com", "familyName": "Stone"})
+    );
+    let debug = &operation["metadata"]["debug"];
+    assert!(
+        debug["verificationUri"]
+            .as_str()
+            .unwrap()
+            .contains("/capture/"),
+        "{operation}"
+    );
+    assert!(debug["expireTime"].is_string(), "{operation}");
+    assert_eq!(operation["done"], false);
+    assert_eq!(
+        server.get(&format!("/v1alpha/{name}")).ok()["state"],
+        "RUNNING"
+    );
+
+    let done = callback(
+        "v-job",
+        asked["externalRefId"].as_str().unwrap(),
+        "VERIFICATION_STATUS_DONE",
+        &["PASS"],
+    );
+    post_callback(&server, Some(&secret), &done).ok();
+    let ended = server.wait_for(&operation);
+    assert!(ended.get("error").is_none(), "{ended}");
+    let job = server.get(&format!("/v1alpha/{name}")).ok();
+    assert_eq!(job["state"], "SUCCEEDED", "{job}");
+    let result = &job["result"];
+    assert_eq!(result["verificationStatus"], "VERIFIED", "{job}");
+    assert_eq!(result["provider"], "TRUUTH");
+    assert_eq!(
+        result["verificationSession"],
+        format!("verificationSessions/{operation_id}")
+    );
+    assert!(
+        result["activityLog"]
+            .as_str()
+            .unwrap()
+            .starts_with("activityLogs/identity-check-"),
+        "{job}"
+    );
+    let entity = server.entity("jobbed");
+    assert_eq!(entity["verificationStatus"], "VERIFIED");
+    assert_eq!(entity["individual"]["dateOfBirth"], "1988-04-12");
+    assert_eq!(identity_checks(&server, "entities/jobbed").len(), 1);
+
+    // The completion goes to the job's webhookUri, signed with the tenant's secret.
+    let message = next(&hooks);
+    assert_eq!(
+        message.body["type"], "verification_session.completed",
+        "{}",
+        message.body
+    );
+    assert_eq!(
+        message.body["data"]["object"]["name"], name,
+        "{}",
+        message.body
+    );
+    assert_eq!(
+        message.body["data"]["object"]["state"], "SUCCEEDED",
+        "{}",
+        message.body
+    );
+    assert!(signed_with(&message, &signing), "{:?}", message.headers);
+
+    // Lists by entity; a replayed callback is refused and changes nothing.
+    let filter = query(&[("filter", "entity = \"entities/jobbed\"")]);
+    let page = server.get(&format!("{JOBS}{filter}")).ok();
+    assert_eq!(
+        names(&page["individualEntityVerificationJobs"]),
+        [name.clone()]
+    );
+    post_callback(&server, Some(&secret), &done).error(409, "ALREADY_EXISTS", "CALLBACK_REPLAYED");
+}
+
+#[test]
+fn jobs_end_at_the_callback_sqlite() {
+    jobs_end_at_the_callback(Backend::Sqlite);
+}
+
+#[test]
+fn jobs_end_at_the_callback_postgres() {
+    jobs_end_at_the_callback(Backend::Postgres);
 }
 
 /// Without Truuth configured, a session is refused with a clear reason.

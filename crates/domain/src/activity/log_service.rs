@@ -27,6 +27,7 @@ use crate::repository::RepositoryError;
 use crate::resource::to_json;
 use crate::time::Timestamp;
 use crate::validate::Violations;
+use crate::verification::provider::Provider;
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
 
@@ -94,9 +95,9 @@ impl ActivityLogService {
         }
     }
 
-    /// Writes a log for the service's own jobs, with the reserved source `RICS` (or the
-    /// source the log gives: the identity verification provider whose outcome it
-    /// records, such as `TRUUTH`) and an id the job derives from what it records (its run). Recording is idempotent on
+    /// Writes a log for the service's own jobs, with the reserved source `RICS` (or,
+    /// when the log gives it, the name of the external identity verification provider
+    /// whose outcome it records, `TRUUTH`) and an id the job derives from what it records (its run). Recording is idempotent on
     /// that id: a log already stored under it is returned and nothing is written, so a
     /// run repeated after a crash records once. The other checks are those of
     /// [`ActivityLogService::create`].
@@ -126,14 +127,14 @@ impl ActivityLogService {
         {
             return Ok(existing);
         }
-        // A provider's outcome keeps the provider as its source; anything else a run
-        // records is the service's own.
+        // An identity verification provider's outcome keeps the provider as its
+        // source; anything else a run records is the service's own.
         let source = std::mem::take(&mut log.source);
         check_fields(&mut log)?;
-        log.source = if source.is_empty() {
-            RESERVED_SOURCE.to_owned()
-        } else {
+        log.source = if Provider::is_external_source(&source) {
             source
+        } else {
+            RESERVED_SOURCE.to_owned()
         };
         self.check_entities(principal, &log.entity_names).await?;
         let now = self.context.clock.now();

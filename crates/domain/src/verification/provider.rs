@@ -30,6 +30,12 @@ impl Provider {
             _ => "RICS",
         }
     }
+
+    /// Whether `source` names an external provider, whose outcomes an activity log
+    /// records with that source rather than `RICS`.
+    pub fn is_external_source(source: &str) -> bool {
+        source == Provider::Truuth.source()
+    }
 }
 
 /// The person whose identity is verified, as a session names them.

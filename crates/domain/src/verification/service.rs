@@ -294,7 +294,7 @@ impl VerificationService {
             .await?;
         let event = self
             .event(SESSION_CREATED, principal, &session)
-            .with_field("verificationSession", self.view_json(&session)?);
+            .with_field("object", self.view_json(&session)?);
         self.ports
             .sessions
             .create(&session, &[event])
@@ -339,7 +339,7 @@ impl VerificationService {
             .await?;
         let event = self
             .event(SESSION_CREATED, &worker_principal(tenant), &session)
-            .with_field("verificationSession", self.view_json(&session)?);
+            .with_field("object", self.view_json(&session)?);
         self.ports
             .sessions
             .create(&session, &[event])
@@ -500,7 +500,7 @@ impl VerificationService {
         let worker = worker_principal(&tenant);
         let mut event = self
             .event(SESSION_COMPLETED, &worker, &session)
-            .with_field("verificationSession", self.view_json(&session)?);
+            .with_field("object", self.view_json(&session)?);
         if let Some(operation) = session.operation.clone() {
             let runs = self
                 .runs
@@ -680,7 +680,7 @@ impl VerificationService {
         }
         let event = self
             .event(SESSION_ENTITY_LINKED, principal, &session)
-            .with_field("verificationSession", self.view_json(&session)?);
+            .with_field("object", self.view_json(&session)?);
         self.ports
             .sessions
             .update(&session, None, &[event])

@@ -275,6 +275,9 @@ mod tests {
         cipher
             .expect_seal()
             .returning(|plaintext| Ok(format!("sealed:{plaintext}")));
+        cipher
+            .expect_open()
+            .returning(|sealed| Ok(sealed.trim_start_matches("sealed:").to_owned()));
         let cipher: Arc<dyn SecretCipher> = Arc::new(cipher);
         TenantSecretService::new(Arc::new(repository), with_key.then_some(cipher), context)
     }
@@ -387,6 +390,42 @@ mod tests {
         assert_eq!(
             stored.current, "sealed:theirs",
             "another worker's first secret wins"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_presented_secret_matches_the_current_or_the_previous_until_it_expires() {
+        let stored = |until: Timestamp| SealedSecrets {
+            current: "sealed:tcbsec_new".into(),
+            previous: Some("sealed:tcbsec_old".into()),
+            previous_expire_time: Some(until),
+        };
+        let mut repository = MockTenantSecretRepository::new();
+        let until = now().plus(Duration::from_secs(60));
+        repository
+            .expect_get()
+            .returning(move |_| Ok(Some(stored(until))));
+        let secrets = service(repository, true).with_purpose(SecretPurpose::TruuthCallback);
+        let tenant = TenantId::new("t1");
+        assert!(secrets.matches(&tenant, "tcbsec_new").await.unwrap());
+        assert!(secrets.matches(&tenant, "tcbsec_old").await.unwrap());
+        assert!(!secrets.matches(&tenant, "tcbsec_other").await.unwrap());
+
+        let mut repository = MockTenantSecretRepository::new();
+        let past = now().minus(Duration::from_secs(1));
+        repository
+            .expect_get()
+            .returning(move |_| Ok(Some(stored(past))));
+        let secrets = service(repository, true);
+        assert!(!secrets.matches(&tenant, "tcbsec_old").await.unwrap());
+
+        let mut repository = MockTenantSecretRepository::new();
+        repository.expect_get().returning(|_| Ok(None));
+        assert!(
+            !service(repository, true)
+                .matches(&tenant, "anything")
+                .await
+                .unwrap()
         );
     }
 }

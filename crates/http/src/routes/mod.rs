@@ -184,6 +184,7 @@ route_modules!(
     jobs::match_reviews,
     jobs::risk_rating,
     jobs::id_verification,
+    jobs::identity_verification,
     risk,
     notes::of_entities,
     workspaces,

@@ -641,6 +641,9 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         automation_executions: (S, S, S, Maybe<S>, Maybe<S>, S, i64, S, S, Maybe<i64>, Maybe<i64>, i64, i64),
         webhook_deliveries: (S, S, S, Maybe<S>, S, S, S, S, i64, S, i64, Maybe<S>, i64, i64, Maybe<i64>, Maybe<S>),
         tenant_webhook_secrets: (S, S, Maybe<S>, Maybe<i64>, i64, i64),
+        verification_sessions: (S, S, S, Maybe<S>, Maybe<S>, Maybe<S>, S, bool, Maybe<S>, S, Maybe<S>, Maybe<S>, i64, i64, Maybe<i64>),
+        verification_callbacks: (S, S, S, S, i64, S),
+        truuth_callback_secrets: (S, S, Maybe<S>, Maybe<i64>, i64, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)
