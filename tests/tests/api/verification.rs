@@ -508,7 +508,7 @@ fn jobs_end_at_the_callback(backend: Backend) {
     let page = server.get(&format!("{JOBS}{filter}")).ok();
     assert_eq!(
         names(&page["individualEntityVerificationJobs"]),
-        [name.clone()]
+        [name.as_str()]
     );
     post_callback(&server, Some(&secret), &done).error(409, "ALREADY_EXISTS", "CALLBACK_REPLAYED");
 }
