@@ -20,6 +20,10 @@ use crate::error::ErrorEnvelope;
 use crate::extract::{Caller, JsonBody, NoQuery};
 use crate::state::ApiState;
 
+/// The path of Truuth's callback, the one public route under `/v1alpha` besides the
+/// OpenAPI document.
+pub const TRUUTH_CALLBACK: &str = "/v1alpha/truuth/webhooks/callback";
+
 route_table! {
     POST "/v1alpha/verificationSessions" => create_session, Some(Scope::Write);
     POST "/v1alpha/verificationSessions/{verificationSession}:linkEntity" => link_entity, Some(Scope::Write);
