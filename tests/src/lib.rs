@@ -168,6 +168,8 @@ pub fn test_config(database_url: &str) -> Config {
         webhook_timeout: Duration::from_secs(5),
         webhook_delivery_retention: Duration::from_secs(30 * 86_400),
         onboarding_accept_document_only: false,
+        truuth_api_url: None,
+        truuth_api_key: SecretKey(None),
         bootstrap: Bootstrap {
             client_id: Some(ADMIN_CLIENT_ID.to_owned()),
             client_secret: Some(ADMIN_CLIENT_SECRET.to_owned()),

@@ -290,6 +290,20 @@ pub struct Settings {
         value_name = "DAYS"
     )]
     pub webhook_delivery_retention_days: Option<u64>,
+    /// The base URL of Truuth's API, where `truuthVerificationConfig` sessions start
+    /// (`POST {url}/v1/verificationSessions`) [default: none, and Truuth sessions are
+    /// refused with PROVIDER_NOT_CONFIGURED].
+    #[arg(long, env = "RICS_TRUUTH_API_URL", value_name = "URL")]
+    pub truuth_api_url: Option<String>,
+    /// The API key rics sends Truuth as a Bearer token (environment or flag only)
+    /// [default: none].
+    #[arg(
+        long,
+        env = "RICS_TRUUTH_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    pub truuth_api_key: Option<String>,
     /// On the first start of an empty database: the admin client's id [default:
     /// generated].
     #[arg(long, env = "RICS_BOOTSTRAP_CLIENT_ID", value_name = "ID")]
@@ -356,6 +370,7 @@ struct FileSettings {
     webhook_timeout_seconds: Option<u64>,
     webhook_delivery_retention_days: Option<u64>,
     onboarding_accept_document_only: Option<bool>,
+    truuth_api_url: Option<String>,
 }
 
 /// The resolved configuration.
@@ -426,6 +441,10 @@ pub struct Config {
     pub onboarding_accept_document_only: bool,
     /// How long a finished webhook delivery is kept.
     pub webhook_delivery_retention: Duration,
+    /// Truuth's API base URL (no trailing slash), when configured.
+    pub truuth_api_url: Option<String>,
+    /// The API key sent to Truuth.
+    pub truuth_api_key: SecretKey,
     /// First-start credentials (environment or flags only, never the file).
     pub bootstrap: Bootstrap,
 }
@@ -705,6 +724,13 @@ impl Settings {
                 .onboarding_accept_document_only
                 .or(file.onboarding_accept_document_only)
                 .unwrap_or(false),
+            truuth_api_url: self
+                .truuth_api_url
+                .clone()
+                .or(file.truuth_api_url)
+                .map(|url| url.trim().trim_end_matches('/').to_owned())
+                .filter(|url| !url.is_empty()),
+            truuth_api_key: SecretKey(self.truuth_api_key.clone()),
             bootstrap: Bootstrap {
                 client_id: self.bootstrap_client_id.clone(),
                 client_secret: self.bootstrap_client_secret.clone(),
@@ -767,6 +793,11 @@ impl Config {
         }
         if self.webhook_delivery_retention.is_zero() {
             bail!("webhook_delivery_retention_days must be at least 1");
+        }
+        if let Some(url) = &self.truuth_api_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            bail!("truuth_api_url must be an http(s) URL, got '{url}'");
         }
         if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
             bail!(

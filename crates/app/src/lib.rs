@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod screener;
 pub mod server;
 pub mod telemetry;
+pub mod truuth;
 pub mod webhook_sender;
 
 pub use config::{Config, Settings};

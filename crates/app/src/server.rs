@@ -59,7 +59,10 @@ use rics_domain::screen::Screener;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::verification::jobs::{VerificationJobPorts, VerificationJobs};
+use rics_domain::verification::{VerificationPorts, VerificationService};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
+use rics_domain::webhook::tenant_secret::SecretPurpose;
 use rics_domain::webhook::{
     DeliveryService, DeliveryWorker, SecretCipher, TenantSecretService, WebhookEndpointService,
 };
@@ -77,13 +80,14 @@ use rics_storage::{
     DieselIdentityRepository, DieselJobRepository, DieselKeyRepository,
     DieselListVersionRepository, DieselNoteRepository, DieselOperationRepository,
     DieselRiskModelRepository, DieselTenantRepository, DieselTenantSecretRepository,
-    DieselWebhookEndpointRepository, DieselWorkspaceRepository, ObjectFileStore, PoolOptions,
-    migrations, secrets,
+    DieselVerificationSessionRepository, DieselWebhookEndpointRepository,
+    DieselWorkspaceRepository, ObjectFileStore, PoolOptions, migrations, secrets,
 };
 use serde_json::Value;
 
 use crate::config::{Config, FileStoreSetting};
 use crate::screener::{EngineNameMatcher, ListScreener};
+use crate::truuth::TruuthProvider;
 use crate::webhook_sender::HttpSender;
 
 /// How often database housekeeping runs (planner statistics, SQLite's log).
@@ -458,6 +462,46 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         records: records.clone(),
         clock: clock.clone(),
     }));
+    let cipher = match &config.secret_key.0 {
+        Some(key) => Some(Arc::new(
+            SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
+        ) as Arc<dyn SecretCipher>),
+        None => None,
+    };
+    let truuth_callback_secrets = Arc::new(
+        TenantSecretService::new(
+            Arc::new(DieselTenantSecretRepository::for_purpose(
+                db.clone(),
+                SecretPurpose::TruuthCallback,
+            )),
+            cipher.clone(),
+            context.clone(),
+        )
+        .with_purpose(SecretPurpose::TruuthCallback),
+    );
+    let identity_verification = Arc::new(VerificationService::new(VerificationPorts {
+        sessions: Arc::new(DieselVerificationSessionRepository::new(db.clone())),
+        truuth: Arc::new(TruuthProvider::new(
+            config.truuth_api_url.clone(),
+            config.truuth_api_key.0.clone(),
+        )?),
+        callback_secrets: truuth_callback_secrets.clone(),
+        entities: entity_repository.clone(),
+        records: records.clone(),
+        context: context.clone(),
+    }));
+    let identity_verification_kind: Arc<dyn JobKind> =
+        Arc::new(VerificationJobs::new(VerificationJobPorts {
+            verification: identity_verification.clone(),
+            entities: entity_repository.clone(),
+            policy: config.webhook_targets.clone(),
+            resolver: Arc::new(crate::dns::SystemResolver),
+        }));
+    let verification_jobs = Arc::new(JobService::new(
+        identity_verification_kind.clone(),
+        job_ports.clone(),
+    ));
+    identity_verification.attach_runs(verification_jobs.clone());
     let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
     let match_reviews = Arc::new(MatchReviews::new(
         pep_sanction_jobs.clone(),
@@ -491,12 +535,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         clock.clone(),
         runner_settings,
     ));
-    let cipher = match &config.secret_key.0 {
-        Some(key) => Some(Arc::new(
-            SecretBox::from_base64(key).map_err(|e| anyhow::anyhow!("secret_key: {e}"))?,
-        ) as Arc<dyn SecretCipher>),
-        None => None,
-    };
     let webhook_endpoints = Arc::new(WebhookEndpointService::new(
         Arc::new(DieselWebhookEndpointRepository::new(db.clone())),
         cipher.clone(),
@@ -609,7 +647,13 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         JobRunner::new(
             format!("pid-{}-{}", std::process::id(), ids.uid()),
             job_repository,
-            vec![screening, rating, verification, onboarding_kind],
+            vec![
+                screening,
+                rating,
+                verification,
+                onboarding_kind,
+                identity_verification_kind,
+            ],
             clock.clone(),
             ids.clone(),
             runner_settings,
@@ -669,6 +713,9 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         webhook_deliveries,
         hosted,
         tenant_webhook_secrets,
+        verification_jobs,
+        verification: identity_verification,
+        truuth_callback_secrets,
     };
     Ok(Services {
         use_cases,

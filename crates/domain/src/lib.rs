@@ -45,6 +45,7 @@ pub mod webhook;
 
 pub mod validate;
 pub mod values;
+pub mod verification;
 pub mod workspace;
 
 pub use error::{Code, Error, Result};

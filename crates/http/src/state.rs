@@ -23,6 +23,7 @@ use rics_domain::principal::Authenticator;
 use rics_domain::risk::RiskEvaluator;
 use rics_domain::screen::Screener;
 use rics_domain::tenant::TenantService;
+use rics_domain::verification::VerificationService;
 use rics_domain::webhook::{DeliveryService, TenantSecretService, WebhookEndpointService};
 use rics_domain::workspace::WorkspaceService;
 use serde_json::Value;
@@ -105,6 +106,12 @@ pub struct UseCases {
     pub hosted: Arc<HostedForms>,
     /// The tenants' webhook signing secrets.
     pub tenant_webhook_secrets: Arc<TenantSecretService>,
+    /// Individual entity verification jobs (identity verification with a provider).
+    pub verification_jobs: Arc<JobService>,
+    /// Identity verification sessions and their providers' callbacks.
+    pub verification: Arc<VerificationService>,
+    /// The tenants' Truuth callback secrets.
+    pub truuth_callback_secrets: Arc<TenantSecretService>,
 }
 
 /// The use cases and settings the handlers use.

@@ -41,6 +41,7 @@ fn step(resource: &str) -> Option<Step> {
         "jobs" => jobs,
         "automationExecutions" => automation_executions,
         "screeningDismissals" => screening_dismissals,
+        "verificationSessions" => verification_sessions,
         "workspaceMemberships" => workspace_memberships,
         "alertMemberships" => alert_memberships,
         "formFiles" => form_files,
@@ -274,6 +275,17 @@ fn screening_dismissals(
 ) -> Result<(), RepositoryError> {
     let removed = crate::dismissals::erase_entity_dismissals(conn, target.tenant, target.id)?;
     add(counts, "screeningDismissals", removed);
+    Ok(())
+}
+
+fn verification_sessions(
+    conn: &mut DbConnection,
+    target: &Target<'_>,
+    counts: &mut ErasureCounts,
+) -> Result<(), RepositoryError> {
+    let removed =
+        crate::verification_sessions::erase_entity_sessions(conn, target.tenant, target.id)?;
+    add(counts, "verificationSessions", removed);
     Ok(())
 }
 

@@ -43,6 +43,7 @@ pub mod tenant_webhook_secrets;
 pub mod tenants;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod verification_sessions;
 pub mod webhook_deliveries;
 pub mod webhook_endpoints;
 pub mod workspaces;
@@ -74,6 +75,7 @@ pub use operations::DieselOperationRepository;
 pub use risk_models::DieselRiskModelRepository;
 pub use tenant_webhook_secrets::DieselTenantSecretRepository;
 pub use tenants::DieselTenantRepository;
+pub use verification_sessions::DieselVerificationSessionRepository;
 pub use webhook_deliveries::DieselDeliveryRepository;
 pub use webhook_endpoints::DieselWebhookEndpointRepository;
 pub use workspaces::DieselWorkspaceRepository;

@@ -1097,3 +1097,75 @@ diesel::table! {
         change_time -> BigInt,
     }
 }
+
+diesel::table! {
+    /// Identity verification sessions started with a provider.
+    verification_sessions (tenant_id, id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The session id (a job run's operation id for a run's session).
+        id -> Text,
+        /// HOSTED_CAPTURE or TRUUTH.
+        provider -> Text,
+        /// The provider's own id of the session.
+        provider_session_id -> Nullable<Text>,
+        /// The entity verified, once named.
+        entity_id -> Nullable<Text>,
+        /// The job run's operation name, for a run's session.
+        operation -> Nullable<Text>,
+        /// The identity owner, as JSON.
+        identity_owner -> Text,
+        /// Whether the outcome fills the entity's missing details.
+        enrich_entity -> Bool,
+        /// Where the completion's event is also delivered.
+        webhook_uri -> Nullable<Text>,
+        /// ACTIVE or COMPLETED.
+        state -> Text,
+        /// The provider's final outcome, as JSON.
+        outcome -> Nullable<Text>,
+        /// The IDENTITY_CHECK activity log's name, once written.
+        activity_log -> Nullable<Text>,
+        /// When it started.
+        create_time -> BigInt,
+        /// When it stops taking evidence.
+        expire_time -> BigInt,
+        /// When its final callback arrived.
+        complete_time -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    /// Provider callbacks received, one per verification and status.
+    verification_callbacks (tenant_id, verification_id, status) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The provider's id of the verification.
+        verification_id -> Text,
+        /// The status reported.
+        status -> Text,
+        /// The session it was for.
+        session_id -> Text,
+        /// When it arrived.
+        receive_time -> BigInt,
+        /// The body, as JSON.
+        body -> Text,
+    }
+}
+
+diesel::table! {
+    /// Each tenant's Truuth callback secret (a shared Bearer secret), sealed.
+    truuth_callback_secrets (tenant_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The current secret, sealed.
+        secret -> Text,
+        /// The secret it replaced, sealed, still good until its expiry.
+        previous_secret -> Nullable<Text>,
+        /// When the previous secret stops being good.
+        previous_secret_expire_time -> Nullable<BigInt>,
+        /// When the first secret was made.
+        create_time -> BigInt,
+        /// When it was last rotated.
+        update_time -> BigInt,
+    }
+}

@@ -765,6 +765,10 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         "/v1alpha/individualEntityIDVerificationJobs",
         &["entity = \"{}\""],
     ),
+    (
+        "/v1alpha/individualEntityVerificationJobs",
+        &["entity = \"{}\""],
+    ),
     ("/v1alpha/riskModels", &["createTime > \"{}\""]),
     ("/v1alpha/entities/{entity}/notes", &["authorId = \"{}\""]),
     (

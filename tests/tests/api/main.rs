@@ -30,6 +30,7 @@ mod risk_rating;
 mod screening_jobs;
 mod service;
 mod tenancy;
+mod verification;
 mod webhook_deliveries;
 mod webhook_endpoints;
 mod workspaces;

@@ -29,8 +29,9 @@ fn concrete(path: &str, id: &str) -> String {
 
 /// Routes anyone may call: probes, this document, the authorization server's own
 /// endpoints (which authenticate clients and users themselves), and the hosted form's
-/// pages and files (a link's token is their credential).
-const PUBLIC: [(&str, &str); 13] = [
+/// pages and files (a link's token is their credential), and Truuth's callback (the
+/// tenant's callback secret is its credential).
+const PUBLIC: [(&str, &str); 14] = [
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/v1alpha/openapi.json"),
@@ -44,6 +45,7 @@ const PUBLIC: [(&str, &str); 13] = [
     ("POST", "/hosted/{token}/steps/{step}"),
     ("GET", "/hosted/assets/hosted.css"),
     ("GET", "/hosted/assets/hosted.js"),
+    ("POST", "/v1alpha/truuth/webhooks/callback"),
 ];
 
 /// Whether `text` is a lower-case hyphenated UUID.

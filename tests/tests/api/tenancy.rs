@@ -392,6 +392,24 @@ on_both_backends! {
             let job = server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}/secret-{i}/onboardIndividualEntityJobs")).json(&body)).ok();
             secret_onboarding_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
         }
+        // An identity verification job of each tenant's individual with an email, and a
+        // verification session of each tenant (stored as a start with the provider
+        // stores it: no provider is configured here).
+        let mut secret_verification_jobs = Vec::new();
+        for (i, (tenant, token)) in tenants.iter().enumerate() {
+            let mut mailed = person("Secret Mailed");
+            mailed["contactInfo"] = json!({"emails": ["secret@example.com"]});
+            server.send(server.request_as(Some(token), Method::POST, &format!("{ENTITIES}?entityId=mailed-{i}")).json(&mailed)).ok();
+            let body = json!({"entity": format!("entities/mailed-{i}"), "truuthVerificationConfig": {}});
+            let job = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityVerificationJobs").json(&body)).ok();
+            secret_verification_jobs.push(job["name"].as_str().unwrap().rsplit('/').next().unwrap().to_owned());
+            server.execute_sql(&format!(
+                "INSERT INTO verification_sessions (tenant_id, id, provider, entity_id, identity_owner, \
+                 enrich_entity, state, create_time, expire_time) VALUES ('{}', 'session-{i}', 'TRUUTH', \
+                 'mailed-{i}', '{{\"email\": \"secret@example.com\"}}', false, 'ACTIVE', 1, 4102444800000000)",
+                tenant_id(tenant)
+            ));
+        }
         let snapshot = |token: &str| {
             let entities = server.send(server.request_as(Some(token), Method::GET, &format!("{ENTITIES}?showDeleted=true&pageSize=1000"))).ok();
             let mut all = Vec::new();
@@ -477,9 +495,12 @@ on_both_backends! {
                         &secret_id_jobs[victim]
                     } else if route.path.contains("/onboardIndividualEntityJobs/") {
                         &secret_onboarding_jobs[victim]
+                    } else if route.path.starts_with("/v1alpha/individualEntityVerificationJobs") {
+                        &secret_verification_jobs[victim]
                     } else {
                         &secret_jobs[victim]
                     })
+                    .replace("{verificationSession}", &format!("session-{victim}"))
                     .replace("{activityLogType}", &format!("secret-type-{victim}"))
                     .replace("{activityLog}", &format!("secret-log-{victim}"))
                     .replace("{alert}", &format!("alert-{victim}"))
@@ -639,6 +660,27 @@ on_both_backends! {
                             let create = |body: Value| server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityIDVerificationJobs").json(&body));
                             create(json!({"entity": format!("entities/{secret}"), "idType": "PASSPORT"})).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
                             create(json!({"entity": format!("entities/mine-{attacker}"), "document": format!("documents/doc-{victim}")})).error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
+                        ("GET", "/v1alpha/individualEntityVerificationJobs") => {
+                            let found = names(&reply.ok()["individualEntityVerificationJobs"]);
+                            let victims = format!("individualEntityVerificationJobs/{}", secret_verification_jobs[victim]);
+                            assert!(!found.contains(&victims), "{context}: {found:?}");
+                            assert_eq!(found.len(), 1, "{context}: only the caller's own job: {found:?}");
+                        }
+                        ("POST", "/v1alpha/individualEntityVerificationJobs") => {
+                            // The empty body names no entity; the victim's is NOT_FOUND.
+                            reply.invalid("REQUIRED", "job.entity");
+                            let body = json!({"entity": format!("entities/mailed-{victim}"), "truuthVerificationConfig": {}});
+                            let reply = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/individualEntityVerificationJobs").json(&body));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+                        }
+                        ("POST", "/v1alpha/verificationSessions") => {
+                            // The body is no session; naming the victim's entity is
+                            // NOT_FOUND before any provider is asked.
+                            reply.invalid("UNKNOWN_FIELD", "session.displayName");
+                            let body = json!({"identityOwner": {"email": "a@example.com"}, "entity": format!("entities/mailed-{victim}")});
+                            let reply = server.send(server.request_as(Some(token), Method::POST, "/v1alpha/verificationSessions").json(&body));
+                            reply.error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
                         }
                         ("GET", "/v1alpha/riskModels") => {
                             assert_eq!(reply.ok(), risk_models[attacker], "{context}");

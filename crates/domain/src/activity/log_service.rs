@@ -27,6 +27,7 @@ use crate::repository::RepositoryError;
 use crate::resource::to_json;
 use crate::time::Timestamp;
 use crate::validate::Violations;
+use crate::verification::provider::Provider;
 use crate::workspace::ports::WorkspaceRepository;
 use crate::workspace::references::check_named_workspace;
 
@@ -94,8 +95,9 @@ impl ActivityLogService {
         }
     }
 
-    /// Writes a log for the service's own jobs, with the reserved source `RICS` and an
-    /// id the job derives from what it records (its run). Recording is idempotent on
+    /// Writes a log for the service's own jobs, with the reserved source `RICS` (or,
+    /// when the log gives it, the name of the external identity verification provider
+    /// whose outcome it records, `TRUUTH`) and an id the job derives from what it records (its run). Recording is idempotent on
     /// that id: a log already stored under it is returned and nothing is written, so a
     /// run repeated after a crash records once. The other checks are those of
     /// [`ActivityLogService::create`].
@@ -125,9 +127,15 @@ impl ActivityLogService {
         {
             return Ok(existing);
         }
-        log.source.clear();
+        // An identity verification provider's outcome keeps the provider as its
+        // source; anything else a run records is the service's own.
+        let source = std::mem::take(&mut log.source);
         check_fields(&mut log)?;
-        RESERVED_SOURCE.clone_into(&mut log.source);
+        log.source = if Provider::is_external_source(&source) {
+            source
+        } else {
+            RESERVED_SOURCE.to_owned()
+        };
         self.check_entities(principal, &log.entity_names).await?;
         let now = self.context.clock.now();
         log.begin(name.clone(), self.context.ids.uid(), now);

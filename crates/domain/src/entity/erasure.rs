@@ -87,6 +87,10 @@ pub const PLAN: &[ErasureStep] = &[
         "screeningDismissals",
         "the matches dismissed for it (the dismissal memory of screening)",
     ),
+    removed(
+        "verificationSessions",
+        "its identity verification sessions (the person's name and email, the provider's outcome), with the provider callbacks received for them",
+    ),
     unlinked(
         "workspaceMemberships",
         "its place in workspaces, which stay",

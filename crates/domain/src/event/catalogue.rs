@@ -23,6 +23,7 @@ use crate::job::pep_sanction::PepSanctionJobs;
 use crate::job::risk_rating::RiskRatingJobs;
 use crate::lifecycle::{ParentedService, StoreVersions};
 use crate::note::service::NoteService;
+use crate::verification::jobs::VerificationJobs;
 use crate::webhook::WebhookEndpointService;
 use crate::workspace::service::WorkspaceService;
 
@@ -65,7 +66,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     EventFamily {
         prefix: "tenant",
         standard: CREATED_ONLY,
-        custom: &["webhook_secret_rotated"],
+        custom: &["webhook_secret_rotated", "truuth_callback_secret_rotated"],
     },
     EventFamily {
         prefix: <EntityService as StoreVersions>::EVENT_KIND,
@@ -132,6 +133,16 @@ pub const CATALOGUE: &[EventFamily] = &[
         prefix: IdVerificationJobs::EVENT_PREFIX,
         standard: JOB,
         custom: &[],
+    },
+    EventFamily {
+        prefix: VerificationJobs::EVENT_PREFIX,
+        standard: JOB,
+        custom: &[],
+    },
+    EventFamily {
+        prefix: "verification_session",
+        standard: CREATED_ONLY,
+        custom: &["completed", "entity_linked"],
     },
     EventFamily {
         prefix: RiskRatingJobs::EVENT_PREFIX,

@@ -58,7 +58,10 @@ pub struct JobRecord {
 
 /// The families whose jobs are top-level resources (`{family}/{job}`, the entity an
 /// input), not children of their entity (`entities/{entity}/{family}/{job}`).
-pub const TOP_LEVEL_FAMILIES: [&str; 1] = [IdVerificationJobs::COLLECTION];
+pub const TOP_LEVEL_FAMILIES: [&str; 2] = [
+    IdVerificationJobs::COLLECTION,
+    crate::verification::jobs::VerificationJobs::COLLECTION,
+];
 
 /// The name of job `id` of `family` about the entity `entity_id`.
 pub fn job_name(family: &str, entity_id: &str, id: &str) -> String {

@@ -13,10 +13,13 @@ use crate::activity::ActivityLogService;
 use crate::activity::model::ActivityLog;
 use crate::alert::AlertService;
 use crate::alert::model::{Alert, Disposition, NewAlert, ResolveRequest};
-use crate::entity::model::{Entity, RiskDetails, ScreeningStatus, VerificationStatus};
+use crate::entity::model::{
+    Entity, Individual, PersonName, RiskDetails, ScreeningStatus, VerificationStatus,
+};
 use crate::entity::output::OutputWriter;
 use crate::error::Result;
 use crate::principal::{Principal, TenantId};
+use crate::values::PartialDate;
 
 /// An output-only field of an entity that a run sets.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +31,66 @@ pub enum EntityOutput {
     /// `riskDetails`, set by a rating unless the entity holds this rating's or a newer
     /// one already.
     RiskDetails(RiskDetails),
+    /// Parts of `individual` an identity verification read, filling only those the
+    /// individual lacks (names of its `legalName`, its `dateOfBirth`).
+    MissingDetails(VerifiedDetails),
+}
+
+/// What an identity verification read of a person, to fill what an individual lacks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VerifiedDetails {
+    /// Given name.
+    pub given_name: Option<String>,
+    /// Middle names.
+    pub middle_names: Option<String>,
+    /// Family name.
+    pub family_name: Option<String>,
+    /// Date of birth.
+    pub date_of_birth: Option<PartialDate>,
+}
+
+impl VerifiedDetails {
+    /// The individual `individual` with what it lacks filled in from these details,
+    /// and the JSON paths of the fields filled (`individual.legalName.givenName`).
+    pub fn fill(&self, individual: &Individual) -> (Individual, Vec<&'static str>) {
+        let mut filled = individual.clone();
+        let mut paths = Vec::new();
+        let mut name = filled.legal_name.clone().unwrap_or_default();
+        for (part, given, path) in [
+            (
+                &mut name.given_name,
+                &self.given_name,
+                "individual.legalName.givenName",
+            ),
+            (
+                &mut name.middle_names,
+                &self.middle_names,
+                "individual.legalName.middleNames",
+            ),
+            (
+                &mut name.family_name,
+                &self.family_name,
+                "individual.legalName.familyName",
+            ),
+        ] {
+            if let Some(given) = given.as_ref().map(|g| g.trim()).filter(|g| !g.is_empty())
+                && part.trim().is_empty()
+            {
+                given.clone_into(part);
+                paths.push(path);
+            }
+        }
+        if name != PersonName::default() {
+            filled.legal_name = Some(name);
+        }
+        if filled.date_of_birth.is_none()
+            && let Some(date) = self.date_of_birth
+        {
+            filled.date_of_birth = Some(date);
+            paths.push("individual.dateOfBirth");
+        }
+        (filled, paths)
+    }
 }
 
 /// What caused an output to change, named in the `entity.updated` event: the field
@@ -163,6 +226,7 @@ impl EntityOutput {
             EntityOutput::ScreeningStatus(_) => "screeningStatus",
             EntityOutput::VerificationStatus(_) => "verificationStatus",
             EntityOutput::RiskDetails(_) => "riskDetails",
+            EntityOutput::MissingDetails(_) => "individual",
         }
     }
 
@@ -188,6 +252,14 @@ impl EntityOutput {
                 });
                 (!newer).then(|| Entity {
                     risk_details: Some(details.clone()),
+                    ..entity.clone()
+                })
+            }
+            EntityOutput::MissingDetails(details) => {
+                let individual = entity.individual.as_ref()?;
+                let (filled, paths) = details.fill(individual);
+                (!paths.is_empty()).then(|| Entity {
+                    individual: Some(filled),
                     ..entity.clone()
                 })
             }

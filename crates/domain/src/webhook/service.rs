@@ -159,6 +159,17 @@ impl WebhookEndpointService {
 /// FAILED_PRECONDITION `SECRET_KEY_NOT_CONFIGURED` when there is no cipher; INTERNAL
 /// when the system has no randomness to give.
 pub(crate) fn new_secret(cipher: Option<&Arc<dyn SecretCipher>>) -> Result<(String, String)> {
+    new_prefixed_secret(SECRET_PREFIX, cipher)
+}
+
+/// As [`new_secret`], the secret starting with `prefix` rather than `whsec_`.
+///
+/// # Errors
+/// As [`new_secret`].
+pub(crate) fn new_prefixed_secret(
+    prefix: &str,
+    cipher: Option<&Arc<dyn SecretCipher>>,
+) -> Result<(String, String)> {
     let cipher = cipher.ok_or_else(|| {
         Error::failed_precondition(
             "SECRET_KEY_NOT_CONFIGURED",
@@ -168,7 +179,7 @@ pub(crate) fn new_secret(cipher: Option<&Arc<dyn SecretCipher>>) -> Result<(Stri
     })?;
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| Error::internal(e.to_string()))?;
-    let secret = format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes));
+    let secret = format!("{prefix}{}", STANDARD.encode(bytes));
     let sealed = cipher.seal(&secret).map_err(Error::internal)?;
     Ok((secret, sealed))
 }

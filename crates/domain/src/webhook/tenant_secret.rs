@@ -1,18 +1,23 @@
-//! The tenant's webhook signing secret: what deliveries to URLs (the jobs'
-//! `webhookUri`, the NOTIFY_WEBHOOK steps' `url`) are signed with, since they have no
-//! endpoint of their own. It is made on first use (the first delivery to a URL, or the
-//! first `tenants/{tenant}:rotateWebhookSecret`), stored sealed as endpoint secrets
-//! are, and shown only by `:rotateWebhookSecret`, whose replaced secret goes on signing
-//! for [`SECRET_OVERLAP`].
+//! A tenant's own secrets, one per [`SecretPurpose`], each made on first use, stored
+//! sealed as endpoint secrets are, shown only by its rotation, whose replaced secret
+//! stays good for [`SECRET_OVERLAP`]:
+//! - the webhook signing secret: what deliveries to URLs (the jobs' `webhookUri`, the
+//!   NOTIFY_WEBHOOK steps' `url`) are signed with, since they have no endpoint of their
+//!   own; made by the first delivery to a URL or the first
+//!   `tenants/{tenant}:rotateWebhookSecret`;
+//! - the Truuth callback secret: the Bearer secret Truuth's callbacks to
+//!   `POST /v1alpha/truuth/webhooks/callback` must carry for a session of the tenant;
+//!   made and shown by `tenants/{tenant}:rotateTruuthCallbackSecret`.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::model::SealedSecrets;
 use super::ports::SecretCipher;
-use super::service::{SECRET_OVERLAP, new_secret};
+use super::service::{SECRET_OVERLAP, SECRET_PREFIX, new_prefixed_secret};
 use crate::error::Result;
 use crate::event::NewEvent;
 use crate::lifecycle::ServiceContext;
@@ -22,18 +27,49 @@ use crate::tenant::model::Tenant;
 use crate::tenant::service::own_tenant;
 use crate::time::Timestamp;
 
-/// The event type of a rotation.
+/// The event type of a rotation of the webhook signing secret.
 pub const SECRET_ROTATED: &str = "tenant.webhook_secret_rotated";
 
-/// The answer of `:rotateWebhookSecret`.
+/// The event type of a rotation of the Truuth callback secret.
+pub const TRUUTH_CALLBACK_SECRET_ROTATED: &str = "tenant.truuth_callback_secret_rotated";
+
+/// What a tenant secret is for: each purpose has its own secret, stored and rotated
+/// apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretPurpose {
+    /// Signing the deliveries to URLs.
+    WebhookSigning,
+    /// Authenticating Truuth's callbacks (a shared Bearer secret).
+    TruuthCallback,
+}
+
+impl SecretPurpose {
+    /// The event type of a rotation.
+    pub fn rotated_event(self) -> &'static str {
+        match self {
+            SecretPurpose::WebhookSigning => SECRET_ROTATED,
+            SecretPurpose::TruuthCallback => TRUUTH_CALLBACK_SECRET_ROTATED,
+        }
+    }
+
+    /// What the plaintext secret starts with.
+    fn prefix(self) -> &'static str {
+        match self {
+            SecretPurpose::WebhookSigning => SECRET_PREFIX,
+            SecretPurpose::TruuthCallback => "tcbsec_",
+        }
+    }
+}
+
+/// The answer of `:rotateWebhookSecret` and `:rotateTruuthCallbackSecret`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TenantWebhookSecret {
     /// The tenant: `tenants/{tenant}`.
     pub tenant: String,
-    /// The new signing secret, `whsec_` and the base64 of 32 random bytes; shown only
-    /// here.
+    /// The new secret, `whsec_` (signing) or `tcbsec_` (Truuth callbacks) and the
+    /// base64 of 32 random bytes; shown only here.
     pub secret: String,
     /// Until when the replaced secret goes on signing beside the new one (24 hours);
     /// absent when there was none to replace.
@@ -42,7 +78,7 @@ pub struct TenantWebhookSecret {
     pub previous_secret_expire_time: Option<Timestamp>,
 }
 
-/// Stores each tenant's sealed signing secrets. Any method may fail with
+/// Stores each tenant's sealed secrets of one purpose. Any method may fail with
 /// [`RepositoryError::Unavailable`] or [`RepositoryError::Internal`].
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -75,7 +111,8 @@ pub trait TenantSecretRepository: Send + Sync {
     ) -> Result<(), RepositoryError>;
 }
 
-/// The tenant signing secret use cases.
+/// The use cases of a tenant secret of one purpose (the webhook signing secret unless
+/// [`TenantSecretService::with_purpose`] says otherwise).
 #[derive(derive_new::new)]
 pub struct TenantSecretService {
     repository: Arc<dyn TenantSecretRepository>,
@@ -84,12 +121,23 @@ pub struct TenantSecretService {
     cipher: Option<Arc<dyn SecretCipher>>,
     /// The clock and ids.
     context: ServiceContext,
+    /// What the secrets are for.
+    #[new(value = "SecretPurpose::WebhookSigning")]
+    purpose: SecretPurpose,
 }
 
 impl TenantSecretService {
-    /// Gives the caller's tenant (`id`: its own id or `current`) a new signing secret,
-    /// answered with it; the replaced one, if any, goes on signing for
-    /// [`SECRET_OVERLAP`]. Writes a `tenant.webhook_secret_rotated` event.
+    /// The same service for secrets of `purpose` (its repository storing those).
+    #[must_use]
+    pub fn with_purpose(mut self, purpose: SecretPurpose) -> TenantSecretService {
+        self.purpose = purpose;
+        self
+    }
+
+    /// Gives the caller's tenant (`id`: its own id or `current`) a new secret,
+    /// answered with it; the replaced one, if any, stays good for
+    /// [`SECRET_OVERLAP`]. Writes the purpose's rotation event
+    /// (`tenant.webhook_secret_rotated`, `tenant.truuth_callback_secret_rotated`).
     ///
     /// # Errors
     /// NOT_FOUND for another tenant; FAILED_PRECONDITION `SECRET_KEY_NOT_CONFIGURED`;
@@ -103,7 +151,7 @@ impl TenantSecretService {
             .get(tenant)
             .await
             .map_err(|e| e.for_resource(&name))?;
-        let (secret, sealed) = new_secret(self.cipher.as_ref())?;
+        let (secret, sealed) = new_prefixed_secret(self.purpose.prefix(), self.cipher.as_ref())?;
         let now = self.context.clock.now();
         let previous_expire_time = current.as_ref().map(|_| now.plus(SECRET_OVERLAP));
         let replaced = current.map(|c| c.current);
@@ -114,7 +162,7 @@ impl TenantSecretService {
         };
         let event = NewEvent::new(
             self.context.ids.resource_id(),
-            SECRET_ROTATED,
+            self.purpose.rotated_event(),
             &name,
             principal,
             now,
@@ -139,7 +187,7 @@ impl TenantSecretService {
         if let Some(secrets) = self.repository.get(tenant).await? {
             return Ok(secrets);
         }
-        let (_, sealed) = new_secret(self.cipher.as_ref())?;
+        let (_, sealed) = new_prefixed_secret(self.purpose.prefix(), self.cipher.as_ref())?;
         let first = SealedSecrets {
             current: sealed,
             ..SealedSecrets::default()
@@ -148,6 +196,42 @@ impl TenantSecretService {
             .repository
             .create(tenant, &first, self.context.clock.now())
             .await?)
+    }
+}
+
+impl TenantSecretService {
+    /// Whether `presented` is the tenant's current secret, or its previous one before
+    /// that stops being good. Nothing is made: a tenant without a secret matches
+    /// nothing. The comparison is of SHA-256 digests, so its time says nothing of
+    /// the secret.
+    ///
+    /// # Errors
+    /// UNAVAILABLE; INTERNAL when a stored secret does not open with the operator's
+    /// key (or no key is configured).
+    pub async fn matches(&self, tenant: &TenantId, presented: &str) -> Result<bool> {
+        let Some(secrets) = self.repository.get(tenant).await? else {
+            return Ok(false);
+        };
+        let cipher = self.cipher.as_ref().ok_or_else(|| {
+            crate::error::Error::internal("a tenant secret is stored but no key is configured")
+        })?;
+        let now = self.context.clock.now();
+        let mut good = vec![secrets.current];
+        if let (Some(previous), Some(until)) = (secrets.previous, secrets.previous_expire_time)
+            && until > now
+        {
+            good.push(previous);
+        }
+        let presented = Sha256::digest(presented.as_bytes());
+        for sealed in good {
+            let secret = cipher
+                .open(&sealed)
+                .map_err(|e| crate::error::Error::internal(format!("tenant secret: {e}")))?;
+            if Sha256::digest(secret.as_bytes()) == presented {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -191,6 +275,9 @@ mod tests {
         cipher
             .expect_seal()
             .returning(|plaintext| Ok(format!("sealed:{plaintext}")));
+        cipher
+            .expect_open()
+            .returning(|sealed| Ok(sealed.trim_start_matches("sealed:").to_owned()));
         let cipher: Arc<dyn SecretCipher> = Arc::new(cipher);
         TenantSecretService::new(Arc::new(repository), with_key.then_some(cipher), context)
     }
@@ -303,6 +390,42 @@ mod tests {
         assert_eq!(
             stored.current, "sealed:theirs",
             "another worker's first secret wins"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_presented_secret_matches_the_current_or_the_previous_until_it_expires() {
+        let stored = |until: Timestamp| SealedSecrets {
+            current: "sealed:tcbsec_new".into(),
+            previous: Some("sealed:tcbsec_old".into()),
+            previous_expire_time: Some(until),
+        };
+        let mut repository = MockTenantSecretRepository::new();
+        let until = now().plus(Duration::from_secs(60));
+        repository
+            .expect_get()
+            .returning(move |_| Ok(Some(stored(until))));
+        let secrets = service(repository, true).with_purpose(SecretPurpose::TruuthCallback);
+        let tenant = TenantId::new("t1");
+        assert!(secrets.matches(&tenant, "tcbsec_new").await.unwrap());
+        assert!(secrets.matches(&tenant, "tcbsec_old").await.unwrap());
+        assert!(!secrets.matches(&tenant, "tcbsec_other").await.unwrap());
+
+        let mut repository = MockTenantSecretRepository::new();
+        let past = now().minus(Duration::from_secs(1));
+        repository
+            .expect_get()
+            .returning(move |_| Ok(Some(stored(past))));
+        let secrets = service(repository, true);
+        assert!(!secrets.matches(&tenant, "tcbsec_old").await.unwrap());
+
+        let mut repository = MockTenantSecretRepository::new();
+        repository.expect_get().returning(|_| Ok(None));
+        assert!(
+            !service(repository, true)
+                .matches(&tenant, "anything")
+                .await
+                .unwrap()
         );
     }
 }

@@ -12,6 +12,8 @@ use rics_domain::job::model::JobState;
 use rics_domain::job::pep_sanction::{PepSanctionInput, PepSanctionResult};
 use rics_domain::job::risk_rating::{RiskRatingInput, RiskRatingResult};
 use rics_domain::onboarding::{OnboardingInput, OnboardingResult};
+use rics_domain::verification::jobs::VerificationJobInput;
+use rics_domain::verification::service::VerificationResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -348,6 +350,21 @@ job_schema! {
     }
 }
 
+job_schema! {
+    /// An individual entity verification job (identity verification with a provider),
+    /// as the API shows it.
+    IndividualEntityVerificationJob, page ListIndividualEntityVerificationJobsResponse as individualEntityVerificationJobs {
+        name: "`individualEntityVerificationJobs/{job}`. Output only.",
+        entity: [
+            /// The individual verified, `entities/{entity}`. Required on create,
+            /// immutable.
+            #[schema(pattern = "^entities/[a-z0-9-]{1,63}$")]
+        ],
+        input: VerificationJobInput,
+        result: VerificationResult,
+    }
+}
+
 job_routes! {
     onboarding: service onboarding_jobs, job super::OnboardIndividualEntityJob,
         page super::ListOnboardIndividualEntityJobsResponse,
@@ -369,6 +386,26 @@ job_routes! {
     run "/v1alpha/entities/{entity}/onboardIndividualEntityJobs/{job}:run";
     /// An onboarding run's operation.
     operation "/v1alpha/entities/{entity}/onboardIndividualEntityJobs/{job}/operations/{operation}";
+}
+
+job_routes! {
+    identity_verification: service verification_jobs, job super::IndividualEntityVerificationJob,
+        page super::ListIndividualEntityVerificationJobsResponse,
+        create super::IndividualEntityVerificationJob,
+        run rics_domain::job::kind::RunRequest,
+        entity [];
+    /// Lists the individual entity verification jobs of every entity.
+    list "/v1alpha/individualEntityVerificationJobs", [];
+    /// Creates an identity verification job about the individual `entity` of the body.
+    create "/v1alpha/individualEntityVerificationJobs";
+    /// Gets an identity verification job.
+    get "/v1alpha/individualEntityVerificationJobs/{job}";
+    /// Runs an identity verification job: starts a session with the provider and
+    /// returns the run's operation at once, its `metadata.debug.verificationUri` the
+    /// session's URL; the provider's callback ends the run.
+    run "/v1alpha/individualEntityVerificationJobs/{job}:run";
+    /// An identity verification run's operation.
+    operation "/v1alpha/individualEntityVerificationJobs/{job}/operations/{operation}";
 }
 
 /// The path variables of a job collection: the entity, absent for the top-level

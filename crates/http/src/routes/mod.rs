@@ -28,6 +28,7 @@ pub mod risk;
 pub mod screening_lists;
 pub mod standard;
 pub mod tenants;
+pub mod verification;
 pub mod webhook_endpoints;
 pub mod workspaces;
 
@@ -184,6 +185,7 @@ route_modules!(
     jobs::risk_rating,
     jobs::id_verification,
     jobs::onboarding,
+    jobs::identity_verification,
     risk,
     notes::of_entities,
     workspaces,
@@ -201,6 +203,7 @@ route_modules!(
     tenants,
     webhook_endpoints,
     hosted,
+    verification,
 );
 
 /// Every route of the API: the rows of each module of `TABLES`, in order.
@@ -343,12 +346,13 @@ mod tests {
 
     #[test]
     fn every_api_route_has_a_scope() {
-        // The OpenAPI document is public; every other
-        // `/v1alpha` route needs a token.
-        for route in ROUTES
-            .iter()
-            .filter(|r| r.path.starts_with("/v1alpha/") && r.path != "/v1alpha/openapi.json")
-        {
+        // The OpenAPI document and Truuth's callback (authenticated by the tenant's
+        // callback secret) are public; every other `/v1alpha` route needs a token.
+        for route in ROUTES.iter().filter(|r| {
+            r.path.starts_with("/v1alpha/")
+                && r.path != "/v1alpha/openapi.json"
+                && r.path != verification::TRUUTH_CALLBACK
+        }) {
             assert!(
                 route.scope.is_some(),
                 "{} {} has no scope",

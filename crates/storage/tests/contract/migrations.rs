@@ -643,6 +643,9 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         tenant_webhook_secrets: (S, S, Maybe<S>, Maybe<i64>, i64, i64),
         screening_list_versions: (S, S, S, i64),
         screening_list_changes: (S, S, S, i64, i64, i64, i64),
+        verification_sessions: (S, S, S, Maybe<S>, Maybe<S>, Maybe<S>, S, bool, Maybe<S>, S, Maybe<S>, Maybe<S>, i64, i64, Maybe<i64>),
+        verification_callbacks: (S, S, S, S, i64, S),
+        truuth_callback_secrets: (S, S, Maybe<S>, Maybe<i64>, i64, i64),
     );
     // schema.rs names exactly the tables the migrations create, with their columns.
     let in_database: BTreeMap<String, Vec<String>> = columns(&mut conn)

@@ -1,0 +1,203 @@
+//! Individual entity verification jobs (`individualEntityVerificationJobs`, top-level,
+//! the entity an input): a `:run` starts a verification session with the provider of
+//! the job's `providerConfig` for the individual (its first email and legal name) and
+//! answers its URL at once in the operation's `metadata.debug.verificationUri`; the
+//! provider's callback ends the run ([`JobFamily::ENDS_ELSEWHERE`]) through
+//! [`VerificationService`], with the result [`VerificationResult`].
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::service::{RunEnding, RunSession, VerificationService, owner_of, session_name};
+use crate::entity::model::Entity;
+use crate::entity::repository::EntityRepository;
+use crate::error::{Error, Result};
+use crate::event::NewEvent;
+use crate::job::JobService;
+use crate::job::kind::{JobFamily, Run, RunRequest};
+use crate::job::model::JobRecord;
+use crate::lifecycle::deleted;
+use crate::principal::{Principal, TenantId};
+use crate::risk::evaluation::require_individual;
+use crate::time::Timestamp;
+use crate::webhook::ports::HostResolver;
+use crate::webhook::target::TargetPolicy;
+
+/// The Truuth provider's configuration of a job: empty, as rics reaches Truuth with
+/// the operator's account (`RICS_TRUUTH_API_URL`, `RICS_TRUUTH_API_KEY`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TruuthVerificationConfig {}
+
+/// The inputs of a verification job.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VerificationJobInput {
+    /// The provider, of the `providerConfig` oneof: Truuth. Required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truuth_verification_config: Option<TruuthVerificationConfig>,
+    /// Whether the outcome fills the individual's missing names and date of birth.
+    #[serde(default)]
+    pub enrich_entity: bool,
+    /// Where the event `verification_session.completed`, with the job, is also
+    /// delivered (signed with the tenant's webhook secret). Checked by the webhook URL
+    /// policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_uri: Option<String>,
+}
+
+/// What the runner's part of a run reports in the operation's `metadata.debug`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandedOff {
+    /// The run's session, `verificationSessions/{operation id}`.
+    pub verification_session: String,
+}
+
+/// The ports the family uses.
+pub struct VerificationJobPorts {
+    /// Sessions and completions.
+    pub verification: Arc<VerificationService>,
+    /// Entities.
+    pub entities: Arc<dyn EntityRepository>,
+    /// The webhook URL policy `webhookUri` must pass.
+    pub policy: TargetPolicy,
+    /// Resolves `webhookUri`'s host for the policy.
+    pub resolver: Arc<dyn HostResolver>,
+}
+
+/// Identity verification of individuals with a provider.
+pub struct VerificationJobs {
+    ports: VerificationJobPorts,
+}
+
+impl VerificationJobs {
+    /// The family over its ports.
+    pub fn new(ports: VerificationJobPorts) -> VerificationJobs {
+        VerificationJobs { ports }
+    }
+
+    async fn live_entity(&self, tenant: &TenantId, entity_id: &str) -> Result<Entity> {
+        let name = format!("entities/{entity_id}");
+        let entity = self
+            .ports
+            .entities
+            .get(tenant, entity_id)
+            .await?
+            .ok_or_else(|| Error::not_found(&name))?;
+        if entity.is_deleted() {
+            return Err(deleted(&name));
+        }
+        Ok(entity)
+    }
+}
+
+#[async_trait]
+impl JobFamily for VerificationJobs {
+    const COLLECTION: &'static str = "individualEntityVerificationJobs";
+    const EVENT_PREFIX: &'static str = "individual_entity_verification_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.IndividualEntityVerificationJob";
+    const ENDS_ELSEWHERE: bool = true;
+
+    type Input = VerificationJobInput;
+    type RunRequest = RunRequest;
+    type RunInput = crate::job::kind::NoRunInput;
+    type Output = HandedOff;
+
+    async fn check_input(
+        &self,
+        _principal: &Principal,
+        _entity_id: &str,
+        input: VerificationJobInput,
+    ) -> Result<VerificationJobInput> {
+        if input.truuth_verification_config.is_none() {
+            return Err(Error::invalid_field(
+                "job.truuthVerificationConfig",
+                "REQUIRED",
+                "give the provider: truuthVerificationConfig {}",
+            ));
+        }
+        if let Some(url) = &input.webhook_uri {
+            self.ports
+                .policy
+                .admit("job.webhookUri", url, self.ports.resolver.as_ref())
+                .await?;
+        }
+        Ok(input)
+    }
+
+    async fn prepare_run(
+        &self,
+        principal: &Principal,
+        job: &JobRecord,
+        operation_id: &str,
+        _now: Timestamp,
+    ) -> Result<Map<String, Value>> {
+        let input: VerificationJobInput = serde_json::from_value(job.input.clone())
+            .map_err(|e| Error::internal(format!("stored verification job input: {e}")))?;
+        let entity = self.live_entity(&principal.tenant, &job.entity_id).await?;
+        let started = self
+            .ports
+            .verification
+            .start_for_run(
+                &principal.tenant,
+                RunSession {
+                    entity,
+                    operation_id: operation_id.to_owned(),
+                    operation_name: format!("{}/operations/{operation_id}", job.name()),
+                    enrich_entity: input.enrich_entity,
+                    webhook_uri: input.webhook_uri,
+                },
+            )
+            .await?;
+        let mut debug = Map::new();
+        debug.insert("verificationUri".into(), json!(started.verification_uri));
+        debug.insert("expireTime".into(), json!(started.expire_time));
+        debug.insert(
+            "verificationSession".into(),
+            json!(session_name(operation_id)),
+        );
+        Ok(debug)
+    }
+
+    fn admits(&self, entity: &Entity) -> Result<()> {
+        require_individual(entity)?;
+        owner_of(entity).map(|_| ())
+    }
+
+    async fn execute(&self, run: Run<'_, Self>) -> Result<HandedOff> {
+        Ok(HandedOff {
+            verification_session: session_name(&run.task.id),
+        })
+    }
+}
+
+/// The verification jobs' service ends the runs their sessions started: the events
+/// of a completion go with the end, each with the job as it ended as its object.
+#[async_trait]
+impl RunEnding for JobService {
+    async fn end(
+        &self,
+        tenant: &TenantId,
+        operation: &str,
+        outcome: Result<Value>,
+        events: Vec<NewEvent>,
+    ) -> Result<()> {
+        let with_job = move |job: &JobRecord| -> Vec<NewEvent> {
+            let rendered = job.to_json();
+            events
+                .iter()
+                .cloned()
+                .map(|event| event.with_field("object", rendered.clone()))
+                .collect()
+        };
+        self.end_run(tenant, operation, outcome, &with_job)
+            .await
+            .map(|_| ())
+    }
+}

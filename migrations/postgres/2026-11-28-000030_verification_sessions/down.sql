@@ -1,0 +1,3 @@
+DROP TABLE truuth_callback_secrets;
+DROP TABLE verification_callbacks;
+DROP TABLE verification_sessions;
