@@ -60,7 +60,7 @@ use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, 
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
 use rics_domain::verification::jobs::{VerificationJobPorts, VerificationJobs};
-use rics_domain::verification::{VerificationPorts, VerificationService};
+use rics_domain::verification::{RunEnding, VerificationPorts, VerificationService};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
 use rics_domain::webhook::tenant_secret::SecretPurpose;
 use rics_domain::webhook::{
@@ -501,7 +501,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         identity_verification_kind.clone(),
         job_ports.clone(),
     ));
-    identity_verification.attach_runs(verification_jobs.clone());
+    let verification_runs: Arc<dyn RunEnding> = verification_jobs.clone();
+    identity_verification.attach_runs(&verification_runs);
     let pep_sanction_jobs = Arc::new(JobService::new(screening.clone(), job_ports.clone()));
     let match_reviews = Arc::new(MatchReviews::new(
         pep_sanction_jobs.clone(),
@@ -632,7 +633,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         queued: Arc::new(WakeWorkers(job_wake.clone())),
         context,
     }));
-    onboarding.start_journeys_with(executions.clone());
+    onboarding.start_journeys_with(&executions);
     let engine = Arc::new(ExecutionEngine::new(
         execution_repository,
         automation_repository,

@@ -7,7 +7,7 @@
 //! cancellable. The run ends when the journey decides ([`crate::onboarding::journey`]),
 //! or fails with the execution.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use async_trait::async_trait;
 use serde::Serialize;
@@ -71,7 +71,10 @@ pub struct OnboardingJobs {
     ports: OnboardingPorts,
     /// Starts the journeys: set once wiring is done, since the executions' effects
     /// end these jobs' runs (they need this family's service, which needs the family).
-    executions: OnceLock<Arc<ExecutionService>>,
+    /// Weak: the executions hold the job services, which hold this family, so a strong
+    /// reference would make a cycle that keeps the database pool alive after a server
+    /// stops.
+    executions: OnceLock<Weak<ExecutionService>>,
 }
 
 impl OnboardingJobs {
@@ -84,14 +87,22 @@ impl OnboardingJobs {
     }
 
     /// Gives the family the executions its runs start. A second call changes nothing.
-    pub fn start_journeys_with(&self, executions: Arc<ExecutionService>) {
-        let _ = self.executions.set(executions);
+    pub fn start_journeys_with(&self, executions: &Arc<ExecutionService>) {
+        let _ = self.executions.set(Arc::downgrade(executions));
     }
 
-    fn executions(&self) -> Result<&Arc<ExecutionService>> {
-        self.executions.get().ok_or_else(|| {
-            Error::internal("onboarding jobs were not given the executions that run journeys")
-        })
+    /// The executions; UNAVAILABLE once they are gone (the server stops), so the run
+    /// is retried by the next server.
+    fn executions(&self) -> Result<Arc<ExecutionService>> {
+        self.executions
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| {
+                Error::unavailable(
+                    "SHUTTING_DOWN",
+                    "onboarding jobs have no executions to run journeys",
+                )
+            })
     }
 }
 

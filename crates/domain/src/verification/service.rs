@@ -235,7 +235,10 @@ pub struct RunSession {
 /// The verification use cases.
 pub struct VerificationService {
     ports: VerificationPorts,
-    runs: std::sync::OnceLock<Arc<dyn RunEnding>>,
+    /// Weak: the job family holds this service, and the job service the family, so a
+    /// strong reference would make a cycle that keeps the database pool alive after a
+    /// server stops.
+    runs: std::sync::OnceLock<std::sync::Weak<dyn RunEnding>>,
 }
 
 impl VerificationService {
@@ -249,8 +252,8 @@ impl VerificationService {
 
     /// Attaches what ends the runs of verification jobs (made after this service,
     /// which the job family holds). A second call changes nothing.
-    pub fn attach_runs(&self, runs: Arc<dyn RunEnding>) {
-        let _ = self.runs.set(runs);
+    pub fn attach_runs(&self, runs: &Arc<dyn RunEnding>) {
+        let _ = self.runs.set(Arc::downgrade(runs));
     }
 
     /// Starts a session for the body of `POST /v1alpha/verificationSessions`.
@@ -505,7 +508,10 @@ impl VerificationService {
             let runs = self
                 .runs
                 .get()
-                .ok_or_else(|| Error::internal("no job service attached to end the run"))?;
+                .and_then(std::sync::Weak::upgrade)
+                .ok_or_else(|| {
+                    Error::unavailable("SHUTTING_DOWN", "no job service to end the run")
+                })?;
             if let Some(url) = &session.webhook_uri {
                 event = event.deliver_to(url.clone());
             }
