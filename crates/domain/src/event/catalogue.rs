@@ -37,6 +37,9 @@ const REMOVED_WHEN_DELETED: &[&str] = &["created", "updated", "deleted"];
 const NEVER_DELETED: &[&str] = &["created", "updated"];
 /// The verbs of a job family's jobs.
 const JOB: &[&str] = &["created", "started", "succeeded", "failed"];
+/// The verbs of a job family whose runs end elsewhere (`JobService::end_run`), where a
+/// run can also be cancelled.
+const JOB_ENDING_ELSEWHERE: &[&str] = &["created", "started", "succeeded", "failed", "cancelled"];
 /// The verb of a resource that is only ever created.
 const CREATED_ONLY: &[&str] = &["created"];
 
@@ -151,8 +154,8 @@ pub const CATALOGUE: &[EventFamily] = &[
     },
     EventFamily {
         prefix: OnboardingJobs::EVENT_PREFIX,
-        standard: JOB,
-        custom: &["cancelled", "decided"],
+        standard: JOB_ENDING_ELSEWHERE,
+        custom: &["decided"],
     },
     EventFamily {
         prefix: "automation_execution",
@@ -292,10 +295,16 @@ mod tests {
     #[test]
     fn standard_verbs_are_the_ones_the_lifecycles_write() {
         let code: String = sources().into_iter().map(|(_, code)| code).collect();
-        let verbs: BTreeSet<&str> = [SOFT_DELETED, REMOVED_WHEN_DELETED, JOB, CREATED_ONLY]
-            .concat()
-            .into_iter()
-            .collect();
+        let verbs: BTreeSet<&str> = [
+            SOFT_DELETED,
+            REMOVED_WHEN_DELETED,
+            JOB,
+            JOB_ENDING_ELSEWHERE,
+            CREATED_ONLY,
+        ]
+        .concat()
+        .into_iter()
+        .collect();
         for verb in verbs {
             let formatted = [format!("{{}}.{verb}\""), format!("\"{verb}\"")];
             assert!(
