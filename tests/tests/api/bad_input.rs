@@ -762,6 +762,10 @@ const STRING_FILTERS: &[(&str, &[&str])] = &[
         &["entity = \"{}\""],
     ),
     (
+        "/v1alpha/entities/{entity}/onboardIndividualEntityJobs",
+        &["entity = \"{}\""],
+    ),
+    (
         "/v1alpha/individualEntityIDVerificationJobs",
         &["entity = \"{}\""],
     ),
