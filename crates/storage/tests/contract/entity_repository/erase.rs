@@ -157,6 +157,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("formFiles", 0),
             ("forms", 0),
             ("webhookDeliveries", 0),
+            ("verificationSessions", 0),
         ])
     );
     assert_eq!(f.rows_of(&t1(), "a").await, OwnedRows::default());
@@ -216,6 +217,7 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             ("formFiles", 0),
             ("forms", 0),
             ("webhookDeliveries", 0),
+            ("verificationSessions", 0),
         ]))
     );
 }
