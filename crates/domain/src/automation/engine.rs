@@ -31,6 +31,7 @@ use crate::job::{AttemptOutcome, ClaimedTask, RunnerSettings};
 use crate::onboarding::journey::DecideArgs;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::principal::Principal;
+use crate::principal::TenantId;
 use crate::time::{Clock, Timestamp};
 
 /// The id of what the step `key` of the execution `execution_uid` makes (a job, a
@@ -555,6 +556,25 @@ impl ExecutionEngine {
         }
     }
 
+    /// Wakes `execution` now when a form it has just begun to await is already
+    /// submitted. A submit wakes only executions whose task is stored as waiting on the
+    /// form and unclaimed ([`ExecutionRepository::wake`]); one that came while this
+    /// step was claimed found nothing to wake, and would otherwise be seen only at the
+    /// next [`FORM_POLL`]. The submit was stored before that wake ran, and the wake ran
+    /// before this wait was stored, so this look, made after, sees it. A look that
+    /// fails leaves the step to that poll, as a lost wake does.
+    async fn catch_submit_during_claim(&self, tenant: &TenantId, execution: &Execution) {
+        if execution.state != ExecutionState::WaitingForInput {
+            return;
+        }
+        let principal = worker_principal(tenant);
+        for form in &execution.forms {
+            if let Ok(FormStatus::Submitted) = self.effects.form_status(&principal, form).await {
+                let _ = self.executions.wake(tenant, form, self.clock.now()).await;
+            }
+        }
+    }
+
     /// Releases the claim of a step that failed in a way worth retrying.
     async fn retry(&self, task: &ClaimedTask, error: &Error, now: Timestamp) -> Result<()> {
         self.jobs
@@ -643,6 +663,10 @@ impl QueuedWork for ExecutionEngine {
             self.effects
                 .execution_ended(&task.tenant, &finish.execution)
                 .await?;
+        }
+        if advanced {
+            self.catch_submit_during_claim(&task.tenant, &finish.execution)
+                .await;
         }
         Ok(if failed {
             AttemptOutcome::Failed

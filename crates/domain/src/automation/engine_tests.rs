@@ -84,11 +84,13 @@ fn task(attempt: u32) -> ClaimedTask {
 }
 
 /// What one claim did: the finish it stored (none when it only released the claim
-/// for a retry), how the attempt ended, and the retry it asked for.
+/// for a retry), how the attempt ended, the retry it asked for, and the forms whose
+/// waiting executions it woke.
 struct Claim {
     finish: Option<StepFinish>,
     outcome: AttemptOutcome,
     retry: Option<TaskFinish>,
+    woken: Vec<String>,
 }
 
 /// Runs one claim of `current` of `definition` at `at` with `effects`, attempt
@@ -110,6 +112,12 @@ async fn claim(
     executions.expect_advance().returning(move |_, finish, _| {
         *sink.lock().unwrap() = Some(finish.clone());
         Ok(true)
+    });
+    let woken = Arc::new(Mutex::new(Vec::new()));
+    let wake_sink = woken.clone();
+    executions.expect_wake().returning(move |_, form, _| {
+        wake_sink.lock().unwrap().push(form.to_owned());
+        Ok(1)
     });
     let mut effects = effects;
     effects.expect_execution_ended().returning(|_, _| Ok(()));
@@ -142,10 +150,12 @@ async fn claim(
     let outcome = engine.work(&task(attempt)).await.unwrap();
     let finish = finished.lock().unwrap().take();
     let retry = retried.lock().unwrap().take();
+    let woken = woken.lock().unwrap().clone();
     Claim {
         finish,
         outcome,
         retry,
+        woken,
     }
 }
 
@@ -269,6 +279,9 @@ async fn a_form_request_waits_for_input_and_resumes_on_submission() {
                 && *expire == now().plus(Duration::from_secs(3600))
         })
         .returning(|_, id, _, _, _, _| Ok(format!("forms/{id}")));
+    effects
+        .expect_form_status()
+        .returning(|_, _| Ok(FormStatus::Draft));
     let waiting = claim(&definition, &first, effects, now(), 1)
         .await
         .finish
@@ -777,6 +790,40 @@ async fn an_onboarding_journey_awaits_its_form_maps_it_and_decides() {
         .unwrap();
     assert_eq!(decided.execution.state, ExecutionState::Succeeded);
     assert_eq!(decided.execution.steps[2].resources, ["activityLogs/l1"]);
+}
+
+/// A form submitted while the step that begins to await it is claimed: the submit's
+/// wake found no waiting execution, so the step's claim wakes it once the wait is
+/// stored, rather than leaving it to the next poll.
+#[tokio::test]
+async fn a_form_submitted_during_the_claim_that_begins_awaiting_it_wakes_the_execution() {
+    let definition = steps(json!([
+        {"key": "submitted", "kind": "AWAIT_FORM", "args": {"form": "forms/f1"}},
+        {"key": "later", "kind": "AWAIT_FORM", "args": {"form": "forms/f2"}}]));
+    let looks = Arc::new(Mutex::new(0));
+    let mut effects = MockStepEffects::new();
+    effects.expect_form_status().returning(move |_, _| {
+        let mut looks = looks.lock().unwrap();
+        *looks += 1;
+        Ok(if *looks == 1 {
+            FormStatus::Draft
+        } else {
+            FormStatus::Submitted
+        })
+    });
+    let claimed = claim(&definition, &execution(&definition), effects, now(), 1).await;
+    assert_eq!(
+        claimed.finish.unwrap().execution.state,
+        ExecutionState::WaitingForInput
+    );
+    assert_eq!(claimed.woken, ["forms/f1"]);
+
+    let mut effects = MockStepEffects::new();
+    effects
+        .expect_form_status()
+        .returning(|_, _| Ok(FormStatus::Draft));
+    let still_draft = claim(&definition, &execution(&definition), effects, now(), 1).await;
+    assert!(still_draft.woken.is_empty(), "{:?}", still_draft.woken);
 }
 
 #[tokio::test]
