@@ -558,7 +558,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let delivery_worker = Arc::new(DeliveryWorker::new(
         DeliveryPorts {
             deliveries: delivery_repository,
-            sender: Arc::new(HttpSender),
+            sender: Arc::new(HttpSender::default()),
             cipher: cipher.clone(),
             resolver: Arc::new(crate::dns::SystemResolver),
             policy: config.webhook_targets.clone(),

@@ -3,9 +3,15 @@
 //! them (`resolve_to_addrs`), so a second DNS answer cannot lead it elsewhere, and no
 //! proxy is used. No redirect is followed, the whole attempt keeps its timeout, and
 //! the answer's body is read only up to the excerpt kept.
+//!
+//! A client is made once per pinning (host, port, checked addresses, timeout) and kept:
+//! making one loads the system's root certificates, which cost more than the POST
+//! itself, and a kept client reuses its connections to the receiver. Another DNS
+//! answer is another pinning, so no client reaches an address that was not checked.
 
 use std::error::Error as _;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::Client;
@@ -15,29 +21,57 @@ use rics_domain::webhook::WebhookSender;
 use rics_domain::webhook::delivery::MAX_RESPONSE_EXCERPT;
 use rics_domain::webhook::dispatch::{WebhookRequest, WebhookResponse};
 
+/// How many pinned clients are kept: more than the endpoints a busy deployment
+/// delivers to at once, and each holds only its idle connections.
+const KEPT_CLIENTS: usize = 256;
+
+/// What a client is pinned to: the host, the port, the addresses checked for it (in
+/// order), and the attempt's timeout.
+type Pinning = (String, u16, Vec<IpAddr>, Duration);
+
 /// Posts webhook messages over HTTP(S), with rustls and the system's root
 /// certificates.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HttpSender;
+pub struct HttpSender {
+    clients: quick_cache::sync::Cache<Pinning, Client>,
+}
+
+impl Default for HttpSender {
+    fn default() -> HttpSender {
+        HttpSender {
+            clients: quick_cache::sync::Cache::new(KEPT_CLIENTS),
+        }
+    }
+}
 
 impl HttpSender {
-    /// A client for `request` alone: its host pinned to the checked addresses, no
-    /// redirect, no proxy, its timeout.
-    fn client(request: &WebhookRequest) -> Result<Client, String> {
-        let pinned: Vec<SocketAddr> = request
-            .addresses
-            .iter()
-            .map(|ip| SocketAddr::new(*ip, request.port))
-            .collect();
-        Client::builder()
-            .redirect(Policy::none())
-            .no_proxy()
-            .connect_timeout(request.timeout)
-            .timeout(request.timeout)
-            .user_agent(concat!("rics-webhooks/", env!("CARGO_PKG_VERSION")))
-            .resolve_to_addrs(&request.host, &pinned)
-            .build()
-            .map_err(|e| format!("the HTTP client cannot be made: {}", describe(&e)))
+    /// The client for `request`'s pinning, made on first use: its host pinned to the
+    /// checked addresses, no redirect, no proxy, its timeout.
+    fn client(&self, request: &WebhookRequest) -> Result<Client, String> {
+        let mut addresses = request.addresses.clone();
+        addresses.sort_unstable();
+        addresses.dedup();
+        let pinning = (
+            request.host.clone(),
+            request.port,
+            addresses,
+            request.timeout,
+        );
+        self.clients.get_or_insert_with(&pinning, || {
+            let pinned: Vec<SocketAddr> = pinning
+                .2
+                .iter()
+                .map(|ip| SocketAddr::new(*ip, request.port))
+                .collect();
+            Client::builder()
+                .redirect(Policy::none())
+                .no_proxy()
+                .connect_timeout(request.timeout)
+                .timeout(request.timeout)
+                .user_agent(concat!("rics-webhooks/", env!("CARGO_PKG_VERSION")))
+                .resolve_to_addrs(&request.host, &pinned)
+                .build()
+                .map_err(|e| format!("the HTTP client cannot be made: {}", describe(&e)))
+        })
     }
 }
 
@@ -47,7 +81,7 @@ impl WebhookSender for HttpSender {
         if request.addresses.is_empty() {
             return Err(format!("'{}' leads to no address", request.host));
         }
-        let client = HttpSender::client(request)?;
+        let client = self.client(request)?;
         let mut builder = client
             .post(&request.url)
             .header(CONTENT_TYPE, "application/json")
@@ -171,7 +205,7 @@ mod tests {
     async fn a_2xx_answer_comes_back_from_the_pinned_address_with_its_excerpt() {
         let (port, told) = receiver(Some("HTTP/1.1 204 No Content\r\n\r\n".to_owned()), 0).await;
         // The name does not resolve: only the pinned address can be reached.
-        let answer = HttpSender
+        let answer = HttpSender::default()
             .post(&request("hooks.invalid", port, Duration::from_secs(5)))
             .await
             .unwrap();
@@ -190,7 +224,7 @@ mod tests {
         let head = format!("HTTP/1.1 500 Internal Server Error\r\nContent-Length: {size}\r\n\r\n");
         let (port, _told) = receiver(Some(head), size).await;
         let started = Instant::now();
-        let answer = HttpSender
+        let answer = HttpSender::default()
             .post(&request("127.0.0.1", port, Duration::from_secs(5)))
             .await
             .unwrap();
@@ -210,7 +244,7 @@ mod tests {
             "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{inside}/internal\r\nContent-Length: 0\r\n\r\n"
         );
         let (port, _told) = receiver(Some(head), 0).await;
-        let answer = HttpSender
+        let answer = HttpSender::default()
             .post(&request("hooks.example.com", port, Duration::from_secs(5)))
             .await
             .unwrap();
@@ -226,12 +260,48 @@ mod tests {
     async fn a_receiver_that_never_answers_runs_into_the_timeout() {
         let (port, _told) = receiver(None, 0).await;
         let started = Instant::now();
-        let error = HttpSender
+        let error = HttpSender::default()
             .post(&request("127.0.0.1", port, Duration::from_millis(300)))
             .await
             .unwrap_err();
         assert!(error.contains("no answer within"), "{error}");
         assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    /// Two messages to one pinning: the receiver accepts a single connection and
+    /// answers both on it, so the second can only arrive over the kept client's
+    /// connection.
+    #[tokio::test]
+    async fn messages_to_one_pinning_share_the_kept_connection() {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut buffer = [0u8; 4096];
+            for _ in 0..2 {
+                let mut seen = Vec::new();
+                while !String::from_utf8_lossy(&seen).contains("\"end\"") {
+                    let read = stream.read(&mut buffer).await.unwrap();
+                    if read == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&buffer[..read]);
+                }
+                let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+                if stream.write_all(answer).await.is_err() {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        });
+        let sender = HttpSender::default();
+        for _ in 0..2 {
+            let answer = sender
+                .post(&request("hooks.invalid", port, Duration::from_secs(3)))
+                .await
+                .unwrap();
+            assert_eq!(answer.status, 200);
+        }
     }
 
     #[test]
