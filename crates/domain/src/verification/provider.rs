@@ -58,7 +58,7 @@ pub struct IdentityOwner {
 }
 
 /// The longest name part an identity owner may have.
-const MAX_NAME: usize = 200;
+pub const MAX_NAME: usize = 200;
 
 impl IdentityOwner {
     /// Checks the owner given at `path` (`session.identityOwner`).

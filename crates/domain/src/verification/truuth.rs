@@ -18,12 +18,13 @@ use crate::resource::parse_body;
 const PASSING: [&str; 4] = ["PASS", "PASSED", "VERIFIED", "SUCCESS"];
 
 /// The longest id a callback may give.
-const MAX_ID: usize = 128;
+pub const MAX_ID: usize = 128;
 
 /// A Truuth callback's body. Unknown fields are ignored: the provider may add some.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
-struct TruuthCallback {
+pub struct TruuthCallback {
     #[serde(default)]
     verification_id: String,
     #[serde(default)]
@@ -31,14 +32,16 @@ struct TruuthCallback {
     #[serde(default)]
     status: String,
     #[serde(default)]
-    identity_owner: VerifiedOwnerBody,
+    identity_owner: TruuthOwner,
     #[serde(default)]
-    results: Option<Results>,
+    results: Option<TruuthResults>,
 }
 
+/// The person as the provider verified them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
-struct VerifiedOwnerBody {
+struct TruuthOwner {
     given_name: Option<String>,
     family_name: Option<String>,
     middle_name: Option<String>,
@@ -48,15 +51,19 @@ struct VerifiedOwnerBody {
     mobile_number: Option<String>,
 }
 
+/// The provider's judgements of the evidence.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
-struct Results {
+struct TruuthResults {
     #[serde(default)]
-    proofing_outcomes: Vec<ProofingOutcome>,
+    proofing_outcomes: Vec<TruuthProofingOutcome>,
 }
 
+/// One judgement: its status (PASS and the like pass).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct ProofingOutcome {
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+struct TruuthProofingOutcome {
     #[serde(default)]
     status: String,
 }

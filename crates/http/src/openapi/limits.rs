@@ -15,7 +15,7 @@ use rics_domain::form_definition::rules::{
 };
 use rics_domain::{
     activity, alert, automation, document, file, form, form_definition, job, note, risk, tenant,
-    webhook, workspace,
+    verification, webhook, workspace,
 };
 use serde_json::{Value, json};
 
@@ -53,6 +53,21 @@ const LIMITS: &[(&str, &str, Limit)] = &[
         Characters(file::service::MAX_DISPLAY_NAME),
     ),
     ("Entity", "displayName", Characters(MAX_DISPLAY_NAME)),
+    (
+        "IdentityOwner",
+        "givenName",
+        Characters(verification::provider::MAX_NAME),
+    ),
+    (
+        "IdentityOwner",
+        "familyName",
+        Characters(verification::provider::MAX_NAME),
+    ),
+    (
+        "IdentityOwner",
+        "middleName",
+        Characters(verification::provider::MAX_NAME),
+    ),
     (
         "Entity",
         "individual.legalName.givenName",

@@ -1025,6 +1025,46 @@ const PROPERTY_RULES: &[(&str, &str, PropertyRule, bool)] = &[
         true,
     ),
     (
+        "CreateSessionRequest",
+        "identityOwner",
+        // Given, not null (REQUIRED).
+        || json!({ "oneOf": [{ "$ref": "#/components/schemas/IdentityOwner" }] }),
+        true,
+    ),
+    (
+        "IdentityOwner",
+        "email",
+        // What the email_address crate reads, and no longer than 254 (INVALID_EMAIL).
+        || json!({ "maxLength": 254, "pattern": EMAIL_PATTERN }),
+        true,
+    ),
+    (
+        "CreateSessionRequest",
+        "entity",
+        // An entity's name, not the wildcard `-`, or empty for none (INVALID_NAME).
+        || json!({ "pattern": "^(entities/([a-z0-9][a-z0-9-]{0,62}|-[a-z0-9-]{1,62}))?$" }),
+        false,
+    ),
+    (
+        "TruuthCallback",
+        "verificationId",
+        || json!({ "minLength": 1, "maxLength": rics_domain::verification::truuth::MAX_ID }),
+        true,
+    ),
+    (
+        "TruuthCallback",
+        "externalRefId",
+        || json!({ "minLength": 1, "maxLength": rics_domain::verification::truuth::MAX_ID }),
+        true,
+    ),
+    (
+        "TruuthCallback",
+        "status",
+        // A status the provider sends (UNKNOWN_STATUS).
+        || json!({ "enum": &rics_domain::verification::provider::ProviderStatus::VALUES[1..] }),
+        true,
+    ),
+    (
         "FactorScreeningStatus",
         "scores",
         || score_keys(rics_domain::entity::model::ScreeningStatus::VALUES),

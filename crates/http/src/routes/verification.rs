@@ -102,7 +102,7 @@ pub async fn rotate_truuth_callback_secret(
 /// received already (409 `CALLBACK_REPLAYED`), a session expired more than an hour
 /// ago (412 `CALLBACK_TOO_OLD`).
 #[utoipa::path(post, path = "/v1alpha/truuth/webhooks/callback", tag = "verificationSessions",
-    request_body = Object,
+    request_body = rics_domain::verification::truuth::TruuthCallback,
     responses((status = 200, body = Object), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
         (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope), (status = 412, body = ErrorEnvelope)))]
 pub async fn truuth_callback(
