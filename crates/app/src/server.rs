@@ -675,6 +675,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         automations.clone(),
         files.clone(),
         webhook_endpoints.clone(),
+        verification_jobs.clone(),
         content_sweeper,
     ];
     let sweeps: Vec<Arc<dyn Sweep>> = vec![forms.clone(), webhook_deliveries.clone()];

@@ -96,6 +96,8 @@ pub struct JobRow {
     create_time: i64,
     update_time: i64,
     made_entity_id: Option<String>,
+    delete_time: Option<i64>,
+    purge_time: Option<i64>,
 }
 
 impl JobRow {
@@ -114,6 +116,8 @@ impl JobRow {
             create_time: job.create_time.unix_micros(),
             update_time: job.update_time.unix_micros(),
             made_entity_id: job.made_entity_id.clone(),
+            delete_time: job.delete_time.map(Timestamp::unix_micros),
+            purge_time: job.purge_time.map(Timestamp::unix_micros),
         }
     }
 
@@ -132,6 +136,8 @@ impl JobRow {
                 .transpose()?,
             create_time: timestamp(self.create_time)?,
             update_time: timestamp(self.update_time)?,
+            delete_time: self.delete_time.map(timestamp).transpose()?,
+            purge_time: self.purge_time.map(timestamp).transpose()?,
             id: self.id,
             family: self.family,
             entity_id: self.entity_id,
@@ -311,8 +317,9 @@ fn claim_ready(
     sql.load::<ClaimedRow>(conn).map_err(repository_error)
 }
 
-/// The jobs table, for [`DieselStore`]: jobs of every family in one table, never
-/// deleted (they go only with their entity's erasure).
+/// The jobs table, for [`DieselStore`]: jobs of every family in one table. Only the
+/// jobs of a family whose jobs may be deleted are ever soft-deleted, and purged; the
+/// others go only with their entity's erasure.
 #[derive(Debug, Clone, Copy)]
 pub struct JobTable;
 
@@ -325,7 +332,6 @@ impl StoredTable for JobTable {
 
     const TABLE: &'static str = "jobs";
     const FIELDS: &'static FieldMap = &JOB_FIELDS;
-    const SOFT_DELETES: bool = false;
 
     row_statements!(jobs);
 
@@ -402,6 +408,62 @@ impl JobRepository for DieselStore<JobTable> {
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
         ResourceStore::update(self, tenant, job, expected_revision, new_events).await
+    }
+
+    async fn find_purge_due(
+        &self,
+        family: &str,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
+        let family = family.to_owned();
+        self.db()
+            .read(move |conn| {
+                let found: Vec<(String, String)> = jobs::table
+                    .filter(jobs::family.eq(&family))
+                    .filter(jobs::purge_time.lt(now.unix_micros()))
+                    .order(jobs::purge_time)
+                    .limit(i64::from(limit))
+                    .select((jobs::tenant_id, jobs::id))
+                    .load(conn)
+                    .map_err(repository_error)?;
+                Ok(found
+                    .into_iter()
+                    .map(|(tenant, id)| (TenantId::new(tenant), id))
+                    .collect())
+            })
+            .await
+    }
+
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        now: Timestamp,
+        new_events: &[NewEvent],
+    ) -> Result<(), RepositoryError> {
+        let (tenant, job, new_events) =
+            (tenant.as_str().to_owned(), job.clone(), new_events.to_vec());
+        self.db()
+            .write(move |conn| {
+                crate::purge::remove_due(conn, "jobs", &tenant, &job.id, now, &new_events)?;
+                diesel::delete(
+                    job_tasks::table
+                        .filter(job_tasks::tenant_id.eq(&tenant))
+                        .filter(job_tasks::job_id.eq(&job.id)),
+                )
+                .execute(conn)
+                .map_err(repository_error)?;
+                diesel::delete(
+                    operations::table
+                        .filter(operations::tenant_id.eq(&tenant))
+                        .filter(operations::name.like(format!("{}/operations/%", job.name()))),
+                )
+                .execute(conn)
+                .map_err(repository_error)?;
+                Ok(())
+            })
+            .await
     }
 
     async fn start_run<'a>(

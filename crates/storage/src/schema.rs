@@ -417,7 +417,11 @@ diesel::table! {
         update_time -> BigInt,
         /// The entity the run of a job created at `entities/-` made; NULL before, and
         /// for every other job.
-        made_entity_id -> Nullable<Text>,
+        made_entity_id -> Nullable<Text>,        /// `deleteTime`: when a job of a family whose jobs may be deleted was
+        /// soft-deleted; NULL when live.
+        delete_time -> Nullable<BigInt>,
+        /// `purgeTime`: when a soft-deleted job is purged; NULL when live.
+        purge_time -> Nullable<BigInt>,
     }
 }
 

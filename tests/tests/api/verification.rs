@@ -534,3 +534,261 @@ fn without_truuth_a_session_is_refused() {
         )
         .error(400, "FAILED_PRECONDITION", "PROVIDER_NOT_CONFIGURED");
 }
+
+/// A verification job's path.
+fn job_path(job: &Value) -> String {
+    format!("/v1alpha/{}", job["name"].as_str().unwrap())
+}
+
+/// The event types of `entity` that begin with `individual_entity_verification_job.`.
+fn job_events(server: &Server, entity: &str) -> Vec<String> {
+    let page = server
+        .get(&format!("/v1alpha/{entity}/events?pageSize=100"))
+        .ok();
+    array(&page["events"])
+        .iter()
+        .filter_map(|e| e["eventType"].as_str())
+        .filter(|t| t.starts_with("individual_entity_verification_job."))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Verification jobs take PATCH of their inputs (AIP-134 masks, etag, the family's
+/// checks), a soft DELETE hiding them from lists unless `showDeleted`, and
+/// `:undelete`; a deleted job is read as it is and refuses changes and runs, a
+/// running one refuses changes and deletion. The other families take none of these.
+fn jobs_change_delete_and_undelete(backend: Backend) {
+    let (server, told) = with_truuth(backend);
+    person_with_email(&server, "changed");
+    let job = server
+        .post(
+            JOBS,
+            &json!({"entity": "entities/changed", "truuthVerificationConfig": {}}),
+        )
+        .ok();
+    let path = job_path(&job);
+    assert_eq!(job["enrichEntity"], false, "{job}");
+
+    // PATCH: the fields the body gives change; nothing else does.
+    let updated = server
+        .patch(&path, &json!({"enrichEntity": true, "state": "SUCCEEDED"}))
+        .ok();
+    assert_eq!(updated["enrichEntity"], true, "{updated}");
+    assert_eq!(updated["state"], "PENDING", "{updated}");
+    assert_eq!(updated["truuthVerificationConfig"], json!({}), "{updated}");
+    assert_ne!(updated["etag"], job["etag"]);
+    assert_eq!(server.get(&path).ok(), updated);
+    // The same values again store nothing.
+    let same = server
+        .patch(&path, &json!({"enrichEntity": true, "name": job["name"]}))
+        .ok();
+    assert_eq!(same["etag"], updated["etag"]);
+    // Bad changes are refused with the field they concern, and store nothing.
+    server
+        .patch(&path, &json!({"entity": "entities/someone-else"}))
+        .invalid("IMMUTABLE_FIELD_CHANGED", "job.entity");
+    server
+        .patch(&path, &json!({"displayName": "x"}))
+        .invalid("UNKNOWN_FIELD", "job.displayName");
+    server
+        .patch(&format!("{path}?updateMask=nope"), &json!({}))
+        .invalid("UNKNOWN_UPDATE_MASK_PATH", "updateMask");
+    server
+        .patch(
+            &format!("{path}?updateMask=truuthVerificationConfig"),
+            &json!({}),
+        )
+        .invalid("REQUIRED", "job.truuthVerificationConfig");
+    server
+        .patch(&path, &json!({"webhookUri": "https://10.0.0.1/hooks"}))
+        .error(400, "FAILED_PRECONDITION", "URL_FORBIDDEN_ADDRESS");
+    server
+        .patch(
+            &path,
+            &json!({"name": "individualEntityVerificationJobs/other"}),
+        )
+        .invalid("NAME_MISMATCH", "job.name");
+    server
+        .patch(&path, &json!({"enrichEntity": false, "etag": job["etag"]}))
+        .error(409, "ABORTED", "ETAG_MISMATCH");
+    // A mask naming a field the body leaves out clears it.
+    let cleared = server
+        .patch(&format!("{path}?updateMask=enrichEntity"), &json!({}))
+        .ok();
+    assert_eq!(cleared["enrichEntity"], false, "{cleared}");
+    assert_eq!(server.get(&path).ok(), cleared);
+
+    // DELETE is soft: the job is read as it is, listed only with showDeleted, and
+    // refuses changes and runs.
+    server
+        .delete(&format!(
+            "{path}?etag={}",
+            encode(job["etag"].as_str().unwrap())
+        ))
+        .error(409, "ABORTED", "ETAG_MISMATCH");
+    let deleted = server.delete(&path).ok();
+    assert!(deleted["deleteTime"].is_string(), "{deleted}");
+    assert!(deleted["purgeTime"].is_string(), "{deleted}");
+    assert_eq!(server.get(&path).ok(), deleted);
+    let name = job["name"].as_str().unwrap();
+    assert!(
+        !names(&server.get(JOBS).ok()["individualEntityVerificationJobs"])
+            .contains(&name.to_owned())
+    );
+    let with_deleted = server.get(&format!("{JOBS}?showDeleted=true")).ok();
+    assert!(names(&with_deleted["individualEntityVerificationJobs"]).contains(&name.to_owned()));
+    server.patch(&path, &json!({"enrichEntity": true})).error(
+        400,
+        "FAILED_PRECONDITION",
+        "RESOURCE_DELETED",
+    );
+    server.post(&format!("{path}:run"), &json!({})).error(
+        400,
+        "FAILED_PRECONDITION",
+        "RESOURCE_DELETED",
+    );
+    server
+        .delete(&path)
+        .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+    assert_eq!(
+        server.delete(&format!("{path}?allowMissing=true")).ok(),
+        deleted
+    );
+    assert_eq!(
+        server
+            .delete(&format!("{JOBS}/never-was?allowMissing=true"))
+            .ok(),
+        json!({})
+    );
+
+    // :undelete restores it; a live job is not undeleted.
+    server
+        .post(&format!("{path}:undelete"), &json!({"etag": job["etag"]}))
+        .error(409, "ABORTED", "ETAG_MISMATCH");
+    let restored = server
+        .post(
+            &format!("{path}:undelete"),
+            &json!({"etag": deleted["etag"]}),
+        )
+        .ok();
+    assert!(restored.get("deleteTime").is_none(), "{restored}");
+    assert!(restored.get("purgeTime").is_none(), "{restored}");
+    server.post(&format!("{path}:undelete"), &json!({})).error(
+        409,
+        "ALREADY_EXISTS",
+        "RESOURCE_NOT_DELETED",
+    );
+    assert!(
+        names(&server.get(JOBS).ok()["individualEntityVerificationJobs"])
+            .contains(&name.to_owned())
+    );
+
+    // While a run is under way, the job is neither changed nor deleted.
+    server.post(&format!("{path}:run"), &json!({})).ok();
+    created(&told);
+    server.patch(&path, &json!({"enrichEntity": true})).error(
+        400,
+        "FAILED_PRECONDITION",
+        "JOB_RUNNING",
+    );
+    server
+        .delete(&path)
+        .error(400, "FAILED_PRECONDITION", "JOB_RUNNING");
+    assert_eq!(server.get(&path).ok()["state"], "RUNNING");
+
+    assert_eq!(
+        job_events(&server, "entities/changed"),
+        [
+            "individual_entity_verification_job.created",
+            "individual_entity_verification_job.updated",
+            "individual_entity_verification_job.updated",
+            "individual_entity_verification_job.deleted",
+            "individual_entity_verification_job.undeleted",
+            "individual_entity_verification_job.started",
+        ]
+    );
+
+    // The families that do not declare their inputs changeable have none of these.
+    let id_job = "/v1alpha/individualEntityIDVerificationJobs/some-job";
+    assert_eq!(server.patch(id_job, &json!({})).status, 405);
+    assert_eq!(server.delete(id_job).status, 405);
+    assert_eq!(
+        server
+            .get("/v1alpha/individualEntityIDVerificationJobs?showDeleted=true")
+            .status,
+        400
+    );
+}
+
+#[test]
+fn jobs_change_delete_and_undelete_sqlite() {
+    jobs_change_delete_and_undelete(Backend::Sqlite);
+}
+
+#[test]
+fn jobs_change_delete_and_undelete_postgres() {
+    jobs_change_delete_and_undelete(Backend::Postgres);
+}
+
+/// A deleted verification job is purged once its purge time passes (here at once,
+/// with a retention of zero), with its runs' operations and the event
+/// `individual_entity_verification_job.purged`.
+fn deleted_jobs_are_purged(backend: Backend) {
+    let (base, told) = truuth_stand_in();
+    let server = Server::start_with(backend, |config| {
+        config.truuth_api_url = Some(base);
+        config.truuth_api_key = rics::config::SecretKey(Some("truuth-test-key".into()));
+        config.soft_delete_retention = Duration::ZERO;
+        config.purge_interval = Duration::from_millis(100);
+    });
+    person_with_email(&server, "purged");
+    let secret = callback_secret(&server);
+    let job = server
+        .post(
+            JOBS,
+            &json!({"entity": "entities/purged", "truuthVerificationConfig": {}}),
+        )
+        .ok();
+    let path = job_path(&job);
+    let operation = server.post(&format!("{path}:run"), &json!({})).ok();
+    let asked = created(&told);
+    let done = callback(
+        "v-purged",
+        asked["externalRefId"].as_str().unwrap(),
+        "VERIFICATION_STATUS_DONE",
+        &["PASS"],
+    );
+    post_callback(&server, Some(&secret), &done).ok();
+    server.wait_for(&operation);
+    let operation_path = format!("/v1alpha/{}", operation["name"].as_str().unwrap());
+    let operations = server.count_rows("operations");
+    server.delete(&path).ok();
+    let started = std::time::Instant::now();
+    while server.get(&path).status != 404 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the deleted job was not purged"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server
+        .get(&operation_path)
+        .error(404, "NOT_FOUND", "RESOURCE_NOT_FOUND");
+    assert_eq!(server.count_rows("operations"), operations - 1);
+    assert_eq!(
+        job_events(&server, "entities/purged")
+            .last()
+            .map(String::as_str),
+        Some("individual_entity_verification_job.purged")
+    );
+}
+
+#[test]
+fn deleted_jobs_are_purged_sqlite() {
+    deleted_jobs_are_purged(Backend::Sqlite);
+}
+
+#[test]
+fn deleted_jobs_are_purged_postgres() {
+    deleted_jobs_are_purged(Backend::Postgres);
+}

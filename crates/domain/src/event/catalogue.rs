@@ -40,6 +40,18 @@ const JOB: &[&str] = &["created", "started", "succeeded", "failed"];
 /// The verbs of a job family whose runs end elsewhere (`JobService::end_run`), where a
 /// run can also be cancelled.
 const JOB_ENDING_ELSEWHERE: &[&str] = &["created", "started", "succeeded", "failed", "cancelled"];
+/// The verbs of a job family whose jobs may also be changed, soft-deleted, restored
+/// and purged ([`JobFamily::input_fields`]).
+const CHANGEABLE_JOB: &[&str] = &[
+    "created",
+    "started",
+    "succeeded",
+    "failed",
+    "updated",
+    "deleted",
+    "undeleted",
+    "purged",
+];
 /// The verb of a resource that is only ever created.
 const CREATED_ONLY: &[&str] = &["created"];
 
@@ -139,7 +151,7 @@ pub const CATALOGUE: &[EventFamily] = &[
     },
     EventFamily {
         prefix: VerificationJobs::EVENT_PREFIX,
-        standard: JOB,
+        standard: CHANGEABLE_JOB,
         custom: &[],
     },
     EventFamily {
@@ -300,6 +312,7 @@ mod tests {
             REMOVED_WHEN_DELETED,
             JOB,
             JOB_ENDING_ELSEWHERE,
+            CHANGEABLE_JOB,
             CREATED_ONLY,
         ]
         .concat()

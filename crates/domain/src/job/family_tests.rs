@@ -61,6 +61,8 @@ fn job(family: &str, input: Value) -> JobRecord {
         family: family.into(),
         entity_id: "amy-lee".into(),
         made_entity_id: None,
+        delete_time: None,
+        purge_time: None,
         uid: "u".into(),
         revision: 2,
         state: JobState::Running,

@@ -4,6 +4,7 @@
 //! the service and the runner hold for every family alike.
 
 use async_trait::async_trait;
+use rics_aip::field_mask::FieldTable;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -58,6 +59,15 @@ pub trait JobFamily: Send + Sync + 'static {
         entity_id: &str,
         input: Self::Input,
     ) -> Result<Self::Input>;
+
+    /// The family's input fields (their JSON names, kinds and AIP-203 behaviours) when
+    /// its jobs may be changed: they then take PATCH of these fields (AIP-134), a
+    /// soft DELETE and `:undelete` (AIP-164), the job's `entity` being immutable.
+    /// `None` (the default): a job is never changed but by its runs, nor deleted.
+    /// An update's inputs are checked again by [`JobFamily::check_input`].
+    fn input_fields(&self) -> Option<FieldTable> {
+        None
+    }
 
     /// Checks what a `:run` of `job` gives for that run only, and returns what the
     /// run's task carries: nothing unless the family says otherwise.
@@ -169,6 +179,9 @@ pub trait JobKind: Send + Sync {
     /// See [`JobFamily::ENDS_ELSEWHERE`].
     fn ends_elsewhere(&self) -> bool;
 
+    /// See [`JobFamily::input_fields`].
+    fn input_fields(&self) -> Option<FieldTable>;
+
     /// See [`JobFamily::prepare_run`].
     ///
     /// # Errors
@@ -246,6 +259,10 @@ impl<F: JobFamily> JobKind for F {
 
     fn ends_elsewhere(&self) -> bool {
         F::ENDS_ELSEWHERE
+    }
+
+    fn input_fields(&self) -> Option<FieldTable> {
+        JobFamily::input_fields(self)
     }
 
     async fn prepare_run(

@@ -342,6 +342,8 @@ mod tests {
             family: "pepSanctionIndividualEntityJobs".into(),
             entity_id: "e".into(),
             made_entity_id: None,
+            delete_time: None,
+            purge_time: None,
             uid: "u".into(),
             revision: 3,
             state: JobState::Succeeded,

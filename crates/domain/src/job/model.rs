@@ -54,6 +54,11 @@ pub struct JobRecord {
     pub create_time: Timestamp,
     /// Last change time.
     pub update_time: Timestamp,
+    /// When it was soft-deleted (only the jobs of a family that
+    /// [takes changes](super::kind::JobFamily::input_fields) are); `None` when live.
+    pub delete_time: Option<Timestamp>,
+    /// When a soft-deleted job is purged; `None` when live.
+    pub purge_time: Option<Timestamp>,
 }
 
 /// The families whose jobs are top-level resources (`{family}/{job}`, the entity an
@@ -88,9 +93,15 @@ impl JobRecord {
         }
     }
 
+    /// Whether it is soft-deleted.
+    pub fn is_deleted(&self) -> bool {
+        self.delete_time.is_some()
+    }
+
     /// The job's JSON: `name`, `uid`, `entity` (once there is one, see
     /// [`JobRecord::subject`]), the family's inputs, `state`, `result`,
-    /// `latestOperation` and the standard times and etag.
+    /// `latestOperation`, the standard times (`deleteTime` and `purgeTime` once
+    /// deleted) and etag.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("name".into(), json!(self.name()));
@@ -110,6 +121,12 @@ impl JobRecord {
         }
         map.insert("createTime".into(), json!(self.create_time));
         map.insert("updateTime".into(), json!(self.update_time));
+        if let Some(delete_time) = self.delete_time {
+            map.insert("deleteTime".into(), json!(delete_time));
+        }
+        if let Some(purge_time) = self.purge_time {
+            map.insert("purgeTime".into(), json!(purge_time));
+        }
         map.insert(
             "etag".into(),
             json!(crate::resource::etag(&self.uid, self.revision)),

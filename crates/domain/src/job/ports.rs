@@ -71,6 +71,31 @@ pub trait JobRepository: Send + Sync {
         events: &[NewEvent],
     ) -> Result<(), RepositoryError>;
 
+    /// The ids of the soft-deleted jobs of `family` whose purge time is before `now`,
+    /// across tenants, oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn find_purge_due(
+        &self,
+        family: &str,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, RepositoryError>;
+
+    /// Removes `job` with its runs' operations and tasks, if it is still soft-deleted
+    /// with a purge time before `now`, and writes `events`, in one transaction.
+    ///
+    /// # Errors
+    /// [`RepositoryError::NotFound`] when it is gone or no longer due.
+    async fn purge(
+        &self,
+        tenant: &TenantId,
+        job: &JobRecord,
+        now: Timestamp,
+        events: &[NewEvent],
+    ) -> Result<(), RepositoryError>;
+
     /// Starts a run in one transaction: stores the start's job if its stored revision
     /// is still the expected one, the operation, its queued task and the events. With an idempotency key, a used key replays
     /// and nothing is written.

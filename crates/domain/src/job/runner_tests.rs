@@ -121,6 +121,8 @@ fn job() -> JobRecord {
         family: "testJobs".into(),
         entity_id: "e".into(),
         made_entity_id: None,
+        delete_time: None,
+        purge_time: None,
         uid: "u".into(),
         revision: 2,
         state: JobState::Running,

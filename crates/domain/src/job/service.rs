@@ -1,7 +1,11 @@
-//! The job use cases of one family: create, get, list, `:run` and its operations.
+//! The job use cases of one family: create, get, list, `:run` and its operations;
+//! and, for a family that [declares its input fields](super::JobFamily::input_fields),
+//! update, soft delete, undelete and the purge of deleted jobs.
 
 use std::sync::{Arc, LazyLock};
 
+use async_trait::async_trait;
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use rics_aip::filter::{FieldType, FilterSchema};
 use serde_json::{Value, json};
 
@@ -10,10 +14,14 @@ use super::model::{JobRecord, JobState, NewTask, RunStart, job_name};
 use super::ports::{JobRepository, RunQueued};
 use super::runner::{RunEnding, run_end};
 use crate::entity::repository::EntityRepository;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
+use crate::fields;
+use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{is_well_formed_id, parse_request_id};
-use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
+use crate::lifecycle::{
+    self, Referred, ServiceContext, check_etag, deleted, not_deleted, referred_deleted,
+};
 use crate::list::{ListRequest, ListResponse, ListSpec, NEWEST_FIRST, Page};
 use crate::operation::{Operation, OperationMetadata, OperationRepository};
 use crate::principal::{Principal, TenantId};
@@ -23,7 +31,7 @@ use crate::time::Timestamp;
 
 /// The fields of a job that the service sets; the rest of a create body is the
 /// family's inputs.
-const STANDARD_FIELDS: [&str; 9] = [
+const STANDARD_FIELDS: [&str; 11] = [
     "name",
     "uid",
     "entity",
@@ -32,8 +40,13 @@ const STANDARD_FIELDS: [&str; 9] = [
     "latestOperation",
     "createTime",
     "updateTime",
+    "deleteTime",
+    "purgeTime",
     "etag",
 ];
+
+/// What errors call a job's body.
+const BODY: &str = "job";
 
 /// The methods bound into idempotency keys (the fingerprints hold the job's name, so
 /// a request id reused with another family's job is told apart).
@@ -59,6 +72,35 @@ pub static JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
         .ordered(NEWEST_FIRST)
 });
 
+/// How the jobs of a family that may delete them are listed: as [`JOB_LIST`], with
+/// `showDeleted`.
+pub static DELETABLE_JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
+    ListSpec::new("jobs.list", &JOB_FILTER)
+        .pages(10, 100)
+        .sortable(&["createTime", "updateTime"])
+        .ordered(NEWEST_FIRST)
+        .soft_deletable()
+});
+
+/// The fields of a job of a family whose input fields are `inputs`: those, the
+/// immutable `entity`, and the standard fields, output only.
+fn job_table(inputs: FieldTable) -> FieldTable {
+    inputs
+        .field("entity", FieldKind::Scalar, Behavior::Immutable)
+        .output_only(&[
+            "name",
+            "uid",
+            "state",
+            "result",
+            "latestOperation",
+            "createTime",
+            "updateTime",
+            "deleteTime",
+            "purgeTime",
+            "etag",
+        ])
+}
+
 /// The ports every family's service shares.
 #[derive(Clone)]
 pub struct JobPorts {
@@ -78,6 +120,8 @@ pub struct JobPorts {
 pub struct JobService {
     kind: Arc<dyn JobKind>,
     ports: JobPorts,
+    /// The fields of its jobs, when the family's jobs may be changed and deleted.
+    table: Option<FieldTable>,
 }
 
 /// A `:run` body as its family read it.
@@ -90,7 +134,22 @@ pub struct RunBody {
 impl JobService {
     /// The service of the family `kind` over the shared ports.
     pub fn new(kind: Arc<dyn JobKind>, ports: JobPorts) -> JobService {
-        JobService { kind, ports }
+        let table = kind.input_fields().map(job_table);
+        JobService { kind, ports, table }
+    }
+
+    /// Whether the family's jobs may be changed (PATCH), soft-deleted and restored.
+    pub fn changeable(&self) -> bool {
+        self.table.is_some()
+    }
+
+    /// How the family's jobs are listed: with `showDeleted` when they may be deleted.
+    pub fn list_spec(&self) -> &'static ListSpec {
+        if self.changeable() {
+            &DELETABLE_JOB_LIST
+        } else {
+            &JOB_LIST
+        }
     }
 
     /// The family's collection id.
@@ -153,6 +212,8 @@ impl JobService {
             family: self.kind.collection().to_owned(),
             entity_id: entity_id.to_owned(),
             made_entity_id: None,
+            delete_time: None,
+            purge_time: None,
             uid: self.ports.context.ids.uid(),
             revision: 1,
             state: JobState::Pending,
@@ -219,7 +280,7 @@ impl JobService {
         }
         let parent = format!("entities/{entity_id}/{}", self.kind.collection());
         let (query, context) = self.ports.context.paging.prepare(
-            &JOB_LIST,
+            self.list_spec(),
             &principal.tenant,
             Some(&parent),
             request,
@@ -333,6 +394,9 @@ impl JobService {
             if let Some(operation) = self.replayed_run(principal, key).await? {
                 return Ok(operation);
             }
+        }
+        if current.is_deleted() {
+            return Err(deleted(&name));
         }
         if current.state == JobState::Running {
             return Err(Error::failed_precondition(
@@ -518,6 +582,9 @@ impl JobService {
         change: impl FnOnce(&JobRecord) -> Result<Option<Value>>,
     ) -> Result<JobRecord> {
         let current = self.load(principal, entity_id, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&current.name()));
+        }
         if current.state != JobState::Succeeded {
             return Err(Error::failed_precondition(
                 "JOB_HAS_NO_RESULT",
@@ -552,6 +619,203 @@ impl JobService {
             .await
             .map_err(|e| e.for_resource(&current.name()))?;
         Ok(changed)
+    }
+
+    /// Updates the inputs of the job `id` of the entity (`-`: any) from `body` under
+    /// `update_mask` (AIP-134: the mask, or the fields the body gives, say what
+    /// changes), for a family whose jobs may be changed: the family checks the inputs
+    /// as on create. A change that changes nothing stores nothing; a change is stored
+    /// with the event `{prefix}.updated`.
+    ///
+    /// # Errors
+    /// UNIMPLEMENTED for a family whose jobs are never changed; INVALID_ARGUMENT for a
+    /// bad body or mask, a `name` that is not the path's, a changed `entity`, or inputs
+    /// the family refuses; NOT_FOUND; FAILED_PRECONDITION `RESOURCE_DELETED` for a
+    /// deleted job, `JOB_RUNNING` while a run is under way, `ENTITY_DELETED` when its
+    /// entity is deleted; ABORTED for a stale etag or a concurrent change.
+    pub async fn update(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        body: Value,
+        update_mask: Option<&str>,
+    ) -> Result<Value> {
+        let table = self.changes()?;
+        let name = self.job_name(entity_id, id);
+        let patch = fields::read_patch::<Value>(table, body, update_mask, &name, BODY)?;
+        let current = self.load(principal, entity_id, id).await?;
+        if current.is_deleted() {
+            return Err(deleted(&current.name()));
+        }
+        self.not_running(&current, "changed")?;
+        check_etag(&name, &self.etag(&current), patch.etag.as_deref())?;
+        let current_json = self.render(&current);
+        let merged = fields::apply_mask(table, &patch.mask, &current_json, &patch.body, BODY)?;
+        let mut input = fields::input(table, merged, BODY)?;
+        if let Some(map) = input.as_object_mut() {
+            map.retain(|key, _| !STANDARD_FIELDS.contains(&key.as_str()));
+        }
+        if let Some(subject) = current.subject() {
+            self.live_entity(principal, subject).await?;
+        }
+        let input = self
+            .kind
+            .check_input(principal, &current.entity_id, input)
+            .await?;
+        if input == current.input {
+            return Ok(current_json);
+        }
+        let now = self.ports.context.clock.now();
+        let mut changed = current.clone();
+        changed.input = input;
+        self.store_change(principal, &current, changed, "updated", now)
+            .await
+    }
+
+    /// Soft-deletes the job `id` of the entity (`-`: any) for a family whose jobs may
+    /// be deleted (AIP-164): it is hidden from lists unless `showDeleted`, still
+    /// readable, and purged after the retention unless restored. With
+    /// `allow_missing`, deleting a job that is missing or already deleted succeeds
+    /// (`None` when missing). The event `{prefix}.deleted`.
+    ///
+    /// # Errors
+    /// UNIMPLEMENTED for a family whose jobs are never deleted; INVALID_ARGUMENT for a
+    /// malformed name; NOT_FOUND (also when already deleted, without
+    /// `allow_missing`); FAILED_PRECONDITION `JOB_RUNNING` while a run is under way;
+    /// ABORTED for a stale etag or a concurrent change.
+    pub async fn delete(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        etag: Option<&str>,
+        allow_missing: bool,
+    ) -> Result<Option<Value>> {
+        self.changes()?;
+        let current = match self.load(principal, entity_id, id).await {
+            Err(e) if e.code == Code::NotFound && allow_missing => return Ok(None),
+            other => other?,
+        };
+        if current.is_deleted() {
+            return if allow_missing {
+                Ok(Some(self.render(&current)))
+            } else {
+                Err(Error::not_found(&current.name()))
+            };
+        }
+        check_etag(&current.name(), &self.etag(&current), etag)?;
+        self.not_running(&current, "deleted")?;
+        let now = self.ports.context.clock.now();
+        let mut deleted = current.clone();
+        deleted.delete_time = Some(now);
+        deleted.purge_time = Some(now.plus(self.ports.context.retention));
+        self.store_change(principal, &current, deleted, "deleted", now)
+            .await
+            .map(Some)
+    }
+
+    /// Restores the soft-deleted job `id` of the entity (`-`: any), with the event
+    /// `{prefix}.undeleted`.
+    ///
+    /// # Errors
+    /// UNIMPLEMENTED for a family whose jobs are never deleted; INVALID_ARGUMENT for a
+    /// malformed name; NOT_FOUND; ALREADY_EXISTS `RESOURCE_NOT_DELETED` when it is not
+    /// deleted (AIP-164); FAILED_PRECONDITION `ENTITY_DELETED` when its entity is
+    /// deleted; ABORTED for a stale etag or a concurrent change.
+    pub async fn undelete(
+        &self,
+        principal: &Principal,
+        entity_id: &str,
+        id: &str,
+        etag: Option<&str>,
+    ) -> Result<Value> {
+        self.changes()?;
+        let current = self.load(principal, entity_id, id).await?;
+        if !current.is_deleted() {
+            return Err(not_deleted(&current.name()));
+        }
+        check_etag(&current.name(), &self.etag(&current), etag)?;
+        if let Some(subject) = current.subject() {
+            self.live_entity(principal, subject).await?;
+        }
+        let now = self.ports.context.clock.now();
+        let mut restored = current.clone();
+        restored.delete_time = None;
+        restored.purge_time = None;
+        self.store_change(principal, &current, restored, "undeleted", now)
+            .await
+    }
+
+    /// The fields of the family's jobs, when they may be changed and deleted.
+    ///
+    /// # Errors
+    /// UNIMPLEMENTED when they may not (no route leads here for such a family).
+    fn changes(&self) -> Result<&FieldTable> {
+        self.table.as_ref().ok_or_else(|| {
+            Error::new(
+                Code::Unimplemented,
+                "METHOD_NOT_SUPPORTED",
+                format!(
+                    "{} jobs are never changed or deleted",
+                    self.kind.collection()
+                ),
+            )
+        })
+    }
+
+    /// Refuses to change a job while a run is under way: the run reads its inputs and
+    /// ends by writing the job.
+    ///
+    /// # Errors
+    /// FAILED_PRECONDITION `JOB_RUNNING`, saying the job cannot be `what` now.
+    fn not_running(&self, job: &JobRecord, what: &str) -> Result<()> {
+        if job.state != JobState::Running {
+            return Ok(());
+        }
+        let name = job.name();
+        let operation = job.latest_operation.as_deref().unwrap_or_default();
+        Err(Error::failed_precondition(
+            "JOB_RUNNING",
+            format!(
+                "'{name}' is running ('{operation}'); it cannot be {what} until its \
+                 operation is done."
+            ),
+        )
+        .with_metadata("resource", name))
+    }
+
+    /// The job's current etag.
+    fn etag(&self, job: &JobRecord) -> String {
+        crate::resource::etag(&job.uid, job.revision)
+    }
+
+    /// Stores `changed` as the version after `current`, changed at `now`, with the
+    /// event `{prefix}.{verb}` holding the job before and after; returns it as JSON.
+    ///
+    /// # Errors
+    /// ABORTED when the job changed meanwhile; NOT_FOUND when it is gone; UNAVAILABLE
+    /// or INTERNAL from the store.
+    async fn store_change(
+        &self,
+        principal: &Principal,
+        current: &JobRecord,
+        mut changed: JobRecord,
+        verb: &str,
+        now: Timestamp,
+    ) -> Result<Value> {
+        changed.revision = current.revision + 1;
+        changed.update_time = now;
+        let rendered = self.render(&changed);
+        let events = [self
+            .event(verb, &changed, principal, now)
+            .with_changes(Some(&self.render(current)), Some(&rendered))];
+        self.ports
+            .jobs
+            .update(&principal.tenant, &changed, current.revision, &events)
+            .await
+            .map_err(|e| e.for_resource(&current.name()))?;
+        Ok(rendered)
     }
 
     /// The job `id` of the family; about the entity `entity_id`, or any entity with
@@ -651,6 +915,42 @@ impl JobService {
             Some(entity_id) => event.for_entity(entity_id),
             None => event,
         }
+    }
+}
+
+/// The purge of a family's soft-deleted jobs whose purge time passed: each goes with
+/// its runs' operations, and the event `{prefix}.purged`. A family whose jobs are
+/// never deleted has none.
+#[async_trait]
+impl Purge for JobService {
+    fn collection(&self) -> &'static str {
+        self.kind.collection()
+    }
+
+    async fn find_purge_due(&self, now: Timestamp, limit: u32) -> Stored<Vec<(TenantId, String)>> {
+        if !self.changeable() {
+            return Ok(Vec::new());
+        }
+        self.ports
+            .jobs
+            .find_purge_due(self.kind.collection(), now, limit)
+            .await
+    }
+
+    async fn purge_one(&self, system: &Principal, due: &PurgeDue) -> Stored<()> {
+        let job = self
+            .ports
+            .jobs
+            .get(&due.tenant, self.kind.collection(), &due.id)
+            .await?
+            .ok_or(crate::repository::RepositoryError::NotFound)?;
+        let events = [self
+            .event("purged", &job, system, due.now)
+            .with_changes(Some(&self.render(&job)), None)];
+        self.ports
+            .jobs
+            .purge(&due.tenant, &job, due.now, &events)
+            .await
     }
 }
 

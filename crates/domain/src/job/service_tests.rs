@@ -40,6 +40,8 @@ fn stored(state: JobState) -> JobRecord {
         family: "testJobs".into(),
         entity_id: "amy-lee".into(),
         made_entity_id: None,
+        delete_time: None,
+        purge_time: None,
         uid: "u".into(),
         revision: 1,
         state,
@@ -360,4 +362,272 @@ fn run_body() -> RunBody {
     service(MockJobRepository::new(), MockRunQueued::new())
         .read_run_request(json!({}))
         .unwrap()
+}
+
+/// A family whose jobs may be changed and deleted: one input, `threshold`, at most 1.
+struct Changeable;
+
+#[async_trait]
+impl JobFamily for Changeable {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
+    fn input_fields(&self) -> Option<rics_aip::field_mask::FieldTable> {
+        use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
+        Some(FieldTable::new().field("threshold", FieldKind::Scalar, Behavior::Mutable))
+    }
+
+    async fn check_input(
+        &self,
+        _principal: &Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
+        if input["threshold"].as_f64().is_some_and(|t| t > 1.0) {
+            return Err(crate::error::Error::invalid_field(
+                "job.threshold",
+                "OUT_OF_RANGE",
+                "at most 1",
+            ));
+        }
+        Ok(input)
+    }
+
+    async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
+        Ok(json!({}))
+    }
+}
+
+/// A store holding `job` that expects `updates` updates.
+fn holding(job: JobRecord, updates: usize) -> MockJobRepository {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(move |_, _, _| Ok(Some(job.clone())));
+    jobs.expect_update()
+        .times(updates)
+        .returning(|_, _, _, _| Ok(()));
+    jobs
+}
+
+fn deleted_job() -> JobRecord {
+    let mut job = stored(JobState::Succeeded);
+    job.delete_time = Some(now());
+    job.purge_time = Some(now());
+    job
+}
+
+#[tokio::test]
+async fn an_update_changes_the_inputs_the_mask_names_and_the_family_checks_them() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(stored(JobState::Succeeded))));
+    jobs.expect_update()
+        .withf(|_, job, expected, events| {
+            job.input == json!({"threshold": 0.9})
+                && job.revision == 2
+                && *expected == 1
+                && events.len() == 1
+                && events[0].event_type == "test_job.updated"
+                && events[0].entity_id.as_deref() == Some("amy-lee")
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service_of(Arc::new(Changeable), jobs, MockRunQueued::new());
+    let updated = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 0.9, "state": "FAILED"}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated["threshold"], 0.9);
+    assert_eq!(updated["state"], "SUCCEEDED", "output only: ignored");
+
+    // The same value, a refused value, an immutable entity: nothing is stored.
+    let service = service_of(
+        Arc::new(Changeable),
+        holding(stored(JobState::Succeeded), 0),
+        MockRunQueued::new(),
+    );
+    let same = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 0.5}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(same["etag"], stored(JobState::Succeeded).to_json()["etag"]);
+    let refused = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 2}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.field_violations[0].field, "job.threshold");
+    let moved = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"entity": "entities/bob"}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(moved.field_violations[0].field, "job.entity");
+    let stale = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 0.7, "etag": "\"old\""}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(stale.code, Code::Aborted);
+}
+
+#[tokio::test]
+async fn a_running_or_deleted_job_is_not_changed() {
+    let service = service_of(
+        Arc::new(Changeable),
+        holding(stored(JobState::Running), 0),
+        MockRunQueued::new(),
+    );
+    let running = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 0.7}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (running.code, running.reason),
+        (Code::FailedPrecondition, "JOB_RUNNING")
+    );
+    let running = service
+        .delete(&principal(), "amy-lee", "job-1", None, false)
+        .await
+        .unwrap_err();
+    assert_eq!(running.reason, "JOB_RUNNING");
+
+    let service = service_of(
+        Arc::new(Changeable),
+        holding(deleted_job(), 0),
+        MockRunQueued::new(),
+    );
+    let deleted = service
+        .update(
+            &principal(),
+            "amy-lee",
+            "job-1",
+            json!({"threshold": 0.7}),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (deleted.code, deleted.reason),
+        (Code::FailedPrecondition, "RESOURCE_DELETED")
+    );
+    let body = service.read_run_request(json!({})).unwrap();
+    let run = service
+        .run(&principal(), "amy-lee", "job-1", None, body)
+        .await
+        .unwrap_err();
+    assert_eq!(run.reason, "RESOURCE_DELETED");
+    let again = service
+        .delete(&principal(), "amy-lee", "job-1", None, false)
+        .await
+        .unwrap_err();
+    assert_eq!(again.code, Code::NotFound);
+    let allowed = service
+        .delete(&principal(), "amy-lee", "job-1", None, true)
+        .await
+        .unwrap();
+    assert_eq!(allowed, Some(deleted_job().to_json()));
+}
+
+#[tokio::test]
+async fn delete_and_undelete_store_the_deletion_with_their_events() {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(stored(JobState::Failed))));
+    jobs.expect_update()
+        .withf(|_, job, _, events| {
+            job.delete_time == Some(now())
+                && job.purge_time == Some(now())
+                && events[0].event_type == "test_job.deleted"
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service_of(Arc::new(Changeable), jobs, MockRunQueued::new());
+    let deleted = service
+        .delete(&principal(), "amy-lee", "job-1", None, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(deleted["deleteTime"], json!(now()));
+    let live = service
+        .undelete(&principal(), "amy-lee", "job-1", None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (live.code, live.reason),
+        (Code::AlreadyExists, "RESOURCE_NOT_DELETED")
+    );
+
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_get()
+        .returning(|_, _, _| Ok(Some(deleted_job())));
+    jobs.expect_update()
+        .withf(|_, job, _, events| {
+            job.delete_time.is_none()
+                && job.purge_time.is_none()
+                && events[0].event_type == "test_job.undeleted"
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service_of(Arc::new(Changeable), jobs, MockRunQueued::new());
+    let restored = service
+        .undelete(&principal(), "amy-lee", "job-1", None)
+        .await
+        .unwrap();
+    assert!(restored.get("deleteTime").is_none(), "{restored}");
+}
+
+#[tokio::test]
+async fn a_family_that_declares_no_input_fields_takes_no_changes() {
+    let service = service(MockJobRepository::new(), MockRunQueued::new());
+    assert!(!service.changeable());
+    let update = service
+        .update(&principal(), "amy-lee", "job-1", json!({}), None)
+        .await
+        .unwrap_err();
+    assert_eq!(update.code, Code::Unimplemented);
+    let delete = service
+        .delete(&principal(), "amy-lee", "job-1", None, true)
+        .await
+        .unwrap_err();
+    assert_eq!(delete.code, Code::Unimplemented);
 }

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -129,6 +130,20 @@ impl JobFamily for VerificationJobs {
                 .await?;
         }
         Ok(input)
+    }
+
+    /// Its jobs take PATCH of their inputs, DELETE and `:undelete`.
+    fn input_fields(&self) -> Option<FieldTable> {
+        Some(
+            FieldTable::new()
+                .field(
+                    "truuthVerificationConfig",
+                    FieldKind::Message(FieldTable::new()),
+                    Behavior::Mutable,
+                )
+                .field("enrichEntity", FieldKind::Scalar, Behavior::Mutable)
+                .field("webhookUri", FieldKind::Scalar, Behavior::Mutable),
+        )
     }
 
     async fn prepare_run(

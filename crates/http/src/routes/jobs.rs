@@ -1,7 +1,9 @@
 //! The job routes: for each family (PEP and sanctions screening, risk rating, ID
-//! document verification, onboarding), list (`entities/-` across entities), create, get, `:run`
-//! and the runs' operations. `job_routes!` declares a family's five routes and their
-//! OpenAPI operations from its paths and types; `job_schema!` its job's schema, whose
+//! document verification, onboarding, identity verification), list (`entities/-`
+//! across entities), create, get, `:run` and the runs' operations, and for a family
+//! whose jobs may be changed (its `input_fields`) PATCH, DELETE and `:undelete`.
+//! `job_routes!` declares a family's routes and their OpenAPI operations from its
+//! paths and types; `job_schema!` its job's schema, whose
 //! inputs and result are the family's own types. Every family's handlers share one
 //! implementation over its [`JobService`].
 
@@ -18,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{Response, check_name_param, ok, total_size};
+use super::standard::{self, SoftDeleteQuery};
+use super::{Response, body_etag, check_name_param, ok, total_size};
 use crate::extract::{Caller, JsonBody, QueryParams};
 
 /// Declares a job family's routes in a module of their own: its service in the
@@ -28,7 +31,8 @@ use crate::extract::{Caller, JsonBody, QueryParams};
 macro_rules! job_routes {
     (
         $module:ident: service $service:ident, job $job:ty, page $page:ty,
-        create $create_body:ty, run $run_body:ty, entity [$($entity_param:tt)*];
+        create $create_body:ty, run $run_body:ty, entity [$($entity_param:tt)*],
+        lists $spec:path;
         $(#[$list_doc:meta])* list $list_path:literal, [$($list_entity_param:tt)*];
         $(#[$create_doc:meta])* create $create_path:literal;
         $(#[$get_doc:meta])* get $get_path:literal;
@@ -48,7 +52,7 @@ macro_rules! job_routes {
             use crate::state::ApiState;
 
             route_table! {
-                GET $list_path => list, Some(Scope::Read), lists rics_domain::job::service::JOB_LIST;
+                GET $list_path => list, Some(Scope::Read), lists $spec;
                 POST $list_path => create, Some(Scope::Write);
                 GET $get_path => get, Some(Scope::Read);
                 POST $run_path => run, Some(Scope::Write);
@@ -134,6 +138,85 @@ macro_rules! job_routes {
     };
 }
 
+/// Declares the routes of a job family whose jobs may be changed and deleted (its
+/// `input_fields`), in a module of their own beside its `job_routes!`: PATCH, DELETE
+/// (soft) and `:undelete`, with their OpenAPI operations, over the same service.
+macro_rules! job_change_routes {
+    (
+        $module:ident: service $service:ident, job $job:ty, entity [$($entity_param:tt)*];
+        $(#[$update_doc:meta])* update $update_path:literal;
+        $(#[$delete_doc:meta])* delete $delete_path:literal;
+        $(#[$undelete_doc:meta])* undelete $undelete_path:literal;
+    ) => {
+        #[doc = concat!("The change, delete and undelete routes of `", stringify!($service), "`.")]
+        pub mod $module {
+            use actix_web::HttpRequest;
+            use actix_web::web::{Data, Path};
+            use rics_domain::principal::Scope;
+
+            use super::{JobPath, Response};
+            use crate::error::ErrorEnvelope;
+            use crate::extract::{Caller, JsonBody};
+            use crate::state::ApiState;
+
+            route_table! {
+                PATCH $update_path => update, Some(Scope::Write);
+                DELETE $delete_path => delete, Some(Scope::Write);
+                POST $undelete_path => undelete, Some(Scope::Write);
+            }
+
+            $(#[$update_doc])*
+            #[utoipa::path(patch, path = $update_path, tag = "jobs",
+                params($($entity_param)* ("job" = String, Path, description = "Job id"),
+                    ("updateMask" = Option<String>, Query, description = "Comma-separated input fields to change; default: the fields the body gives")),
+                request_body = $job,
+                responses((status = 200, body = $job), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+                    (status = 409, body = ErrorEnvelope)))]
+            pub async fn update(
+                caller: Caller,
+                req: HttpRequest,
+                path: Path<JobPath>,
+                state: Data<ApiState>,
+                body: JsonBody,
+            ) -> Response {
+                super::update(&state.$service, caller, req, path.into_inner(), body).await
+            }
+
+            $(#[$delete_doc])*
+            #[utoipa::path(delete, path = $delete_path, tag = "jobs",
+                params($($entity_param)* ("job" = String, Path, description = "Job id"),
+                    ("etag" = Option<String>, Query, description = "When given, must be the job's current etag"),
+                    ("allowMissing" = Option<bool>, Query, description = "Succeed when the job is missing or already deleted")),
+                responses((status = 200, body = $job), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+                    (status = 409, body = ErrorEnvelope)))]
+            pub async fn delete(
+                caller: Caller,
+                req: HttpRequest,
+                path: Path<JobPath>,
+                state: Data<ApiState>,
+            ) -> Response {
+                super::delete(&state.$service, caller, req, path.into_inner()).await
+            }
+
+            $(#[$undelete_doc])*
+            #[utoipa::path(post, path = $undelete_path, tag = "jobs",
+                params($($entity_param)* ("job" = String, Path, description = "Job id")),
+                request_body = crate::routes::EtagRequest,
+                responses((status = 200, body = $job), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+                    (status = 409, body = ErrorEnvelope)))]
+            pub async fn undelete(
+                caller: Caller,
+                req: HttpRequest,
+                path: Path<JobPath>,
+                state: Data<ApiState>,
+                body: JsonBody,
+            ) -> Response {
+                super::undelete(&state.$service, caller, req, path.into_inner(), body).await
+            }
+        }
+    };
+}
+
 /// Declares the schema of a family's job: the standard job fields around the family's
 /// inputs (flattened) and its result, and the page a list answers. `entity` gives the
 /// `entity` field's doc comment and schema attributes.
@@ -179,6 +262,13 @@ macro_rules! job_schema {
             /// Last change time. Output only.
             #[schema(read_only, required = false)]
             update_time: String,
+            /// When the job was soft-deleted, for the families whose jobs may be
+            /// deleted; absent while live. Output only.
+            #[schema(read_only, required = false)]
+            delete_time: Option<String>,
+            /// When a soft-deleted job is purged; absent while live. Output only.
+            #[schema(read_only, required = false)]
+            purge_time: Option<String>,
             /// Strong etag.
             #[schema(read_only, required = false)]
             etag: String,
@@ -243,7 +333,8 @@ job_routes! {
         page super::ListPepSanctionIndividualEntityJobsResponse,
         create rics_domain::job::pep_sanction::PepSanctionInput,
         run rics_domain::job::kind::RunRequest,
-        entity [("entity" = String, Path, description = "Entity id"),];
+        entity [("entity" = String, Path, description = "Entity id"),],
+        lists rics_domain::job::service::JOB_LIST;
     /// Lists an entity's screening jobs, or every entity's with `entities/-`.
     list "/v1alpha/entities/{entity}/pepSanctionIndividualEntityJobs",
         [("entity" = String, Path, description = "Entity id, or `-` for every entity"),];
@@ -303,7 +394,8 @@ job_routes! {
         page super::ListIndividualEntityRiskRatingJobsResponse,
         create rics_domain::job::risk_rating::RiskRatingInput,
         run rics_domain::job::kind::RunRequest,
-        entity [("entity" = String, Path, description = "Entity id"),];
+        entity [("entity" = String, Path, description = "Entity id"),],
+        lists rics_domain::job::service::JOB_LIST;
     /// Lists an individual's risk rating jobs, or every entity's with `entities/-`.
     list "/v1alpha/entities/{entity}/individualEntityRiskRatingJobs",
         [("entity" = String, Path, description = "Entity id, or `-` for every entity"),];
@@ -322,7 +414,8 @@ job_routes! {
         page super::ListIndividualEntityIDVerificationJobsResponse,
         create super::IndividualEntityIDVerificationJob,
         run rics_domain::job::id_verification::IdVerificationRunRequest,
-        entity [];
+        entity [],
+        lists rics_domain::job::service::JOB_LIST;
     /// Lists the ID document verification jobs of every entity.
     list "/v1alpha/individualEntityIDVerificationJobs", [];
     /// Creates an ID document verification job about the individual `entity` of the body.
@@ -370,7 +463,8 @@ job_routes! {
         page super::ListOnboardIndividualEntityJobsResponse,
         create rics_domain::onboarding::OnboardingInput,
         run rics_domain::job::kind::RunRequest,
-        entity [("entity" = String, Path, description = "Entity id, or `-` for a job whose run makes the entity"),];
+        entity [("entity" = String, Path, description = "Entity id, or `-` for a job whose run makes the entity"),],
+        lists rics_domain::job::service::JOB_LIST;
     /// Lists an individual's onboarding jobs (those created at its path, and those whose
     /// run made it), or every onboarding job with `entities/-`.
     list "/v1alpha/entities/{entity}/onboardIndividualEntityJobs",
@@ -393,9 +487,12 @@ job_routes! {
         page super::ListIndividualEntityVerificationJobsResponse,
         create super::IndividualEntityVerificationJob,
         run rics_domain::job::kind::RunRequest,
-        entity [];
-    /// Lists the individual entity verification jobs of every entity.
-    list "/v1alpha/individualEntityVerificationJobs", [];
+        entity [],
+        lists rics_domain::job::service::DELETABLE_JOB_LIST;
+    /// Lists the individual entity verification jobs of every entity (the deleted
+    /// ones only with `showDeleted`).
+    list "/v1alpha/individualEntityVerificationJobs",
+        [("showDeleted" = Option<bool>, Query, description = "Include soft-deleted jobs"),];
     /// Creates an identity verification job about the individual `entity` of the body.
     create "/v1alpha/individualEntityVerificationJobs";
     /// Gets an identity verification job.
@@ -406,6 +503,19 @@ job_routes! {
     run "/v1alpha/individualEntityVerificationJobs/{job}:run";
     /// An identity verification run's operation.
     operation "/v1alpha/individualEntityVerificationJobs/{job}/operations/{operation}";
+}
+
+job_change_routes! {
+    identity_verification_changes: service verification_jobs,
+        job super::IndividualEntityVerificationJob, entity [];
+    /// Updates an identity verification job's inputs (`enrichEntity`, `webhookUri`,
+    /// the provider), unless a run is under way.
+    update "/v1alpha/individualEntityVerificationJobs/{job}";
+    /// Soft-deletes an identity verification job, unless a run is under way; returns
+    /// it with `deleteTime` and `purgeTime`.
+    delete "/v1alpha/individualEntityVerificationJobs/{job}";
+    /// Restores a soft-deleted identity verification job.
+    undelete "/v1alpha/individualEntityVerificationJobs/{job}:undelete";
 }
 
 /// The path variables of a job collection: the entity, absent for the top-level
@@ -430,7 +540,7 @@ fn entity_of(entity: &Option<String>) -> &str {
 
 async fn list(service: &JobService, caller: Caller, req: HttpRequest, path: ListPath) -> Response {
     let mut query = QueryParams::parse(req.query_string())?;
-    let request = query.take_list(false)?;
+    let request = query.take_list(service.changeable())?;
     query.finish()?;
     let page = service
         .list(&caller.0, entity_of(&path.entity), &request)
@@ -489,6 +599,55 @@ async fn run(
         .await?)
 }
 
+async fn update(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    path: JobPath,
+    body: JsonBody,
+) -> Response {
+    let entity = entity_of(&path.entity);
+    standard::update(&req, async |mask| {
+        service
+            .update(&caller.0, entity, &path.job, body.0, mask)
+            .await
+    })
+    .await
+}
+
+async fn delete(service: &JobService, caller: Caller, req: HttpRequest, path: JobPath) -> Response {
+    let params = SoftDeleteQuery::parse(&req)?;
+    let entity = entity_of(&path.entity);
+    match service
+        .delete(
+            &caller.0,
+            entity,
+            &path.job,
+            params.etag.as_deref(),
+            params.allow_missing,
+        )
+        .await?
+    {
+        Some(job) => ok(&job),
+        None => ok(&serde_json::Map::new()),
+    }
+}
+
+async fn undelete(
+    service: &JobService,
+    caller: Caller,
+    req: HttpRequest,
+    path: JobPath,
+    body: JsonBody,
+) -> Response {
+    QueryParams::parse(req.query_string())?.finish()?;
+    let etag = body_etag(body, "undelete")?;
+    let entity = entity_of(&path.entity);
+    ok(&service
+        .undelete(&caller.0, entity, &path.job, etag.as_deref())
+        .await?)
+}
+
 async fn operation(
     service: &JobService,
     caller: Caller,
@@ -529,6 +688,8 @@ mod tests {
             family: family.into(),
             entity_id: "amy-lee".into(),
             made_entity_id: None,
+            delete_time: None,
+            purge_time: None,
             uid: "u".into(),
             revision: 3,
             state: JobState::Succeeded,

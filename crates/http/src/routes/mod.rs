@@ -186,6 +186,7 @@ route_modules!(
     jobs::id_verification,
     jobs::onboarding,
     jobs::identity_verification,
+    jobs::identity_verification_changes,
     risk,
     notes::of_entities,
     workspaces,

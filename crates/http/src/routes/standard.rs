@@ -147,14 +147,16 @@ pub async fn update<T: Serialize>(
 
 /// The query of a soft delete (AIP-164): `etag` (must be current when given) and
 /// `allowMissing` (succeed when the resource is missing or already deleted).
-struct SoftDeleteQuery {
-    etag: Option<String>,
-    allow_missing: bool,
+pub(crate) struct SoftDeleteQuery {
+    /// The `etag` parameter.
+    pub(crate) etag: Option<String>,
+    /// The `allowMissing` parameter.
+    pub(crate) allow_missing: bool,
 }
 
 impl SoftDeleteQuery {
     /// Reads them from the query string, refusing any other parameter.
-    fn parse(req: &HttpRequest) -> Result<SoftDeleteQuery, crate::error::ApiError> {
+    pub(crate) fn parse(req: &HttpRequest) -> Result<SoftDeleteQuery, crate::error::ApiError> {
         let mut query = QueryParams::parse(req.query_string())?;
         let params = SoftDeleteQuery {
             etag: query.take("etag")?,

@@ -615,7 +615,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         workspaces: (S, S, S, i64, S, S, S, i64, i64, Maybe<i64>, Maybe<i64>),
         workspace_entities: (S, S, S, i64),
         notes: (S, S, S, S, i64, S, S, S, bool, i64, i64),
-        jobs: (S, S, S, S, S, i64, S, S, Maybe<S>, Maybe<S>, i64, i64, Maybe<S>),
+        jobs: (S, S, S, S, S, i64, S, S, Maybe<S>, Maybe<S>, i64, i64, Maybe<S>, Maybe<i64>, Maybe<i64>),
         job_tasks: (S, S, S, S, S, i64, i64, Maybe<S>, bool, Maybe<S>, i64, i64, Maybe<S>),
         activity_log_types: (S, S, S, i64, S, i64, Maybe<S>, S, i64, i64, Maybe<i64>, Maybe<i64>),
         activity_log_type_name_trigrams: (S, S, S),

@@ -26,6 +26,8 @@ fn job(id: &str, entity_id: &str) -> JobRecord {
         family: FAMILY.to_owned(),
         entity_id: entity_id.to_owned(),
         made_entity_id: None,
+        delete_time: None,
+        purge_time: None,
         uid: format!("uid-{id}"),
         revision: 1,
         state: JobState::Pending,
@@ -598,3 +600,103 @@ async fn a_job_at_dash_follows_the_entity_its_run_made(backend: Backend) {
 }
 
 contract!(a_job_at_dash_follows_the_entity_its_run_made);
+
+/// A soft-deleted job is read as it is, listed only when deleted jobs are asked for,
+/// and found due and purged (with its runs' operations and tasks) once its purge time
+/// passed, and only then; other families' deleted jobs are not this family's.
+async fn deleted_jobs_are_hidden_and_purged_when_due(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    f.create(&t1(), &entity("amy", "Amy", 0)).await;
+    let kept = job("job-kept", "amy");
+    repo.create(&t1(), &kept, None, &[]).await.unwrap();
+    let gone = job("job-gone", "amy");
+    repo.create(&t1(), &gone, None, &[]).await.unwrap();
+    let running = start(repo.as_ref(), &t1(), &gone, "run-gone", 1).await;
+    let task = repo
+        .claim("c", at(2), Duration::from_secs(60), 10)
+        .await
+        .unwrap()
+        .remove(0);
+    assert!(
+        repo.finish(&task, &complete(&running, "run-gone"), at(3))
+            .await
+            .unwrap()
+    );
+    let ended = repo.get(&t1(), FAMILY, "job-gone").await.unwrap().unwrap();
+    let mut deleted = ended.clone();
+    deleted.delete_time = Some(at(4));
+    deleted.purge_time = Some(at(10));
+    deleted.revision = ended.revision + 1;
+    repo.update(&t1(), &deleted, ended.revision, &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        repo.get(&t1(), FAMILY, "job-gone").await,
+        Ok(Some(deleted.clone()))
+    );
+    assert_eq!(listed(repo.as_ref(), Some("amy"), "").await, ["job-kept"]);
+    let (query, _) = crate::support::paging()
+        .prepare(
+            &rics_domain::job::service::DELETABLE_JOB_LIST,
+            &t1(),
+            Some("p"),
+            &rics_domain::list::ListRequest {
+                show_deleted: true,
+                ..crate::support::request("", "", 100)
+            },
+        )
+        .unwrap();
+    let page = repo.list(&t1(), FAMILY, None, &query).await.unwrap();
+    assert_eq!(page.items.len(), 2, "showDeleted lists it");
+
+    assert!(
+        repo.find_purge_due(FAMILY, at(9), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        repo.find_purge_due("otherJobs", at(11), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        repo.find_purge_due(FAMILY, at(11), 10).await.unwrap(),
+        [(t1(), "job-gone".to_owned())]
+    );
+    assert_eq!(
+        repo.purge(&t1(), &deleted, at(9), &[]).await,
+        Err(RepositoryError::NotFound),
+        "not due yet"
+    );
+    assert_eq!(
+        repo.purge(&t2(), &deleted, at(11), &[]).await,
+        Err(RepositoryError::NotFound),
+        "another tenant's"
+    );
+    repo.purge(
+        &t1(),
+        &deleted,
+        at(11),
+        &[event("ev-purged", Some("amy"), "job.purged", 11)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(repo.get(&t1(), FAMILY, "job-gone").await, Ok(None));
+    assert_eq!(
+        f.operations
+            .get(&t1(), &format!("{}/operations/run-gone", gone.name()))
+            .await,
+        Ok(None)
+    );
+    assert!(repo.get(&t1(), FAMILY, "job-kept").await.unwrap().is_some());
+    assert_eq!(
+        repo.purge(&t1(), &deleted, at(12), &[]).await,
+        Err(RepositoryError::NotFound),
+        "gone"
+    );
+}
+
+contract!(deleted_jobs_are_hidden_and_purged_when_due);
