@@ -33,7 +33,9 @@
 //! 0.947, and the evidence moves it: date of birth from +2.0 (same day) to −3.0 (two or more
 //! years apart), nationality +0.6 / −1.0, gender +0.1 / −1.5, weak alias −0.8, and −1.2 for an
 //! entry that records neither a date of birth nor a nationality (only the name can ever
-//! confirm such a match, so it needs a stronger name). A missing value adds nothing: it is
+//! confirm such a match, so it needs a stronger name), and against such an entry up to −1.5
+//! more for a common name (0.6 per factor of ten of people in a million carrying it, by the
+//! census frequencies of [`crate::frequency`]: `Robert Anderson`). A missing value adds nothing: it is
 //! never a mismatch. The score reads as "how strongly the evidence says this is the listed entry";
 //! it only reaches 1.0 in the limit, so strong matches are ranked by their evidence instead of
 //! piling up at 100 %. Each factor's contribution in the explanation is the change of score it
@@ -45,7 +47,8 @@ use rphonetic::DoubleMetaphone;
 use serde::Serialize;
 
 use crate::date::{BirthDate, DobAgreement, best_agreement};
-use crate::model::{Gender, NameRole, Record};
+use crate::frequency::NameFrequencies;
+use crate::model::{EntityKind, Gender, NameRole, Record};
 use crate::normalize::{MAX_TOKENS, NormName, Token, TokenKind, skeleton, skeleton_keep_w};
 use crate::similarity::{edit_similarity, jaro_winkler};
 
@@ -743,14 +746,15 @@ fn is_patronymic_particle(token: Option<&PreparedToken>) -> bool {
     token.is_some_and(|t| matches!(t.text.as_str(), "bin" | "ibn" | "bint" | "binti" | "ben"))
 }
 
-/// True when the aligned tokens `q[i]` and `c[j]` stand before `bin` on one side and after it
-/// on the other.
+/// True when the aligned tokens `q[i]` and `c[j]` stand only before `bin` on one side and only
+/// after it on the other. A name between two `bin` on either side (`Noureddine ben Ali ben
+/// Belkassem`) is a link of the same chain of fathers on both, not a swap.
 fn is_patronymic_swap(q: &[PreparedToken], c: &[PreparedToken], i: usize, j: usize) -> bool {
     let q_before = is_patronymic_particle(q.get(i + 1));
     let q_after = i > 0 && is_patronymic_particle(q.get(i - 1));
     let c_before = is_patronymic_particle(c.get(j + 1));
     let c_after = j > 0 && is_patronymic_particle(c.get(j - 1));
-    (q_before && c_after) || (q_after && c_before)
+    (q_before && !q_after && c_after && !c_before) || (q_after && !q_before && c_before && !c_after)
 }
 
 fn join(tokens: &[PreparedToken]) -> String {
@@ -822,6 +826,9 @@ pub enum FactorKind {
     /// The listed entry records neither a date of birth nor a nationality, so nothing but the
     /// name can ever confirm or refute the match: the name must be stronger.
     NameOnlyEntry,
+    /// The screened name is common (many people carry it, by the census frequencies in
+    /// [`crate::frequency`]) and the listed entry records nothing else to tell them apart.
+    CommonName,
 }
 
 /// One factor of a score, for the reviewer.
@@ -903,6 +910,12 @@ pub fn score_record(
                 .to_string(),
             NAME_ONLY_ENTRY_LOG_ODDS,
         ));
+        if record.kind == EntityKind::Person
+            && let Some(common) = NameFrequencies::census().common_name(&query_name.tokens)
+            && common.log_odds() < 0.0
+        {
+            steps.push((FactorKind::CommonName, common.detail(), common.log_odds()));
+        }
     }
     if let Some(query_dob) = &evidence.birth_date
         && let Some((agreement, listed)) = best_agreement(query_dob, &record.birth_dates)
@@ -978,7 +991,6 @@ pub fn name_only_score(similarity: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::EntityKind;
     use crate::normalize::normalize;
 
     fn prep(name: &str) -> PreparedName {
@@ -1117,6 +1129,66 @@ mod tests {
             assert_eq!(romanisation_key(a), romanisation_key(b), "{a} {b}");
         }
         assert_ne!(romanisation_key("omar"), romanisation_key("amir"));
+    }
+
+    #[test]
+    fn a_chain_of_fathers_is_not_a_patronymic_swap() {
+        // `Ali` stands between two `ben` on both sides: the same link of the same chain.
+        let chain = compare_names(
+            &prep("Noureddine Ben Ali Ben Belkassem"),
+            &prep("Noureddine Ben Ali Ben Belkassem Drissi"),
+        );
+        assert!(!chain.patronymic_swap);
+        assert!(chain.similarity > NAME_PIVOT, "{}", chain.similarity);
+        // Son and father swapped around one `bin` still is.
+        let swap = compare_names(&prep("Salman bin Muhammad"), &prep("Muhammad bin Salman"));
+        assert!(swap.patronymic_swap);
+    }
+
+    #[test]
+    fn a_common_name_against_an_entry_with_nothing_else_is_penalised() {
+        let score = |query: &str, with_birth_date: bool| {
+            let q = prep(query);
+            let l = prep(query);
+            let mut record = Record::new("1", "t", EntityKind::Person);
+            if with_birth_date {
+                record.birth_dates = vec![BirthDate::Year { year: 1970 }];
+            }
+            score_record(
+                compare_names(&q, &l),
+                &q,
+                &l,
+                query,
+                NameRole::Primary,
+                &Evidence::default(),
+                &record,
+            )
+        };
+        let (common, explanation) = score("Robert Anderson", false);
+        let factor = explanation
+            .factors
+            .iter()
+            .find(|f| f.factor == FactorKind::CommonName)
+            .expect("a common-name factor");
+        assert!(factor.detail.contains("robert"), "{}", factor.detail);
+        assert!(factor.log_odds < -0.9, "{}", factor.log_odds);
+        let (rare, explanation) = score("Ayman Zawahiri", false);
+        assert!(
+            !explanation
+                .factors
+                .iter()
+                .any(|f| f.factor == FactorKind::CommonName)
+        );
+        assert!(common < rare, "{common} {rare}");
+        assert!(common < DEFAULT_THRESHOLD, "{common}");
+        // An entry with a date of birth can be told apart: no common-name factor.
+        let (_, explanation) = score("Robert Anderson", true);
+        assert!(
+            !explanation
+                .factors
+                .iter()
+                .any(|f| f.factor == FactorKind::CommonName)
+        );
     }
 
     #[test]
