@@ -7,7 +7,8 @@
 //! has first-letter keys, so that a typo in the first letter, which changes all three, does
 //! not lose the name: the token without its first letter (a dropped or substituted first
 //! letter) and the token with its first two letters in order (a transposed first letter); see
-//! [`first_letter_keys`]. Candidate names collect the rarity weights of the query tokens whose
+//! [`first_letter_keys`]. It also has its romanisation key and its letters in sorted order
+//! ([`typo_keys`]). Candidate names collect the rarity weights of the query tokens whose
 //! keys they share; the best [`CANDIDATES`] are compared in full.
 
 use std::collections::{HashMap, HashSet};
@@ -71,6 +72,30 @@ const FIRST_LETTER_MIN_CHARS: usize = 4;
 enum Side {
     Listed,
     Screened,
+}
+
+/// How much a shared romanisation key says (see [`crate::matcher::romanisation_key`]).
+const ROMANISATION_FACTOR: f32 = 0.85;
+/// How much sharing the same letters in another order says (a transposition typo).
+const LETTERS_FACTOR: f32 = 0.7;
+/// Shortest token (in characters) keyed by its sorted letters.
+const LETTERS_MIN_CHARS: usize = 5;
+
+/// The romanisation key of a word token (`walidjan` / `walijan`) and, from
+/// [`LETTERS_MIN_CHARS`] letters, its letters in sorted order, under which a swap of two
+/// letters anywhere (`wlaijan` / `walijan`) keeps the name.
+fn typo_keys(token: &PreparedToken, out: &mut Vec<(String, f32)>) {
+    if token.translit.len() >= 3 {
+        out.push((format!("r{}", token.translit), ROMANISATION_FACTOR));
+    }
+    if token.text.chars().count() >= LETTERS_MIN_CHARS {
+        let mut letters: Vec<char> = token.text.chars().collect();
+        letters.sort_unstable();
+        let mut key = String::with_capacity(token.text.len() + 1);
+        key.push('s');
+        key.extend(letters);
+        out.push((key, LETTERS_FACTOR));
+    }
 }
 
 /// The first-letter keys of a word token of at least [`FIRST_LETTER_MIN_CHARS`] characters
@@ -249,6 +274,7 @@ fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side) -> Vec<Unit
             let mut keys = Vec::new();
             unit_keys(&t.text, t.skeleton_script, encoder, &mut keys);
             if !t.skeleton_script {
+                typo_keys(t, &mut keys);
                 first_letter_keys(&t.text, side, &mut keys);
             }
             out.push(Unit {
@@ -436,8 +462,9 @@ impl Index {
         });
         for (unit_no, unit) in all_units.iter().enumerate() {
             let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
-            // Keys come exact first, then skeleton, then phonetic, then first-letter keys: a
-            // name gets the factor of the best key it shares with this unit, once.
+            // Keys come exact first, then skeleton, then phonetic, then romanisation, sorted
+            // letters and first-letter keys: a name gets the factor of the first key it
+            // shares with this unit, once.
             for (key, factor) in &unit.keys {
                 let Some(list) = self.postings.get(key) else {
                     continue;
@@ -663,6 +690,18 @@ mod tests {
             assert!(
                 found.iter().any(|n| n == listed),
                 "{query} did not retrieve {listed}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_swap_of_letters_or_another_romanisation_does_not_lose_the_name() {
+        let index = index(&["Walijan", "Ivan Petrov"]);
+        for query in ["Wlaijan", "Walidjan", "Walijna"] {
+            let found = retrieved(&index, query);
+            assert!(
+                found.iter().any(|n| n == "Walijan"),
+                "{query} did not retrieve Walijan: {found:?}"
             );
         }
     }
