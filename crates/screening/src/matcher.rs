@@ -96,6 +96,9 @@ const SOFT_DISCOUNT: f32 = 0.10;
 const TRANSLIT_SIMILARITY: f32 = 0.90;
 /// Similarity of a token written backwards (a right-to-left name mangled by a system).
 const REVERSED_SIMILARITY: f32 = 0.85;
+/// Similarity of two tokens that differ by one swap of adjacent letters (`Jin` / `Jni`): a
+/// typo that the mean of Jaro-Winkler and edit similarity rates too low in short tokens.
+const TRANSPOSED_SIMILARITY: f32 = 0.85;
 /// Similarity of a short token that is the initials of a run of tokens (`JC` / `Jean Claude`,
 /// `US` / `United States`).
 const ACRONYM_SIMILARITY: f32 = 0.85;
@@ -387,9 +390,10 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         };
     }
     let translit = a.translit == b.translit && a.translit.len() >= 2;
+    let transposed = one_transposition(&a.text, &b.text);
     let jw = jaro_winkler(&a.text, &b.text);
     let skeletal = a.skeleton_script || b.skeleton_script;
-    if jw < 0.6 && !skeletal && !translit {
+    if jw < 0.6 && !skeletal && !translit && !transposed {
         if a.text.len() >= 4
             && a.text.len() == b.text.len()
             && a.text.bytes().eq(b.text.bytes().rev())
@@ -400,6 +404,9 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
     }
     let edit = edit_similarity(&a.text, &b.text);
     let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
+    if transposed {
+        best = best.max_by_sim((TRANSPOSED_SIMILARITY, PairMethod::Fuzzy));
+    }
     if translit {
         best = best.max_by_sim((TRANSLIT_SIMILARITY, PairMethod::Transliteration));
     }
@@ -414,6 +421,31 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         best = best.max_by_sim((PHONETIC_SIMILARITY, PairMethod::Phonetic));
     }
     best
+}
+
+/// True when `a` and `b` differ by exactly one swap of two adjacent, different letters.
+fn one_transposition(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() || a.len() < 3 {
+        return false;
+    }
+    let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) else {
+        return false;
+    };
+    i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..]
+}
+
+/// True when two words of at least four letters differ only in their first letter (`Dari` /
+/// `Lari`), or one is the other without its first letter (`Sama` / `Usama`): a typo there may
+/// still be a soft pair.
+fn first_letter_typo(a: &str, b: &str) -> bool {
+    let rest = |s: &str| {
+        let mut chars = s.chars();
+        chars.next();
+        chars.as_str().to_string()
+    };
+    let (ra, rb) = (rest(a), rest(b));
+    (ra.len() >= 3 && ra == rb) || (a.len() >= 4 && rb == a) || (b.len() >= 4 && ra == b)
 }
 
 /// Similarity of a run of tokens written as one token on the other side.
@@ -507,6 +539,7 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     let c = &list.tokens[..list.tokens.len().min(MAX_TOKENS)];
     let mut candidates: Vec<Candidate> = Vec::with_capacity(q.len() * c.len() + 4);
     let mut soft: Vec<Candidate> = Vec::new();
+    let organisation = query.organisation || list.organisation;
     for (i, qt) in q.iter().enumerate() {
         for (j, ct) in c.iter().enumerate() {
             let (sim, method) = token_similarity(qt, ct);
@@ -521,10 +554,15 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
             } else if sim >= SOFT_MIN_SIMILARITY
                 && qt.kind == TokenKind::Word
                 && ct.kind == TokenKind::Word
-                && qt.text.as_bytes().first() == ct.text.as_bytes().first()
+                && (qt.text.as_bytes().first() == ct.text.as_bytes().first()
+                    || first_letter_typo(&qt.text, &ct.text))
             {
                 soft.push(Candidate {
-                    sim: sim - SOFT_DISCOUNT,
+                    sim: if organisation {
+                        sim
+                    } else {
+                        sim - SOFT_DISCOUNT
+                    },
                     method: PairMethod::Soft,
                     ..cand
                 });
@@ -612,7 +650,6 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     let uc = unmatched(c, &c_used);
     let counting = |u: &[Unmatched]| u.iter().filter(|t| t.counts).count();
     let conflicts = counting(&uq).min(counting(&uc));
-    let organisation = query.organisation || list.organisation;
     // Two different legal forms left over (`ANO` / `LLC`, `SAS` / `SARL`): two legal entities.
     // Generic words (`Company`, `Corporation`, `Group`) do not name a legal form.
     let legal_forms = |tokens: &[PreparedToken], used: &Used| {
@@ -1200,5 +1237,21 @@ mod tests {
         // ... another first letter is a conflict.
         let other = compare_names(&prep("Angela Derkur"), &prep("Angela Merkel"));
         assert_eq!(other.conflicts, 1);
+        // ... unless the rest of the word is the same: a typo in the first letter.
+        let first = compare_names(&prep("Harith Salman Lari"), &prep("Harith Salman Dari"));
+        assert!(first.pairs.iter().any(|p| p.method == PairMethod::Soft));
+        assert_eq!(first.conflicts, 0);
+        assert!(first_letter_typo("sama", "usama") && first_letter_typo("usama", "sama"));
+        assert!(!first_letter_typo("ali", "bali") && !first_letter_typo("omar", "amir"));
+    }
+
+    #[test]
+    fn one_swap_of_adjacent_letters_pairs_short_tokens() {
+        assert!(one_transposition("jin", "jni"));
+        assert!(!one_transposition("jin", "jin") && !one_transposition("jin", "nij"));
+        assert!(!one_transposition("abcd", "badc"));
+        let typo = compare_names(&prep("Yun Ho Jni"), &prep("Yun Ho Jin"));
+        assert_eq!(typo.conflicts, 0);
+        assert!(typo.similarity > NAME_PIVOT, "{}", typo.similarity);
     }
 }
