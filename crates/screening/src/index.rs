@@ -263,6 +263,9 @@ fn unit_keys(
 /// says) and its weight in candidate ranking.
 struct Unit {
     keys: Vec<(String, f32)>,
+    /// How many of the keys are exact, skeleton or phonetic; the rest are typo keys, looked
+    /// up only for a token that no listed name carries as written.
+    primary: usize,
     weight: f32,
 }
 
@@ -273,12 +276,14 @@ fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side) -> Vec<Unit
         if t.kind == TokenKind::Word && t.text.len() >= 2 {
             let mut keys = Vec::new();
             unit_keys(&t.text, t.skeleton_script, encoder, &mut keys);
+            let primary = keys.len();
             if !t.skeleton_script {
                 typo_keys(t, &mut keys);
                 first_letter_keys(&t.text, side, &mut keys);
             }
             out.push(Unit {
                 keys,
+                primary,
                 weight: t.weight,
             });
         }
@@ -297,7 +302,12 @@ fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side) -> Vec<Unit
                 &mut keys,
             );
             let weight: f32 = run.iter().map(|t: &PreparedToken| t.weight).sum::<f32>() / 2.0;
-            out.push(Unit { keys, weight });
+            let primary = keys.len();
+            out.push(Unit {
+                keys,
+                primary,
+                weight,
+            });
         }
     }
     out
@@ -464,8 +474,18 @@ impl Index {
             let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
             // Keys come exact first, then skeleton, then phonetic, then romanisation, sorted
             // letters and first-letter keys: a name gets the factor of the first key it
-            // shares with this unit, once.
-            for (key, factor) in &unit.keys {
+            // shares with this unit, once. A token some listed name carries as written is
+            // taken as written: its typo keys are not looked up.
+            let listed = unit
+                .keys
+                .first()
+                .is_some_and(|(key, _)| self.postings.contains_key(key));
+            let wanted = if listed {
+                unit.primary
+            } else {
+                unit.keys.len()
+            };
+            for (key, factor) in &unit.keys[..wanted] {
                 let Some(list) = self.postings.get(key) else {
                     continue;
                 };
