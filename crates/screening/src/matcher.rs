@@ -103,6 +103,8 @@ const TRANSPOSED_SIMILARITY: f32 = 0.85;
 /// `US` / `United States`).
 const ACRONYM_SIMILARITY: f32 = 0.85;
 const DUPLICATE_CHARGE: f32 = 0.05;
+/// Weight of a title both names carry, counted as an exact shared name part.
+const TITLE_WEIGHT: f32 = 0.3;
 const PATRONYMIC_SWAP_FACTOR: f32 = 0.75;
 const MAX_SPAN: usize = 3;
 
@@ -344,6 +346,9 @@ pub struct NameComparison {
     /// True when names on either side of `bin`/`ibn`/`bint` swapped places (`A bin B` vs
     /// `B bin A` names a son and his father, two people).
     pub patronymic_swap: bool,
+    /// Titles both names carry (`Amir`, `Sayed`, `Qari`: also given names), each counted
+    /// as a shared name part of weight 0.3.
+    pub shared_titles: Vec<String>,
 }
 
 fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
@@ -505,6 +510,20 @@ struct Alignment {
     c_used: Used,
     conflicts: usize,
     patronymic_swap: bool,
+    shared_titles: Vec<String>,
+}
+
+/// The titles dropped from both names, each once.
+fn shared_titles(query: &PreparedName, list: &PreparedName) -> Vec<String> {
+    let mut left: Vec<&String> = list.dropped.iter().collect();
+    let mut out = Vec::new();
+    for title in &query.dropped {
+        if let Some(k) = left.iter().position(|t| *t == title) {
+            left.swap_remove(k);
+            out.push(title.clone());
+        }
+    }
+    out
 }
 
 /// True when the consonant skeleton of the run's tokens written as one equals `target`,
@@ -686,6 +705,12 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
         };
         denominator += u.weight * u.charge * factor;
     }
+    // A title both names carry (`Amir`, `Qari`, `Sayed` are also given names) is a shared name
+    // part of small weight; never a match on its own.
+    let shared_titles = shared_titles(query, list);
+    let titles_weight = TITLE_WEIGHT * shared_titles.len() as f32;
+    numerator += titles_weight;
+    denominator += titles_weight;
     let mut similarity = if substantive && denominator > 0.0 {
         (numerator / denominator).clamp(0.0, 1.0)
     } else {
@@ -701,6 +726,7 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
         c_used,
         conflicts,
         patronymic_swap,
+        shared_titles,
     }
 }
 
@@ -776,6 +802,7 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         unmatched_list: texts(c, &alignment.c_used),
         conflicts: alignment.conflicts,
         patronymic_swap: alignment.patronymic_swap,
+        shared_titles: alignment.shared_titles,
     }
 }
 
@@ -1226,6 +1253,21 @@ mod tests {
                 .iter()
                 .any(|f| f.factor == FactorKind::CommonName)
         );
+    }
+
+    #[test]
+    fn a_title_both_names_carry_counts_a_little() {
+        let shared = compare_names(&prep("Amir Motaqi"), &prep("Amir Khan Motaqi"));
+        assert_eq!(shared.shared_titles, vec!["amir".to_string()]);
+        let alone = compare_names(&prep("Zabi Motaqi"), &prep("Amir Khan Motaqi"));
+        assert!(alone.shared_titles.is_empty());
+        let without = compare_names(&prep("Motaqi"), &prep("Khan Motaqi"));
+        assert!(
+            shared.similarity > without.similarity + 0.03,
+            "{shared:?} {without:?}"
+        );
+        // A title alone is no match.
+        assert_eq!(sim("Amir Khan", "Amir Rahimi"), 0.0);
     }
 
     #[test]
