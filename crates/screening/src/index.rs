@@ -67,11 +67,13 @@ const FIRST_LETTER_FACTOR: f32 = 0.7;
 const FIRST_LETTER_MIN_CHARS: usize = 4;
 
 /// Which side of a screen a name is on: listed names are indexed under keys, screened names
-/// look keys up. First-letter keys are not symmetric (see [`first_letter_keys`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+/// look keys up in the postings. First-letter keys are not symmetric (see
+/// [`first_letter_keys`]), and a screened token that some listed name carries as written is
+/// taken as written: it gets no typo keys.
+#[derive(Debug, Clone, Copy)]
+enum Side<'a> {
     Listed,
-    Screened,
+    Screened(&'a HashMap<String, Vec<u32>>),
 }
 
 /// How much a shared romanisation key says (see [`crate::matcher::romanisation_key`]).
@@ -108,19 +110,20 @@ fn typo_keys(token: &PreparedToken, out: &mut Vec<(String, f32)>) {
 /// - `t` + `Q` without its first letter: the listed token lost its first letter;
 /// - `x` + `Q` with its first two letters in order: the first two letters are swapped
 ///   (`suama` for `usama`).
-fn first_letter_keys(text: &str, side: Side, out: &mut Vec<(String, f32)>) {
+fn first_letter_keys(text: &str, side: Side<'_>, out: &mut Vec<(String, f32)>) {
+    let screened = matches!(side, Side::Screened(_));
     let chars = text.chars().count();
     let mut rest = text.chars();
     let first = rest.next();
     let rest = rest.as_str();
-    if side == Side::Screened && chars + 1 >= FIRST_LETTER_MIN_CHARS {
+    if screened && chars + 1 >= FIRST_LETTER_MIN_CHARS {
         out.push((format!("d{text}"), FIRST_LETTER_FACTOR));
     }
     if chars < FIRST_LETTER_MIN_CHARS {
         return;
     }
     out.push((format!("d{rest}"), FIRST_LETTER_FACTOR));
-    if side == Side::Screened {
+    if screened {
         out.push((format!("t{rest}"), FIRST_LETTER_FACTOR));
     }
     let mut tail = rest.chars();
@@ -263,27 +266,29 @@ fn unit_keys(
 /// says) and its weight in candidate ranking.
 struct Unit {
     keys: Vec<(String, f32)>,
-    /// How many of the keys are exact, skeleton or phonetic; the rest are typo keys, looked
-    /// up only for a token that no listed name carries as written.
-    primary: usize,
     weight: f32,
 }
 
-fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side) -> Vec<Unit> {
+fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side<'_>) -> Vec<Unit> {
     let tokens = &name.tokens;
     let mut out = Vec::new();
     for t in tokens {
         if t.kind == TokenKind::Word && t.text.len() >= 2 {
             let mut keys = Vec::new();
             unit_keys(&t.text, t.skeleton_script, encoder, &mut keys);
-            let primary = keys.len();
-            if !t.skeleton_script {
+            let typos = !t.skeleton_script
+                && match side {
+                    Side::Listed => true,
+                    Side::Screened(postings) => keys
+                        .first()
+                        .is_none_or(|(exact, _)| !postings.contains_key(exact)),
+                };
+            if typos {
                 typo_keys(t, &mut keys);
                 first_letter_keys(&t.text, side, &mut keys);
             }
             out.push(Unit {
                 keys,
-                primary,
                 weight: t.weight,
             });
         }
@@ -302,12 +307,7 @@ fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side) -> Vec<Unit
                 &mut keys,
             );
             let weight: f32 = run.iter().map(|t: &PreparedToken| t.weight).sum::<f32>() / 2.0;
-            let primary = keys.len();
-            out.push(Unit {
-                keys,
-                primary,
-                weight,
-            });
+            out.push(Unit { keys, weight });
         }
     }
     out
@@ -461,7 +461,7 @@ impl Index {
         touched.clear();
         let all_units: Vec<Unit> = query
             .iter()
-            .flat_map(|q| units(q, &self.encoder, Side::Screened))
+            .flat_map(|q| units(q, &self.encoder, Side::Screened(&self.postings)))
             .collect();
         let selective = all_units.iter().any(|u| {
             u.keys.iter().any(|(k, _)| {
@@ -474,18 +474,8 @@ impl Index {
             let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
             // Keys come exact first, then skeleton, then phonetic, then romanisation, sorted
             // letters and first-letter keys: a name gets the factor of the first key it
-            // shares with this unit, once. A token some listed name carries as written is
-            // taken as written: its typo keys are not looked up.
-            let listed = unit
-                .keys
-                .first()
-                .is_some_and(|(key, _)| self.postings.contains_key(key));
-            let wanted = if listed {
-                unit.primary
-            } else {
-                unit.keys.len()
-            };
-            for (key, factor) in &unit.keys[..wanted] {
+            // shares with this unit, once.
+            for (key, factor) in &unit.keys {
                 let Some(list) = self.postings.get(key) else {
                     continue;
                 };
