@@ -3,9 +3,13 @@
 //! and a [`SharedIndex`] that swaps a rebuilt index in atomically while screens go on.
 //!
 //! Blocking keys, per word token and per run of two or three adjacent tokens written as one:
-//! the token itself, its Double Metaphone codes and its consonant skeleton. Candidate names
-//! collect the rarity weights of the query tokens whose keys they share; the best
-//! [`CANDIDATES`] are compared in full.
+//! the token itself, its Double Metaphone codes and its consonant skeleton. A word token also
+//! has first-letter keys, so that a typo in the first letter, which changes all three, does
+//! not lose the name: the token without its first letter (a dropped or substituted first
+//! letter) and the token with its first two letters in order (a transposed first letter); see
+//! [`first_letter_keys`]. It also has its romanisation key and its letters in sorted order
+//! ([`typo_keys`]). Candidate names collect the rarity weights of the query tokens whose
+//! keys they share; the best [`CANDIDATES`] are compared in full.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -52,6 +56,85 @@ fn key_factor(key: &str) -> f32 {
         Some(b't') => 1.0,
         Some(b'k') => 0.9,
         _ => 0.8,
+    }
+}
+
+/// How much a shared first-letter key says (the same token but for a typo in its first
+/// letter): less than a shared sound.
+const FIRST_LETTER_FACTOR: f32 = 0.7;
+/// Shortest token (in characters) given first-letter keys: shorter ones would share them with
+/// too many other names.
+const FIRST_LETTER_MIN_CHARS: usize = 4;
+
+/// Which side of a screen a name is on: listed names are indexed under keys, screened names
+/// look keys up in the postings. First-letter keys are not symmetric (see
+/// [`first_letter_keys`]), and a screened token that some listed name carries as written is
+/// taken as written: it gets no typo keys.
+#[derive(Debug, Clone, Copy)]
+enum Side<'a> {
+    Listed,
+    Screened(&'a HashMap<String, Vec<u32>>),
+}
+
+/// How much a shared romanisation key says (see [`crate::matcher::romanisation_key`]).
+const ROMANISATION_FACTOR: f32 = 0.85;
+/// How much sharing the same letters in another order says (a transposition typo).
+const LETTERS_FACTOR: f32 = 0.7;
+/// Shortest token (in characters) keyed by its sorted letters.
+const LETTERS_MIN_CHARS: usize = 5;
+
+/// The romanisation key of a word token (`walidjan` / `walijan`) and, from
+/// [`LETTERS_MIN_CHARS`] letters, its letters in sorted order, under which a swap of two
+/// letters anywhere (`wlaijan` / `walijan`) keeps the name.
+fn typo_keys(token: &PreparedToken, out: &mut Vec<(String, f32)>) {
+    if token.translit.len() >= 3 {
+        out.push((format!("r{}", token.translit), ROMANISATION_FACTOR));
+    }
+    if token.text.chars().count() >= LETTERS_MIN_CHARS {
+        let mut letters: Vec<char> = token.text.chars().collect();
+        letters.sort_unstable();
+        let mut key = String::with_capacity(token.text.len() + 1);
+        key.push('s');
+        key.extend(letters);
+        out.push((key, LETTERS_FACTOR));
+    }
+}
+
+/// The first-letter keys of a word token of at least [`FIRST_LETTER_MIN_CHARS`] characters
+/// (a shorter screened token still looks up its listed forms with one more letter).
+///
+/// A listed token `L` is indexed under `d` + `L` without its first letter and under `x` + `L`
+/// with its first two letters in order. A screened token `Q` looks up:
+/// - `d` + `Q`: `Q` is a listed token that lost its first letter (`sama` for `usama`);
+/// - `d` + `Q` without its first letter: the first letter differs (`wasan` for `hasan`);
+/// - `t` + `Q` without its first letter: the listed token lost its first letter;
+/// - `x` + `Q` with its first two letters in order: the first two letters are swapped
+///   (`suama` for `usama`).
+fn first_letter_keys(text: &str, side: Side<'_>, out: &mut Vec<(String, f32)>) {
+    let screened = matches!(side, Side::Screened(_));
+    let chars = text.chars().count();
+    let mut rest = text.chars();
+    let first = rest.next();
+    let rest = rest.as_str();
+    if screened && chars + 1 >= FIRST_LETTER_MIN_CHARS {
+        out.push((format!("d{text}"), FIRST_LETTER_FACTOR));
+    }
+    if chars < FIRST_LETTER_MIN_CHARS {
+        return;
+    }
+    out.push((format!("d{rest}"), FIRST_LETTER_FACTOR));
+    if screened {
+        out.push((format!("t{rest}"), FIRST_LETTER_FACTOR));
+    }
+    let mut tail = rest.chars();
+    if let (Some(a), Some(b)) = (first, tail.next())
+        && a != b
+    {
+        let (low, high) = if a < b { (a, b) } else { (b, a) };
+        out.push((
+            format!("x{low}{high}{}", tail.as_str()),
+            FIRST_LETTER_FACTOR,
+        ));
     }
 }
 
@@ -154,35 +237,56 @@ pub struct Index {
     encoder: DoubleMetaphone,
 }
 
-/// The blocking keys of one token or joined run.
-fn unit_keys(text: &str, skel_source: bool, encoder: &DoubleMetaphone, out: &mut Vec<String>) {
-    out.push(format!("t{text}"));
+/// The blocking keys of one token or joined run, each with [`key_factor`].
+fn unit_keys(
+    text: &str,
+    skel_source: bool,
+    encoder: &DoubleMetaphone,
+    out: &mut Vec<(String, f32)>,
+) {
+    let mut push = |key: String| {
+        let factor = key_factor(&key);
+        out.push((key, factor));
+    };
+    push(format!("t{text}"));
     let s = skeleton(text);
     if s.len() >= 3 && (skel_source || s.len() >= 4) {
-        out.push(format!("k{s}"));
+        push(format!("k{s}"));
     }
     let (p, a) = phonetic_codes(encoder, text);
     if p.len() >= 2 {
-        out.push(format!("m{p}"));
+        push(format!("m{p}"));
         if a != p && a.len() >= 2 {
-            out.push(format!("m{a}"));
+            push(format!("m{a}"));
         }
     }
 }
 
-/// A query unit: a token or run of tokens, its keys and its weight in candidate ranking.
+/// A query unit: a token or run of tokens, its keys (best first, with how much sharing each
+/// says) and its weight in candidate ranking.
 struct Unit {
-    keys: Vec<String>,
+    keys: Vec<(String, f32)>,
     weight: f32,
 }
 
-fn units(name: &PreparedName, encoder: &DoubleMetaphone) -> Vec<Unit> {
+fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side<'_>) -> Vec<Unit> {
     let tokens = &name.tokens;
     let mut out = Vec::new();
     for t in tokens {
         if t.kind == TokenKind::Word && t.text.len() >= 2 {
             let mut keys = Vec::new();
             unit_keys(&t.text, t.skeleton_script, encoder, &mut keys);
+            let typos = !t.skeleton_script
+                && match side {
+                    Side::Listed => true,
+                    Side::Screened(postings) => keys
+                        .first()
+                        .is_none_or(|(exact, _)| !postings.contains_key(exact)),
+                };
+            if typos {
+                typo_keys(t, &mut keys);
+                first_letter_keys(&t.text, side, &mut keys);
+            }
             out.push(Unit {
                 keys,
                 weight: t.weight,
@@ -257,8 +361,8 @@ impl Index {
             let prepared = PreparedName::new(&variant, &stats, &encoder);
             let name_id = u32::try_from(names.len()).unwrap_or(u32::MAX);
             keys.clear();
-            for unit in units(&prepared, &encoder) {
-                keys.extend(unit.keys);
+            for unit in units(&prepared, &encoder, Side::Listed) {
+                keys.extend(unit.keys.into_iter().map(|(key, _)| key));
             }
             keys.sort_unstable();
             keys.dedup();
@@ -355,9 +459,12 @@ impl Index {
             touched,
         } = scratch;
         touched.clear();
-        let all_units: Vec<Unit> = query.iter().flat_map(|q| units(q, &self.encoder)).collect();
+        let all_units: Vec<Unit> = query
+            .iter()
+            .flat_map(|q| units(q, &self.encoder, Side::Screened(&self.postings)))
+            .collect();
         let selective = all_units.iter().any(|u| {
-            u.keys.iter().any(|k| {
+            u.keys.iter().any(|(k, _)| {
                 self.postings
                     .get(k)
                     .is_some_and(|p| p.len() <= MAX_POSTINGS)
@@ -365,16 +472,17 @@ impl Index {
         });
         for (unit_no, unit) in all_units.iter().enumerate() {
             let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
-            // Keys come exact first, then skeleton, then phonetic: a name gets the factor of
-            // the best key it shares with this unit, once.
-            for key in &unit.keys {
+            // Keys come exact first, then skeleton, then phonetic, then romanisation, sorted
+            // letters and first-letter keys: a name gets the factor of the first key it
+            // shares with this unit, once.
+            for (key, factor) in &unit.keys {
                 let Some(list) = self.postings.get(key) else {
                     continue;
                 };
                 if selective && list.len() > MAX_POSTINGS {
                     continue;
                 }
-                let gain = unit.weight * key_factor(key);
+                let gain = unit.weight * factor;
                 for &id in list {
                     let i = id as usize;
                     if i >= n || stamp[i] == unit_id {
@@ -533,5 +641,96 @@ impl SharedIndex {
     /// Screens against the current snapshot.
     pub fn screen(&self, query: &Query, options: &ScreenOptions) -> ScreenResult {
         self.current.load().screen(query, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::LoadReport;
+    use crate::model::Name;
+
+    fn index(names: &[&str]) -> Index {
+        let records = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mut record = Record::new(i.to_string(), "test", EntityKind::Person);
+                record.names = vec![Name::new(*name, NameRole::Primary)];
+                record
+            })
+            .collect();
+        Index::build(vec![LoadedList::new(
+            "test",
+            &[],
+            None,
+            records,
+            LoadReport::default(),
+        )])
+    }
+
+    /// The listed names the candidate retrieval finds for `query`.
+    fn retrieved(index: &Index, query: &str) -> Vec<String> {
+        let prepared = index.prepare(query, EntityKind::Person);
+        index
+            .candidates(&prepared, EntityKind::Person, None)
+            .into_iter()
+            .filter_map(|id| index.names.get(id as usize).map(|n| n.text.clone()))
+            .collect()
+    }
+
+    const LISTED: &[&str] = &["Kurbanov", "Usama Hamdan", "Nasrullo Zamov", "Ivan Petrov"];
+
+    #[test]
+    fn a_typo_in_the_first_letter_does_not_lose_the_name() {
+        let index = index(LISTED);
+        for (query, listed) in [
+            // Transposed first letter: the token, its skeleton and its sound all change.
+            ("Ukrbanov", "Kurbanov"),
+            ("Suama", "Usama Hamdan"),
+            // Dropped first letter.
+            ("Urbanov", "Kurbanov"),
+            ("Sama", "Usama Hamdan"),
+            // Substituted first letter.
+            ("Burbanov", "Kurbanov"),
+            // The listed name lost its first letter.
+            ("Azamov", "Nasrullo Zamov"),
+        ] {
+            let found = retrieved(&index, query);
+            assert!(
+                found.iter().any(|n| n == listed),
+                "{query} did not retrieve {listed}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_swap_of_letters_or_another_romanisation_does_not_lose_the_name() {
+        let index = index(&["Walijan", "Ivan Petrov"]);
+        for query in ["Wlaijan", "Walidjan", "Walijna"] {
+            let found = retrieved(&index, query);
+            assert!(
+                found.iter().any(|n| n == "Walijan"),
+                "{query} did not retrieve Walijan: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn first_letter_keys_do_not_retrieve_other_names() {
+        let index = index(LISTED);
+        for query in ["Ivan Kuznetsov", "Petrova", "Zamir"] {
+            let found = retrieved(&index, query);
+            assert!(
+                !found
+                    .iter()
+                    .any(|n| n == "Kurbanov" || n == "Nasrullo Zamov" || n == "Usama Hamdan"),
+                "{query} retrieved {found:?}"
+            );
+        }
+        // Tokens shorter than four letters have no first-letter keys of their own.
+        let mut keys = Vec::new();
+        first_letter_keys("ali", Side::Listed, &mut keys);
+        assert!(keys.is_empty(), "{keys:?}");
     }
 }

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod country;
 pub mod date;
 pub mod error;
+pub mod frequency;
 pub mod fuzzing;
 pub mod index;
 pub mod load;

@@ -33,7 +33,9 @@
 //! 0.947, and the evidence moves it: date of birth from +2.0 (same day) to −3.0 (two or more
 //! years apart), nationality +0.6 / −1.0, gender +0.1 / −1.5, weak alias −0.8, and −1.2 for an
 //! entry that records neither a date of birth nor a nationality (only the name can ever
-//! confirm such a match, so it needs a stronger name). A missing value adds nothing: it is
+//! confirm such a match, so it needs a stronger name), and against such an entry up to −1.5
+//! more for a common name (0.6 per factor of ten of people in a million carrying it, by the
+//! census frequencies of [`crate::frequency`]: `Robert Anderson`). A missing value adds nothing: it is
 //! never a mismatch. The score reads as "how strongly the evidence says this is the listed entry";
 //! it only reaches 1.0 in the limit, so strong matches are ranked by their evidence instead of
 //! piling up at 100 %. Each factor's contribution in the explanation is the change of score it
@@ -45,7 +47,8 @@ use rphonetic::DoubleMetaphone;
 use serde::Serialize;
 
 use crate::date::{BirthDate, DobAgreement, best_agreement};
-use crate::model::{Gender, NameRole, Record};
+use crate::frequency::NameFrequencies;
+use crate::model::{EntityKind, Gender, NameRole, Record};
 use crate::normalize::{MAX_TOKENS, NormName, Token, TokenKind, skeleton, skeleton_keep_w};
 use crate::similarity::{edit_similarity, jaro_winkler};
 
@@ -93,10 +96,15 @@ const SOFT_DISCOUNT: f32 = 0.10;
 const TRANSLIT_SIMILARITY: f32 = 0.90;
 /// Similarity of a token written backwards (a right-to-left name mangled by a system).
 const REVERSED_SIMILARITY: f32 = 0.85;
+/// Similarity of two tokens that differ by one swap of adjacent letters (`Jin` / `Jni`): a
+/// typo that the mean of Jaro-Winkler and edit similarity rates too low in short tokens.
+const TRANSPOSED_SIMILARITY: f32 = 0.85;
 /// Similarity of a short token that is the initials of a run of tokens (`JC` / `Jean Claude`,
 /// `US` / `United States`).
 const ACRONYM_SIMILARITY: f32 = 0.85;
 const DUPLICATE_CHARGE: f32 = 0.05;
+/// Weight of a title both names carry, counted as an exact shared name part.
+const TITLE_WEIGHT: f32 = 0.3;
 const PATRONYMIC_SWAP_FACTOR: f32 = 0.75;
 const MAX_SPAN: usize = 3;
 
@@ -338,6 +346,9 @@ pub struct NameComparison {
     /// True when names on either side of `bin`/`ibn`/`bint` swapped places (`A bin B` vs
     /// `B bin A` names a son and his father, two people).
     pub patronymic_swap: bool,
+    /// Titles both names carry (`Amir`, `Sayed`, `Qari`: also given names), each counted
+    /// as a shared name part of weight 0.3.
+    pub shared_titles: Vec<String>,
 }
 
 fn phonetic_agree(a: &PreparedToken, b: &PreparedToken) -> bool {
@@ -384,9 +395,10 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         };
     }
     let translit = a.translit == b.translit && a.translit.len() >= 2;
+    let transposed = one_transposition(&a.text, &b.text);
     let jw = jaro_winkler(&a.text, &b.text);
     let skeletal = a.skeleton_script || b.skeleton_script;
-    if jw < 0.6 && !skeletal && !translit {
+    if jw < 0.6 && !skeletal && !translit && !transposed {
         if a.text.len() >= 4
             && a.text.len() == b.text.len()
             && a.text.bytes().eq(b.text.bytes().rev())
@@ -397,6 +409,9 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
     }
     let edit = edit_similarity(&a.text, &b.text);
     let mut best = ((jw + edit) / 2.0, PairMethod::Fuzzy);
+    if transposed {
+        best = best.max_by_sim((TRANSPOSED_SIMILARITY, PairMethod::Fuzzy));
+    }
     if translit {
         best = best.max_by_sim((TRANSLIT_SIMILARITY, PairMethod::Transliteration));
     }
@@ -411,6 +426,31 @@ fn token_similarity(a: &PreparedToken, b: &PreparedToken) -> (f32, PairMethod) {
         best = best.max_by_sim((PHONETIC_SIMILARITY, PairMethod::Phonetic));
     }
     best
+}
+
+/// True when `a` and `b` differ by exactly one swap of two adjacent, different letters.
+fn one_transposition(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() || a.len() < 3 {
+        return false;
+    }
+    let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) else {
+        return false;
+    };
+    i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..]
+}
+
+/// True when two words of at least four letters differ only in their first letter (`Dari` /
+/// `Lari`), or one is the other without its first letter (`Sama` / `Usama`): a typo there may
+/// still be a soft pair.
+fn first_letter_typo(a: &str, b: &str) -> bool {
+    let rest = |s: &str| {
+        let mut chars = s.chars();
+        chars.next();
+        chars.as_str().to_string()
+    };
+    let (ra, rb) = (rest(a), rest(b));
+    (ra.len() >= 3 && ra == rb) || (a.len() >= 4 && rb == a) || (b.len() >= 4 && ra == b)
 }
 
 /// Similarity of a run of tokens written as one token on the other side.
@@ -470,6 +510,20 @@ struct Alignment {
     c_used: Used,
     conflicts: usize,
     patronymic_swap: bool,
+    shared_titles: Vec<String>,
+}
+
+/// The titles dropped from both names, each once.
+fn shared_titles(query: &PreparedName, list: &PreparedName) -> Vec<String> {
+    let mut left: Vec<&String> = list.dropped.iter().collect();
+    let mut out = Vec::new();
+    for title in &query.dropped {
+        if let Some(k) = left.iter().position(|t| *t == title) {
+            left.swap_remove(k);
+            out.push(title.clone());
+        }
+    }
+    out
 }
 
 /// True when the consonant skeleton of the run's tokens written as one equals `target`,
@@ -504,6 +558,7 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     let c = &list.tokens[..list.tokens.len().min(MAX_TOKENS)];
     let mut candidates: Vec<Candidate> = Vec::with_capacity(q.len() * c.len() + 4);
     let mut soft: Vec<Candidate> = Vec::new();
+    let organisation = query.organisation || list.organisation;
     for (i, qt) in q.iter().enumerate() {
         for (j, ct) in c.iter().enumerate() {
             let (sim, method) = token_similarity(qt, ct);
@@ -518,10 +573,15 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
             } else if sim >= SOFT_MIN_SIMILARITY
                 && qt.kind == TokenKind::Word
                 && ct.kind == TokenKind::Word
-                && qt.text.as_bytes().first() == ct.text.as_bytes().first()
+                && (qt.text.as_bytes().first() == ct.text.as_bytes().first()
+                    || first_letter_typo(&qt.text, &ct.text))
             {
                 soft.push(Candidate {
-                    sim: sim - SOFT_DISCOUNT,
+                    sim: if organisation {
+                        sim
+                    } else {
+                        sim - SOFT_DISCOUNT
+                    },
                     method: PairMethod::Soft,
                     ..cand
                 });
@@ -609,7 +669,6 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     let uc = unmatched(c, &c_used);
     let counting = |u: &[Unmatched]| u.iter().filter(|t| t.counts).count();
     let conflicts = counting(&uq).min(counting(&uc));
-    let organisation = query.organisation || list.organisation;
     // Two different legal forms left over (`ANO` / `LLC`, `SAS` / `SARL`): two legal entities.
     // Generic words (`Company`, `Corporation`, `Group`) do not name a legal form.
     let legal_forms = |tokens: &[PreparedToken], used: &Used| {
@@ -646,6 +705,12 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
         };
         denominator += u.weight * u.charge * factor;
     }
+    // A title both names carry (`Amir`, `Qari`, `Sayed` are also given names) is a shared name
+    // part of small weight; never a match on its own.
+    let shared_titles = shared_titles(query, list);
+    let titles_weight = TITLE_WEIGHT * shared_titles.len() as f32;
+    numerator += titles_weight;
+    denominator += titles_weight;
     let mut similarity = if substantive && denominator > 0.0 {
         (numerator / denominator).clamp(0.0, 1.0)
     } else {
@@ -661,6 +726,7 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
         c_used,
         conflicts,
         patronymic_swap,
+        shared_titles,
     }
 }
 
@@ -736,6 +802,7 @@ pub fn compare_names(query: &PreparedName, list: &PreparedName) -> NameCompariso
         unmatched_list: texts(c, &alignment.c_used),
         conflicts: alignment.conflicts,
         patronymic_swap: alignment.patronymic_swap,
+        shared_titles: alignment.shared_titles,
     }
 }
 
@@ -743,14 +810,15 @@ fn is_patronymic_particle(token: Option<&PreparedToken>) -> bool {
     token.is_some_and(|t| matches!(t.text.as_str(), "bin" | "ibn" | "bint" | "binti" | "ben"))
 }
 
-/// True when the aligned tokens `q[i]` and `c[j]` stand before `bin` on one side and after it
-/// on the other.
+/// True when the aligned tokens `q[i]` and `c[j]` stand only before `bin` on one side and only
+/// after it on the other. A name between two `bin` on either side (`Noureddine ben Ali ben
+/// Belkassem`) is a link of the same chain of fathers on both, not a swap.
 fn is_patronymic_swap(q: &[PreparedToken], c: &[PreparedToken], i: usize, j: usize) -> bool {
     let q_before = is_patronymic_particle(q.get(i + 1));
     let q_after = i > 0 && is_patronymic_particle(q.get(i - 1));
     let c_before = is_patronymic_particle(c.get(j + 1));
     let c_after = j > 0 && is_patronymic_particle(c.get(j - 1));
-    (q_before && c_after) || (q_after && c_before)
+    (q_before && !q_after && c_after && !c_before) || (q_after && !q_before && c_before && !c_after)
 }
 
 fn join(tokens: &[PreparedToken]) -> String {
@@ -822,6 +890,9 @@ pub enum FactorKind {
     /// The listed entry records neither a date of birth nor a nationality, so nothing but the
     /// name can ever confirm or refute the match: the name must be stronger.
     NameOnlyEntry,
+    /// The screened name is common (many people carry it, by the census frequencies in
+    /// [`crate::frequency`]) and the listed entry records nothing else to tell them apart.
+    CommonName,
 }
 
 /// One factor of a score, for the reviewer.
@@ -903,6 +974,12 @@ pub fn score_record(
                 .to_string(),
             NAME_ONLY_ENTRY_LOG_ODDS,
         ));
+        if record.kind == EntityKind::Person
+            && let Some(common) = NameFrequencies::census().common_name(&query_name.tokens)
+            && common.log_odds() < 0.0
+        {
+            steps.push((FactorKind::CommonName, common.detail(), common.log_odds()));
+        }
     }
     if let Some(query_dob) = &evidence.birth_date
         && let Some((agreement, listed)) = best_agreement(query_dob, &record.birth_dates)
@@ -978,7 +1055,6 @@ pub fn name_only_score(similarity: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::EntityKind;
     use crate::normalize::normalize;
 
     fn prep(name: &str) -> PreparedName {
@@ -1120,6 +1196,81 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_of_fathers_is_not_a_patronymic_swap() {
+        // `Ali` stands between two `ben` on both sides: the same link of the same chain.
+        let chain = compare_names(
+            &prep("Noureddine Ben Ali Ben Belkassem"),
+            &prep("Noureddine Ben Ali Ben Belkassem Drissi"),
+        );
+        assert!(!chain.patronymic_swap);
+        assert!(chain.similarity > NAME_PIVOT, "{}", chain.similarity);
+        // Son and father swapped around one `bin` still is.
+        let swap = compare_names(&prep("Salman bin Muhammad"), &prep("Muhammad bin Salman"));
+        assert!(swap.patronymic_swap);
+    }
+
+    #[test]
+    fn a_common_name_against_an_entry_with_nothing_else_is_penalised() {
+        let score = |query: &str, with_birth_date: bool| {
+            let q = prep(query);
+            let l = prep(query);
+            let mut record = Record::new("1", "t", EntityKind::Person);
+            if with_birth_date {
+                record.birth_dates = vec![BirthDate::Year { year: 1970 }];
+            }
+            score_record(
+                compare_names(&q, &l),
+                &q,
+                &l,
+                query,
+                NameRole::Primary,
+                &Evidence::default(),
+                &record,
+            )
+        };
+        let (common, explanation) = score("Robert Anderson", false);
+        let factor = explanation
+            .factors
+            .iter()
+            .find(|f| f.factor == FactorKind::CommonName)
+            .expect("a common-name factor");
+        assert!(factor.detail.contains("robert"), "{}", factor.detail);
+        assert!(factor.log_odds < -0.9, "{}", factor.log_odds);
+        let (rare, explanation) = score("Ayman Zawahiri", false);
+        assert!(
+            !explanation
+                .factors
+                .iter()
+                .any(|f| f.factor == FactorKind::CommonName)
+        );
+        assert!(common < rare, "{common} {rare}");
+        assert!(common < DEFAULT_THRESHOLD, "{common}");
+        // An entry with a date of birth can be told apart: no common-name factor.
+        let (_, explanation) = score("Robert Anderson", true);
+        assert!(
+            !explanation
+                .factors
+                .iter()
+                .any(|f| f.factor == FactorKind::CommonName)
+        );
+    }
+
+    #[test]
+    fn a_title_both_names_carry_counts_a_little() {
+        let shared = compare_names(&prep("Amir Motaqi"), &prep("Amir Khan Motaqi"));
+        assert_eq!(shared.shared_titles, vec!["amir".to_string()]);
+        let alone = compare_names(&prep("Zabi Motaqi"), &prep("Amir Khan Motaqi"));
+        assert!(alone.shared_titles.is_empty());
+        let without = compare_names(&prep("Motaqi"), &prep("Khan Motaqi"));
+        assert!(
+            shared.similarity > without.similarity + 0.03,
+            "{shared:?} {without:?}"
+        );
+        // A title alone is no match.
+        assert_eq!(sim("Amir Khan", "Amir Rahimi"), 0.0);
+    }
+
+    #[test]
     fn soft_pairs_and_conflicts() {
         // A big typo with the same first letter is a soft pair, not a conflict ...
         let typo = compare_names(&prep("Angela Merkur"), &prep("Angela Merkel"));
@@ -1128,5 +1279,21 @@ mod tests {
         // ... another first letter is a conflict.
         let other = compare_names(&prep("Angela Derkur"), &prep("Angela Merkel"));
         assert_eq!(other.conflicts, 1);
+        // ... unless the rest of the word is the same: a typo in the first letter.
+        let first = compare_names(&prep("Harith Salman Lari"), &prep("Harith Salman Dari"));
+        assert!(first.pairs.iter().any(|p| p.method == PairMethod::Soft));
+        assert_eq!(first.conflicts, 0);
+        assert!(first_letter_typo("sama", "usama") && first_letter_typo("usama", "sama"));
+        assert!(!first_letter_typo("ali", "bali") && !first_letter_typo("omar", "amir"));
+    }
+
+    #[test]
+    fn one_swap_of_adjacent_letters_pairs_short_tokens() {
+        assert!(one_transposition("jin", "jni"));
+        assert!(!one_transposition("jin", "jin") && !one_transposition("jin", "nij"));
+        assert!(!one_transposition("abcd", "badc"));
+        let typo = compare_names(&prep("Yun Ho Jni"), &prep("Yun Ho Jin"));
+        assert_eq!(typo.conflicts, 0);
+        assert!(typo.similarity > NAME_PIVOT, "{}", typo.similarity);
     }
 }
