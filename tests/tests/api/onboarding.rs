@@ -14,7 +14,7 @@ use crate::hosted::{PNG, Part, Visitor, csrf};
 use crate::webhook_deliveries::{next, receiver, signed_with};
 
 /// The mapping of the seeded KYC form's response to an individual.
-const KYC_MAPPING: &str = r#"{
+pub(crate) const KYC_MAPPING: &str = r#"{
     "displayName": given_name & " " & family_name,
     "individual": {
         "legalName": {"givenName": given_name, "familyName": family_name},
@@ -68,7 +68,7 @@ fn submit_through_api(server: &Server, form: &str, response: Value) {
 }
 
 /// The path of the hosted link in a run's operation (under the server's public URL).
-fn link_path(operation: &Value) -> String {
+pub(crate) fn link_path(operation: &Value) -> String {
     let uri = operation["metadata"]["debug"]["hostedFormUri"]
         .as_str()
         .unwrap_or_else(|| panic!("no link: {operation}"));
