@@ -130,6 +130,16 @@ def jobs(token):
     return listed
 
 
+def died(*args):
+    """Says whether the server was still running when the script failed (a server that
+    exits on its own is a finding)."""
+    print(f"the script failed; the server's exit status: {server.poll()}", flush=True)
+    sys.__excepthook__(*args)
+
+
+sys.excepthook = died
+
+
 def kill(server, what):
     server.send_signal(signal.SIGKILL)
     server.wait()
