@@ -27,9 +27,10 @@ test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-
 	echo "make test: PostgreSQL at $$url"; \
 	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
 
-test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL
+test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL (executions, webhooks, onboardings)
 	scripts/crash-executions.sh
 	scripts/crash-webhooks.sh
+	scripts/crash-onboarding.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
@@ -104,10 +105,10 @@ fuzz-api-full: fuzz-venv ## The same with at least 10,000 cases per backend
 	$(CARGO) test --workspace --no-run --quiet
 	$(FUZZ_VENV)/bin/python scripts/fuzz-api.py --max-examples $(FUZZ_FULL_EXAMPLES) --min-cases 10000
 
-screenshots: ## Screenshots of each page of the hosted form into docs/screenshots (needs Debian's chromium and chromium-driver)
+screenshots: ## Screenshots of each page of the hosted form, and of an onboarding's, into docs/screenshots (needs Debian's chromium and chromium-driver)
 	@command -v chromedriver >/dev/null 2>&1 && { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || { \
 	  echo "make screenshots: needs chromium and chromedriver (Debian/Ubuntu: apt-get install chromium chromium-driver)" >&2; exit 1; }
-	RICS_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(CARGO) test -p rics-e2e --test api hosted_browser -- --exact hosted_browser::a_browser_fills_every_step_and_submits
+	RICS_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(CARGO) test -p rics-e2e --test api hosted_browser -- --exact hosted_browser::a_browser_fills_every_step_and_submits hosted_browser::a_browser_onboards_a_person_to_a_signed_decision
 
 lint: fmt deps-check ## Formatting, clippy with warnings as errors, dependency rules
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

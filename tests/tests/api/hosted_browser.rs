@@ -1,7 +1,9 @@
 //! The hosted form in a real browser: headless Chromium, driven through
 //! `chromedriver` over the W3C WebDriver protocol (plain JSON over HTTP, so no
 //! driver crate), fills every step of the KYC form, uploads a document's photo and a
-//! selfie, submits, and checks the form is SUBMITTED with the answers.
+//! selfie, submits, and checks the form is SUBMITTED with the answers; and an
+//! onboarding job's link, filled the same way, ends in the job's signed decision
+//! webhook at a local receiver.
 //!
 //! Skipped, saying so, only when `chromium` or `chromedriver` is not installed (Debian:
 //! `apt-get install chromium chromium-driver`; CI installs them). With
@@ -19,6 +21,8 @@ use rics_e2e::*;
 use serde_json::{Value, json};
 
 use super::hosted::{PNG, kyc_form, link};
+use super::onboarding::{KYC_MAPPING, link_path};
+use super::webhook_deliveries::{next, receiver, signed_with};
 
 /// The element key of WebDriver's answers.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -142,6 +146,17 @@ impl Driver {
     /// Types `text` into the element `css` (a file input takes a path).
     fn type_into(&self, css: &str, text: &str) {
         let element = self.find(css);
+        self.call(
+            "POST",
+            &format!("/element/{element}/value"),
+            json!({"text": text}),
+        );
+    }
+
+    /// Replaces the text of the element `css` with `text`.
+    fn replace(&self, css: &str, text: &str) {
+        let element = self.find(css);
+        self.call("POST", &format!("/element/{element}/clear"), json!({}));
         self.call(
             "POST",
             &format!("/element/{element}/value"),
@@ -348,4 +363,248 @@ fn a_browser_fills_every_step_and_submits() {
             .status,
         410
     );
+}
+
+/// An onboarding in headless Chromium: the job's `:run` link opened, every step filled,
+/// a selfie that is not an image refused next to its field, the document's photo and
+/// the selfie uploaded, the form submitted (and submitted again from a second window,
+/// which the used link refuses), the end page with its way on, and the signed
+/// `onboard_individual_entity_job.decided` webhook with the decision at a local
+/// receiver, once. Another tenant's onboarding, open in the same browser, shows nothing
+/// here, and a link naming its form under this tenant opens nothing.
+#[test]
+fn a_browser_onboards_a_person_to_a_signed_decision() {
+    let (Some(driver), Some(browser)) = (
+        installed(&["chromedriver"]),
+        installed(&["chromium", "chromium-browser"]),
+    ) else {
+        eprintln!(
+            "SKIPPED a_browser_onboards_a_person_to_a_signed_decision: chromium and chromedriver are not installed \
+             (Debian: apt-get install chromium chromium-driver)"
+        );
+        return;
+    };
+    let server = Server::start(Backend::Sqlite);
+    let (hook, told) = receiver(vec![]);
+    let secret = server
+        .post("/v1alpha/tenants/current:rotateWebhookSecret", &json!({}))
+        .ok()["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = json!({
+        "formDefinition": "formDefinitions/kyc-individual",
+        "jsonataExpression": base64::engine::general_purpose::STANDARD.encode(KYC_MAPPING),
+        "webhookUri": hook,
+        "redirectUri": "https://example.com/welcome",
+    });
+    let job = server
+        .post("/v1alpha/entities/-/onboardIndividualEntityJobs", &body)
+        .ok();
+    let name = job["name"].as_str().unwrap().to_owned();
+    let operation = server
+        .post(&format!("/v1alpha/{name}:run"), &json!({}))
+        .ok();
+    let ours = link_path(&operation);
+
+    // Another tenant's onboarding, its first step saved by its own person.
+    let (_, other_token) = server.child_tenant("Other onboarder");
+    let theirs = server.send(
+        server
+            .request_as(
+                Some(&other_token),
+                reqwest::Method::POST,
+                "/v1alpha/entities/-/onboardIndividualEntityJobs",
+            )
+            .json(&body),
+    );
+    assert_eq!(theirs.status, 200, "{}", theirs.text);
+    let their_job: Value = serde_json::from_str(&theirs.text).unwrap();
+    let their_run = server.send(
+        server
+            .request_as(
+                Some(&other_token),
+                reqwest::Method::POST,
+                &format!("/v1alpha/{}:run", their_job["name"].as_str().unwrap()),
+            )
+            .json(&json!({})),
+    );
+    assert_eq!(their_run.status, 200, "{}", their_run.text);
+    let their_run: Value = serde_json::from_str(&their_run.text).unwrap();
+    let their_form = their_run["metadata"]["debug"]["form"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let patched = server.send(
+        server
+            .request_as(
+                Some(&other_token),
+                reqwest::Method::PATCH,
+                &format!("/v1alpha/{their_form}"),
+            )
+            .json(&json!({"response": {"given_name": "Bertil", "family_name": "Secretsson"}})),
+    );
+    assert_eq!(patched.status, 200, "{}", patched.text);
+
+    let folder = tempfile::tempdir().unwrap();
+    let image = folder.path().join("photo.png");
+    std::fs::write(&image, PNG).unwrap();
+    let image = image.to_str().unwrap();
+    let text = folder.path().join("selfie.txt");
+    std::fs::write(&text, "not a picture").unwrap();
+    let text = text.to_str().unwrap();
+
+    let browser = Driver::start(&driver, &browser);
+    // The other tenant's person first: its link opens its own form only.
+    browser.open(&server.url(&link_path(&their_run)));
+    browser.wait_for("Personal details");
+    assert_eq!(browser.property("#f-given_name", "value"), "Bertil");
+    // A link naming the other tenant's form under this tenant opens nothing.
+    browser.open(&server.url(&link(
+        &server,
+        server.partner(),
+        their_form.rsplit('/').next().unwrap(),
+        3600,
+        None,
+    )));
+    browser.wait_for("Link not found");
+    let shows_nothing = |headings: &[String], text: &str| {
+        !headings.is_empty() && !text.contains("Bertil") && !text.contains("Secretsson")
+    };
+    browser.wait_until("a page without the other tenant's person", shows_nothing);
+
+    browser.open(&server.url(&ours));
+    browser.wait_for("Personal details");
+    browser.wait_until("a page without the other tenant's person", shows_nothing);
+    assert_eq!(browser.property("#f-given_name", "value"), "");
+    browser.screenshot("onboarding-1-personal");
+    browser.type_into("#f-given_name", "Anna");
+    browser.type_into("#f-family_name", "Eriksson");
+    browser.set_date("#f-date_of_birth", "1974-08-12");
+    browser.type_into("#f-nationality", "SE");
+    browser.click("button[type=submit]");
+
+    browser.wait_for("Contact details");
+    browser.screenshot("onboarding-2-contact");
+    browser.type_into("#f-email", "anna@example.com");
+    browser.type_into("#f-residential_address", "1 Storgatan");
+    browser.type_into("#f-residential_address-locality", "Umea");
+    browser.type_into("#f-residential_address-country", "SE");
+    browser.click("button[type=submit]");
+
+    browser.wait_for("Identity");
+    // Saved answers are shown again: typed over, not after. The document's photo is
+    // uploaded once; a page that has it says so and takes another only to add it.
+    let fill_identity = |selfie: &str, photo: bool| {
+        browser.choose("#f-identity_document", "PASSPORT");
+        browser.replace("#f-identity_document-number", "L898902C3");
+        browser.replace("#f-identity_document-country", "SWE");
+        browser.set_date("#f-identity_document-expiry", "2030-01-01");
+        if photo {
+            browser.type_into("#f-identity_document-files", image);
+        }
+        browser.type_into("#f-selfie", selfie);
+    };
+    // A selfie that is not an image (the page's `accept` lifted, as a browser without
+    // it would send it) is refused next to its field.
+    fill_identity(text, true);
+    browser.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "document.querySelector('#f-selfie').removeAttribute('accept');", "args": []}),
+    );
+    browser.click("button[type=submit]");
+    browser.wait_until("the selfie's error", |headings, text| {
+        headings.iter().any(|h| h == "Identity") && text.contains("This file is not an image.")
+    });
+    assert_eq!(browser.property("#f-selfie", "ariaInvalid"), "true");
+    let error = browser.property("#e-selfie", "innerText");
+    assert!(
+        error
+            .as_str()
+            .unwrap()
+            .contains("This file is not an image."),
+        "{error}"
+    );
+    browser.screenshot("onboarding-3-identity-errors");
+    assert_eq!(
+        server
+            .get(&format!(
+                "/v1alpha/{}",
+                operation["metadata"]["debug"]["form"].as_str().unwrap()
+            ))
+            .ok()["state"],
+        "DRAFT"
+    );
+
+    // The same step open in a second window, as a person who double-submits has it.
+    let first = browser.call("GET", "/window", Value::Null);
+    let second = browser.call("POST", "/window/new", json!({"type": "tab"}));
+    browser.call("POST", "/window", json!({"handle": second["handle"]}));
+    browser.open(&server.url(&format!("{ours}/steps/identity")));
+    browser.wait_for("Identity");
+    fill_identity(image, false);
+    browser.call("POST", "/window", json!({"handle": first}));
+    fill_identity(image, false);
+    browser.screenshot("onboarding-3-identity");
+    browser.click("button[type=submit]");
+    browser.wait_for("Thank you");
+    browser.screenshot("onboarding-4-end");
+    assert_eq!(
+        browser.property("a.button", "href"),
+        "https://example.com/welcome"
+    );
+
+    // The second window's submit finds the link used.
+    browser.call("POST", "/window", json!({"handle": second["handle"]}));
+    browser.click("button[type=submit]");
+    browser.wait_for("Link no longer valid");
+    browser.wait_until("a page without the person's answers", |_, text| {
+        !text.contains("Anna") && !text.contains("Eriksson")
+    });
+    browser.screenshot("onboarding-5-used");
+
+    let decided = next(&told);
+    assert_eq!(
+        decided.body["type"], "onboard_individual_entity_job.decided",
+        "{}",
+        decided.body
+    );
+    assert!(signed_with(&decided, &secret), "{:?}", decided.headers);
+    let object = &decided.body["data"]["object"];
+    assert_eq!(object["name"], name.as_str());
+    assert_eq!(object["state"], "SUCCEEDED");
+    let result = &object["result"];
+    assert_eq!(result["decision"], "REFER", "{result}");
+    let done = server.wait_for(&operation);
+    assert_eq!(done["response"]["result"], *result, "{done}");
+    let entity = server
+        .get(&format!("/v1alpha/{}", result["entity"].as_str().unwrap()))
+        .ok();
+    assert_eq!(entity["displayName"], "Anna Eriksson");
+    let document = server
+        .get(&format!(
+            "/v1alpha/{}",
+            result["document"].as_str().unwrap()
+        ))
+        .ok();
+    assert_eq!(document["documentNumber"], "L898902C3", "{document}");
+    let form = server
+        .get(&format!(
+            "/v1alpha/{}",
+            operation["metadata"]["debug"]["form"].as_str().unwrap()
+        ))
+        .ok();
+    assert_eq!(form["state"], "SUBMITTED");
+    let selfie = form["response"]["selfie"].as_str().unwrap();
+    assert_eq!(
+        server.get(&format!("/v1alpha/{selfie}")).ok()["contentType"],
+        "image/png"
+    );
+    // One decision: no second message arrives.
+    assert!(
+        told.recv_timeout(Duration::from_secs(2)).is_err(),
+        "a second webhook"
+    );
+    drop(browser);
 }

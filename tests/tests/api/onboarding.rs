@@ -3,7 +3,7 @@
 //! local receiver as a signed webhook, the job's result, the entity made, the activity
 //! log and the REFER alert; a job about an existing individual updating it; create
 //! refusals; a mapping that builds an invalid entity, a second submit and a cancelled
-//! journey.
+//! journey; the erasure of the entity a journey made erasing its run's form's answers.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -14,7 +14,7 @@ use crate::hosted::{PNG, Part, Visitor, csrf};
 use crate::webhook_deliveries::{next, receiver, signed_with};
 
 /// The mapping of the seeded KYC form's response to an individual.
-const KYC_MAPPING: &str = r#"{
+pub(crate) const KYC_MAPPING: &str = r#"{
     "displayName": given_name & " " & family_name,
     "individual": {
         "legalName": {"givenName": given_name, "familyName": family_name},
@@ -68,7 +68,7 @@ fn submit_through_api(server: &Server, form: &str, response: Value) {
 }
 
 /// The path of the hosted link in a run's operation (under the server's public URL).
-fn link_path(operation: &Value) -> String {
+pub(crate) fn link_path(operation: &Value) -> String {
     let uri = operation["metadata"]["debug"]["hostedFormUri"]
         .as_str()
         .unwrap_or_else(|| panic!("no link: {operation}"));
@@ -163,6 +163,18 @@ on_both_backends! {
         let alert = server.get(&format!("/v1alpha/{}", result["alert"].as_str().unwrap())).ok();
         assert_eq!(alert["alertType"], "alertTypes/onboarding-referred", "{alert}");
         assert_eq!(alert["entities"], json!([entity_name]));
+
+        // The run's form holds the person's answers: it is about the entity the journey
+        // made, and the entity's erasure erases its response and files with it.
+        let form_name = operation["metadata"]["debug"]["form"].as_str().unwrap().to_owned();
+        let form = server.get(&format!("/v1alpha/{form_name}")).ok();
+        assert_eq!(form["entity"], entity_name.as_str(), "{form}");
+        let selfie = form["response"]["selfie"].as_str().unwrap().to_owned();
+        server.delete(&format!("/v1alpha/{entity_name}:hardDelete")).ok();
+        let form = server.get(&format!("/v1alpha/{form_name}")).ok();
+        assert!(form.get("response").is_none() && form.get("entity").is_none(), "{form}");
+        assert_eq!(form["state"], "SUBMITTED");
+        assert_eq!(server.get(&format!("/v1alpha/{selfie}")).status, 404);
     }
 
     /// A job about an existing individual updates it, keeps its name, and names the

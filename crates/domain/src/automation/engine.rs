@@ -610,7 +610,13 @@ impl QueuedWork for ExecutionEngine {
             )));
         };
         let outcome = if execution.state.is_terminal() {
-            // Cancelled between the claim and now: the task only ends.
+            // Cancelled between the claim and now, or the last claim of an execution
+            // that failed: what its end ends (an onboarding's run) is ended, again if
+            // need be, since a crash may have come between the end's commit and that
+            // (ending it twice changes nothing); then the task only ends.
+            self.effects
+                .execution_ended(&task.tenant, &execution)
+                .await?;
             StepOutcome::Done {
                 output: Value::Null,
                 resources: vec![],
@@ -645,7 +651,7 @@ impl QueuedWork for ExecutionEngine {
                 Err(error) => StepOutcome::Failed(error),
             }
         };
-        let finish = if execution.state.is_terminal() {
+        let mut finish = if execution.state.is_terminal() {
             StepFinish {
                 metadata: metadata(&execution),
                 expected_revision: execution.revision,
@@ -657,7 +663,14 @@ impl QueuedWork for ExecutionEngine {
         } else {
             self.finish(&worker_principal(&task.tenant), &execution, outcome, now)
         };
-        let failed = finish.execution.state == ExecutionState::Failed;
+        // The last claim of an execution that failed before is no failure of its own.
+        let failed =
+            !execution.state.is_terminal() && finish.execution.state == ExecutionState::Failed;
+        if failed && finish.end.is_some() {
+            // The task is claimed once more, so that what the failure ends is ended
+            // even when this process dies between the commit below and the end.
+            finish.next = Some(now);
+        }
         let advanced = self.executions.advance(task, &finish, now).await?;
         if advanced && finish.end.is_some() {
             self.effects

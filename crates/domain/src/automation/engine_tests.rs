@@ -91,6 +91,8 @@ struct Claim {
     outcome: AttemptOutcome,
     retry: Option<TaskFinish>,
     woken: Vec<String>,
+    /// The states of the executions whose end the claim told the effects of.
+    ended: Vec<ExecutionState>,
 }
 
 /// Runs one claim of `current` of `definition` at `at` with `effects`, attempt
@@ -120,7 +122,14 @@ async fn claim(
         Ok(1)
     });
     let mut effects = effects;
-    effects.expect_execution_ended().returning(|_, _| Ok(()));
+    let ended = Arc::new(Mutex::new(Vec::new()));
+    let ended_sink = ended.clone();
+    effects
+        .expect_execution_ended()
+        .returning(move |_, execution| {
+            ended_sink.lock().unwrap().push(execution.state);
+            Ok(())
+        });
     let mut revisions = MockAutomationRevisions::new();
     let definition = definition.clone();
     revisions
@@ -151,11 +160,13 @@ async fn claim(
     let finish = finished.lock().unwrap().take();
     let retry = retried.lock().unwrap().take();
     let woken = woken.lock().unwrap().clone();
+    let ended = ended.lock().unwrap().clone();
     Claim {
         finish,
         outcome,
         retry,
         woken,
+        ended,
     }
 }
 
@@ -259,6 +270,26 @@ async fn a_failed_job_run_fails_the_execution_and_skips_the_rest() {
     assert_eq!(states, [StepState::Failed, StepState::Skipped]);
     assert_eq!(event_types(&finish), ["automation_execution.failed"]);
     assert!(matches!(finish.end, Some(Err(_))));
+    assert_eq!(failed.ended, [ExecutionState::Failed]);
+    // The task is claimed once more: should the process die before the end was told,
+    // that claim tells it, and only ends the task.
+    assert_eq!(finish.next, Some(now()));
+    let last = claim(
+        &definition,
+        &finish.execution,
+        MockStepEffects::new(),
+        now(),
+        1,
+    )
+    .await;
+    assert_eq!(last.ended, [ExecutionState::Failed]);
+    assert_eq!(
+        last.outcome,
+        AttemptOutcome::Succeeded,
+        "counted failed once"
+    );
+    let last = last.finish.unwrap();
+    assert!(last.next.is_none() && last.end.is_none() && last.events.is_empty());
 }
 
 #[tokio::test]
@@ -542,6 +573,7 @@ async fn the_task_of_a_cancelled_execution_only_ends() {
     let mut cancelled = execution(&definition);
     cancelled.state = ExecutionState::Cancelled;
     let ended = claim(&definition, &cancelled, MockStepEffects::new(), now(), 1).await;
+    assert_eq!(ended.ended, [ExecutionState::Cancelled], "told again");
     let finish = ended.finish.unwrap();
     assert_eq!(finish.execution, cancelled);
     assert!(finish.next.is_none() && finish.events.is_empty() && finish.end.is_none());

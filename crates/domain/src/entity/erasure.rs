@@ -102,7 +102,7 @@ pub const PLAN: &[ErasureStep] = &[
     ),
     unlinked(
         "forms",
-        "its forms, which stay without the entity and without their response",
+        "its forms (an onboarding's run form among them, once its journey made the entity from the answers), which stay without the entity and without their response",
     ),
     removed(
         "webhookDeliveries",

@@ -300,6 +300,31 @@ impl FormService {
             .await
     }
 
+    /// Names `entity` (`entities/{id}`) as what the form `id`, about no entity yet, is
+    /// about, whatever its state, with its `form.updated` events: an onboarding's run
+    /// form once its journey made the person's entity, so that the entity's erasure
+    /// erases the form's response and files with it. A form about an entity already is
+    /// left as it is, so the call may be repeated.
+    ///
+    /// # Errors
+    /// NOT_FOUND; ABORTED for a concurrent change.
+    pub async fn attach_entity(
+        &self,
+        principal: &Principal,
+        id: &str,
+        entity: &str,
+    ) -> Result<Form> {
+        let current = self.stored(principal, id).await?;
+        if !current.entity.is_empty() {
+            return Ok(current);
+        }
+        let mut attached = current.clone();
+        attached.entity = entity.to_owned();
+        let now = self.context.clock.now();
+        self.save(principal, &current, attached, "form.updated", now)
+            .await
+    }
+
     /// Refuses a change of `form` (as [`Self::get`] read it) or of its files unless it is
     /// DRAFT now.
     ///

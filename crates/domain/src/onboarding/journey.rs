@@ -149,7 +149,8 @@ impl Journey {
 
     /// MAP_ONBOARDING: maps the submitted response of `form` with the job's JSONata
     /// expression to an entity body, creates the entity (id `id`) for a job created at
-    /// `entities/-` and records it as the entity the job made, or updates the job's
+    /// `entities/-`, records it as the entity the job made and names it as the form's
+    /// entity (so that its erasure erases the form's answers), or updates the job's
     /// entity; stores the identity document of the form's first DOCUMENT answer (id
     /// `id`). Returns `{entity, document, hasDocument}`.
     ///
@@ -216,6 +217,15 @@ impl Journey {
                 job.update_time = self.clock.now();
                 self.job_store
                     .update(&principal.tenant, &job, expected, &[])
+                    .await?;
+                // The form holds the person's answers: it is about the entity made
+                // from them, and goes with its erasure.
+                self.forms
+                    .attach_entity(
+                        principal,
+                        last_segment(form_name),
+                        &format!("entities/{id}"),
+                    )
                     .await?;
                 id.to_owned()
             }
