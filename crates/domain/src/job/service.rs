@@ -83,22 +83,15 @@ pub static DELETABLE_JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
 });
 
 /// The fields of a job of a family whose input fields are `inputs`: those, the
-/// immutable `entity`, and the standard fields, output only.
+/// immutable `entity`, and the other standard fields, output only.
 fn job_table(inputs: FieldTable) -> FieldTable {
+    let output_only: Vec<&'static str> = STANDARD_FIELDS
+        .into_iter()
+        .filter(|field| *field != "entity")
+        .collect();
     inputs
         .field("entity", FieldKind::Scalar, Behavior::Immutable)
-        .output_only(&[
-            "name",
-            "uid",
-            "state",
-            "result",
-            "latestOperation",
-            "createTime",
-            "updateTime",
-            "deleteTime",
-            "purgeTime",
-            "etag",
-        ])
+        .output_only(&output_only)
 }
 
 /// The ports every family's service shares.
