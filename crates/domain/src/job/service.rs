@@ -84,7 +84,7 @@ pub static DELETABLE_JOB_LIST: LazyLock<ListSpec> = LazyLock::new(|| {
 
 /// The fields of a job of a family whose input fields are `inputs`: those, the
 /// immutable `entity`, and the other standard fields, output only.
-fn job_table(inputs: FieldTable) -> FieldTable {
+pub fn job_table(inputs: FieldTable) -> FieldTable {
     let output_only: Vec<&'static str> = STANDARD_FIELDS
         .into_iter()
         .filter(|field| *field != "entity")

@@ -5,7 +5,7 @@
 //! provider's callback ends the run ([`JobFamily::ENDS_ELSEWHERE`]) through
 //! [`VerificationService`], with the result [`VerificationResult`].
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
@@ -20,12 +20,29 @@ use crate::event::NewEvent;
 use crate::job::JobService;
 use crate::job::kind::{JobFamily, Run, RunRequest};
 use crate::job::model::JobRecord;
+use crate::job::service::job_table;
 use crate::lifecycle::deleted;
 use crate::principal::{Principal, TenantId};
 use crate::risk::evaluation::require_individual;
 use crate::time::Timestamp;
 use crate::webhook::ports::HostResolver;
 use crate::webhook::target::TargetPolicy;
+
+/// The inputs a verification job's PATCH may change.
+fn inputs() -> FieldTable {
+    FieldTable::new()
+        .field(
+            "truuthVerificationConfig",
+            FieldKind::Message(FieldTable::new()),
+            Behavior::Mutable,
+        )
+        .field("enrichEntity", FieldKind::Scalar, Behavior::Mutable)
+        .field("webhookUri", FieldKind::Scalar, Behavior::Mutable)
+}
+
+/// Every field of a verification job as PATCH reads it: its inputs and the standard
+/// job fields (what an update mask may name).
+pub static FIELDS: LazyLock<FieldTable> = LazyLock::new(|| job_table(inputs()));
 
 /// The Truuth provider's configuration of a job: empty, as rics reaches Truuth with
 /// the operator's account (`RICS_TRUUTH_API_URL`, `RICS_TRUUTH_API_KEY`).
@@ -134,16 +151,7 @@ impl JobFamily for VerificationJobs {
 
     /// Its jobs take PATCH of their inputs, DELETE and `:undelete`.
     fn input_fields(&self) -> Option<FieldTable> {
-        Some(
-            FieldTable::new()
-                .field(
-                    "truuthVerificationConfig",
-                    FieldKind::Message(FieldTable::new()),
-                    Behavior::Mutable,
-                )
-                .field("enrichEntity", FieldKind::Scalar, Behavior::Mutable)
-                .field("webhookUri", FieldKind::Scalar, Behavior::Mutable),
-        )
+        Some(inputs())
     }
 
     async fn prepare_run(

@@ -186,6 +186,15 @@ fn resource_tables() -> [(&'static str, &'static FieldTable); 16] {
     ]
 }
 
+/// The field tables of the job families whose jobs take PATCH, by job schema: what an
+/// update mask of theirs may name.
+fn changeable_job_tables() -> [(&'static str, &'static FieldTable); 1] {
+    [(
+        "IndividualEntityVerificationJob",
+        &rics_domain::verification::jobs::FIELDS,
+    )]
+}
+
 /// Applies `table` to the component schema `name`, and each nested message's table to
 /// the schema its property refers to.
 fn state_field_table(document: &mut Value, name: &str, table: &FieldTable) {
@@ -523,7 +532,18 @@ const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
         "FileUploadForm",
         || json!({ "additionalProperties": false }),
     ),
+    // The provider may add fields to its callback; their values, like every body's,
+    // hold no U+0000 (CONTROL_CHARACTER).
+    ("TruuthCallback", provider_fields),
+    ("TruuthOwner", provider_fields),
+    ("TruuthResults", provider_fields),
+    ("TruuthProofingOutcome", provider_fields),
 ];
+
+/// Fields a provider adds beyond those rics reads: any JSON without U+0000.
+fn provider_fields() -> Value {
+    json!({ "additionalProperties": { "$ref": format!("#/components/schemas/{FREE_FORM_VALUE}") } })
+}
 
 /// A document number in its type's format (INVALID_DOCUMENT_NUMBER), stated as the
 /// numbers it refuses, type by type.
@@ -1406,6 +1426,7 @@ fn update_table(route: &Route) -> Option<&'static FieldTable> {
     let resource = route.path.rsplit('/').nth(1)?;
     resource_tables()
         .into_iter()
+        .chain(changeable_job_tables())
         .find(|(name, _)| {
             let singular = name.to_ascii_lowercase();
             let plural = match singular.strip_suffix('y') {
