@@ -416,7 +416,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
                 )
                 .set((
                     job_tasks::claim.eq(None::<String>),
-                    job_tasks::done.eq(true),
+                    job_tasks::run_after.eq(now.unix_micros()),
                     job_tasks::update_time.eq(now.unix_micros()),
                 ))
                 .execute(conn)

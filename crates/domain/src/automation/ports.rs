@@ -113,8 +113,11 @@ pub trait ExecutionRepository: Send + Sync {
     ) -> Result<bool, RepositoryError>;
 
     /// Stores `execution`, CANCELLED, if its stored revision is still
-    /// `expected_revision`, in one transaction with its task done, its operation
-    /// ended with the execution's error, and the events.
+    /// `expected_revision`, in one transaction with its operation ended with the
+    /// execution's error and the events. Its task is released and ready now, for one
+    /// more claim: the worker that takes it tells the execution's end
+    /// ([`StepEffects::execution_ended`]) and ends the task, so a crash between this
+    /// commit and the caller's own telling loses nothing.
     ///
     /// # Errors
     /// [`RepositoryError::Conflict`] when it changed; [`RepositoryError::NotFound`]

@@ -2,19 +2,25 @@
 //! purge, and the built-in automations seeded alike by provisioning and by the
 //! migration.
 
+use std::time::Duration;
+
 use diesel::RunQueryDsl;
+use rics_domain::automation::execution::{Execution, ExecutionState, ExecutionStep, StepState};
 use rics_domain::automation::model::Automation;
-use rics_domain::automation::ports::AutomationRevisions;
+use rics_domain::automation::ports::{AutomationRevisions, ExecutionRepository};
 use rics_domain::automation::seed::{BUILT_IN, BUILT_IN_REVISION};
 use rics_domain::lifecycle::SoftDeletable;
+use rics_domain::operation::{Operation, OperationMetadata};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::ResourceStore;
 use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_storage::connection::{DatabaseUrl, connect};
 use rics_storage::migrations::{pending, run_next, run_pending};
 use rics_storage::testing::TestDatabase;
-use rics_storage::{Backend, DieselAutomationRepository, DieselTenantRepository};
-use serde_json::json;
+use rics_storage::{
+    Backend, DieselAutomationRepository, DieselExecutionRepository, DieselTenantRepository,
+};
+use serde_json::{Map, json};
 
 use super::forms::{next, tenant};
 use super::support::{Fixture, event};
@@ -165,3 +171,76 @@ async fn the_migration_and_provisioning_seed_the_built_in_automations_alike(back
 }
 
 contract!(the_migration_and_provisioning_seed_the_built_in_automations_alike);
+
+/// A cancelled execution's task is released and ready at once, even when a worker held
+/// it: one more claim tells the execution's end (an onboarding's run ends with it), so a
+/// crash between the cancel's commit and that telling loses nothing.
+async fn a_cancelled_execution_is_claimed_once_more(backend: Backend) {
+    let f = Fixture::new(backend);
+    let executions = DieselExecutionRepository::new(f.db.clone());
+    let tenant = t1();
+    let execution = Execution {
+        id: "x1".into(),
+        automation_id: "a1".into(),
+        automation_revision: "r1".into(),
+        uid: "uid-x1".into(),
+        revision: 1,
+        state: ExecutionState::WaitingForInput,
+        input_parameters: Map::new(),
+        entity_id: None,
+        forms: vec!["forms/f1".into()],
+        error: None,
+        steps: vec![ExecutionStep {
+            key: "submitted".into(),
+            state: StepState::WaitingForInput,
+            ..ExecutionStep::default()
+        }],
+        current: 0,
+        operation: "automations/a1/operations/o1".into(),
+        start_time: Some(at(0)),
+        end_time: None,
+        create_time: at(0),
+        update_time: at(0),
+    };
+    let operation = Operation {
+        name: execution.operation.clone(),
+        metadata: OperationMetadata::default(),
+        done: false,
+        error: None,
+        response: None,
+        create_time: Some(at(0)),
+        redact_after: None,
+    };
+    executions
+        .start(&tenant, &execution, &operation, None, &[])
+        .await
+        .unwrap();
+    let lease = Duration::from_secs(60);
+    let held = f.jobs.claim("c1", at(1), lease, 10).await.unwrap();
+    assert_eq!(held.len(), 1, "the execution's task is ready once started");
+
+    let mut cancelled = execution.clone();
+    cancelled.revision = 2;
+    cancelled.state = ExecutionState::Cancelled;
+    cancelled.end_time = Some(at(2));
+    cancelled.update_time = at(2);
+    cancelled.forms.clear();
+    executions
+        .cancel(&tenant, &cancelled, execution.revision, &[])
+        .await
+        .unwrap();
+    let again = f.jobs.claim("c2", at(2), lease, 10).await.unwrap();
+    let ids: Vec<&str> = again.iter().map(|task| task.job_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["x1"],
+        "the cancelled execution's task is claimed once more"
+    );
+    let stored = ExecutionRepository::get(&executions, &tenant, None, "x1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.state, ExecutionState::Cancelled);
+}
+
+contract!(a_cancelled_execution_is_claimed_once_more);
