@@ -12,7 +12,7 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 run: ## Build and serve on SQLite at ./data/rics.db, 127.0.0.1:8080
-	@[ -x target/release/rics ] || echo "make run: the first release build compiles about 460 crates: about 7 minutes on 2 idle cores, more on a busy machine (cargo shows its progress bar on a terminal); later builds take seconds"
+	@[ -x target/release/rics ] || echo "make run: the first release build compiles about 460 crates: about 8 minutes on 2 idle cores, more on a busy machine (cargo shows its progress bar on a terminal); later builds take seconds"
 	$(CARGO) build --release -p rics
 	RICS_BIND_ADDRESS=$${RICS_BIND_ADDRESS:-$(BIND)} ./target/release/rics serve
 
