@@ -21,9 +21,8 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rics_api import Api, when
+from rics_api import Api, receive, when
 
 base = sys.argv[1]
 onboardings = int(os.environ.get("BENCH_ONBOARDINGS", "200"))
@@ -43,24 +42,15 @@ mapping = """{
 }"""
 
 
-class Receiver(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        now = time.time()
-        if body.get("type") == "onboard_individual_entity_job.decided":
-            with lock:
-                arrived.setdefault(body["data"]["object"]["name"], now)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+def decided(body, _headers):
+    now = time.time()
+    body = json.loads(body)
+    if body.get("type") == "onboard_individual_entity_job.decided":
+        with lock:
+            arrived.setdefault(body["data"]["object"]["name"], now)
 
 
-receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-threading.Thread(target=receiver.serve_forever, daemon=True).start()
-hook = "http://127.0.0.1:%d/onboarding" % receiver.server_address[1]
+_receiver, hook = receive(decided, "/onboarding")
 
 api = Api(base)
 call = api.call

@@ -14,9 +14,8 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rics_api import Api
+from rics_api import Api, receive
 
 base = sys.argv[1]
 deliveries = int(os.environ.get("BENCH_DELIVERIES", "2000"))
@@ -25,19 +24,11 @@ arrivals = {}
 lock = threading.Lock()
 
 
-class Receiver(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        now = time.monotonic()
-        resource = json.loads(body)["data"]["resource"]
-        with lock:
-            arrivals.setdefault(resource, now)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+def arrived(body, _headers):
+    now = time.monotonic()
+    resource = json.loads(body)["data"]["resource"]
+    with lock:
+        arrivals.setdefault(resource, now)
 
 
 api = Api(base)
@@ -65,9 +56,7 @@ def wait_for(names, limit):
     return False
 
 
-receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-threading.Thread(target=receiver.serve_forever, daemon=True).start()
-hook = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
+receiver, hook = receive(arrived)
 bearer = token()
 call("POST", "/v1alpha/webhookEndpoints?webhookEndpointId=bench-hook",
      {"url": hook, "eventTypes": ["entity.created"]}, bearer)

@@ -34,9 +34,8 @@ import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rics_api import Api
+from rics_api import Api, receive
 
 port = int(os.environ.get("CRASH_PORT", "18185"))
 base = f"http://127.0.0.1:{port}"
@@ -62,17 +61,9 @@ mapping = """{
 }"""
 
 
-class Receiver(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        with lock:
-            received.append((body, self.headers.get("webhook-id")))
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+def arrived(body, headers):
+    with lock:
+        received.append((json.loads(body), headers.get("webhook-id")))
 
 
 api = Api(base)
@@ -146,9 +137,7 @@ def kill(server, what):
     print(f"killed {what}")
 
 
-receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-threading.Thread(target=receiver.serve_forever, daemon=True).start()
-hook = f"http://127.0.0.1:{receiver.server_address[1]}/onboarding"
+_receiver, hook = receive(arrived, "/onboarding")
 
 server = api.start(binary, log_path)
 token = new_token()

@@ -20,9 +20,8 @@ import sys
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rics_api import Api
+from rics_api import Api, receive
 
 port = int(os.environ.get("CRASH_PORT", "18184"))
 base = f"http://127.0.0.1:{port}"
@@ -35,19 +34,11 @@ received = []
 lock = threading.Lock()
 
 
-class Receiver(BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        time.sleep(0.02)
-        event = json.loads(body)["data"]["event"]
-        with lock:
-            received.append((event, self.headers.get("webhook-id")))
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+def arrived(body, headers):
+    time.sleep(0.02)
+    event = json.loads(body)["data"]["event"]
+    with lock:
+        received.append((event, headers.get("webhook-id")))
 
 
 api = Api(base)
@@ -64,9 +55,7 @@ def count(token, state):
     return page.get("totalSize", 0)
 
 
-receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-threading.Thread(target=receiver.serve_forever, daemon=True).start()
-hook = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
+receiver, hook = receive(arrived)
 
 server = api.start(binary, log_path)
 token = new_token()

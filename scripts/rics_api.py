@@ -1,13 +1,15 @@
 """What the scripts that drive a running rics share (benchmarks and crash tests): JSON
 calls with a bearer token, a client-credentials token, starting `rics serve` and waiting
-until it is ready, and the server's RFC 3339 times as Unix seconds."""
+until it is ready, a webhook receiver, and the server's RFC 3339 times as Unix seconds."""
 import base64
 import json
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Api:
@@ -54,6 +56,36 @@ class Api:
                 time.sleep(0.1)
         server.kill()
         raise SystemExit(f"the server did not become ready; see {log_path}")
+
+
+class _ReceiverServer(ThreadingHTTPServer):
+    # The default listen backlog, 5, is less than the deliveries a worker sends at once
+    # (16): the kernel drops the SYNs beyond it and the client sends them again 1 s later,
+    # which made every batch of deliveries take a second.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
+def receive(on_message, path="/hooks"):
+    """Starts a webhook receiver on 127.0.0.1 that calls `on_message(body, headers)` for
+    each POST (the body as bytes) and answers 200, keeping connections open (HTTP/1.1)
+    as a real receiver would. Returns the server (`shutdown()` stops it) and its URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            on_message(self.rfile.read(int(self.headers.get("Content-Length", "0"))), self.headers)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = _ReceiverServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{path}"
 
 
 def when(text):

@@ -258,7 +258,10 @@ impl ListedTable for DeliveryTable {
 
 /// Claims up to `limit` ready deliveries under `claim` until `lease_end`: PENDING,
 /// due, to a URL or of an enabled live endpoint, and first in line for their endpoint
-/// and ordering key.
+/// and ordering key. "First in line" compares the queue key (endpoint and ordering
+/// key), the expression that `webhook_deliveries_in_order` indexes after tenant_id and
+/// no other index has, so the planner probes that index whatever its statistics say
+/// (migration 000035).
 fn claim_ready(
     conn: &mut DbConnection,
     claim: &str,
@@ -284,8 +287,9 @@ fn claim_ready(
         .bind(now.unix_micros())
         .push(
             " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p \
-             WHERE p.tenant_id = d.tenant_id AND p.endpoint_id = d.endpoint_id \
-             AND p.ordering_key = d.ordering_key AND p.state = 'PENDING' \
+             WHERE p.tenant_id = d.tenant_id \
+             AND p.endpoint_id || ' ' || p.ordering_key = d.endpoint_id || ' ' || d.ordering_key \
+             AND p.state = 'PENDING' \
              AND (p.create_time < d.create_time \
              OR (p.create_time = d.create_time AND p.id < d.id))) \
              ORDER BY d.run_after LIMIT ",

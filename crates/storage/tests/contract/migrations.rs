@@ -409,22 +409,25 @@ fn columns(conn: &mut DbConnection) -> BTreeMap<String, Vec<String>> {
     tables
 }
 
-/// Index name -> (table, key columns), for every index, constraints' included.
+/// Index name -> (table, key columns, an expression as `(expression)`), for every
+/// index, constraints' included.
 fn indexes(conn: &mut DbConnection) -> BTreeMap<String, (String, Vec<String>)> {
     let raw = match conn {
         DbConnection::Postgresql(_) => lines(
             conn,
-            "SELECT concat_ws('|', i.relname, t.relname, k.n, a.attname) AS line \
+            "SELECT concat_ws('|', i.relname, t.relname, k.n, \
+             coalesce(a.attname, '(expression)')) AS line \
              FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
              JOIN pg_class t ON t.oid = x.indrelid \
              CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) \
-             JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum \
+             LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum \
              WHERE t.relnamespace = current_schema()::regnamespace \
              AND t.relname <> '__diesel_schema_migrations'",
         ),
         DbConnection::Sqlite(_) => lines(
             conn,
-            "SELECT l.name || '|' || m.name || '|' || (c.seqno + 1) || '|' || c.name AS line \
+            "SELECT l.name || '|' || m.name || '|' || (c.seqno + 1) || '|' \
+             || coalesce(c.name, '(expression)') AS line \
              FROM sqlite_master m JOIN pragma_index_list(m.name) l \
              JOIN pragma_index_info(l.name) c \
              WHERE m.type = 'table' AND m.name <> '__diesel_schema_migrations' \
