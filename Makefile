@@ -32,10 +32,11 @@ test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-
 	scripts/tenant-statements.sh "$$url" || status=1; \
 	exit $$status
 
-test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL (executions, webhooks, onboardings)
+test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL (executions, webhooks, onboardings), two replicas behind haproxy
 	scripts/crash-executions.sh
 	scripts/crash-webhooks.sh
 	scripts/crash-onboarding.sh
+	scripts/bench-replicas.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
