@@ -147,7 +147,7 @@ migrate: ## Apply pending migrations to RICS_DATABASE_URL (default ./data/rics.d
 	$(CARGO) run --release -p rics -- migrate
 
 clean-test-postgres: ## Stop and remove the throwaway test clusters, if any were made
-	@for dir in target/test-postgres target/test-postgres-statements; do \
+	@for dir in target/test-postgres "$$(dirname "$$(dirname "$$(scripts/test-postgres.sh --statement-log-file)")")"; do \
 	  if [ -f $$dir/data/PG_VERSION ]; then \
 	  bin="$$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"; \
 	  if [ "$$(id -u)" = 0 ]; then runuser -u postgres -- "$$bin/pg_ctl" -D $$dir/data stop -m fast || true; \

@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 
 url="$1"
 python="${TENANT_STATEMENTS_PYTHON:-target/pglast-venv/bin/python}"
-log="target/test-postgres-statements/csv/statements.csv"
-if [ "$url" != "postgres://postgres@127.0.0.1:${RICS_TEST_PG_STATEMENTS_PORT:-55433}/postgres" ]; then
+log="$(scripts/test-postgres.sh --statement-log-file)"
+if [ "$url" != "$(scripts/test-postgres.sh --statement-log-url)" ]; then
   echo "tenant statements: SKIPPED: the suite ran on $url, not on the statement-logging cluster of scripts/test-postgres.sh --statement-log" >&2
   exit 0
 fi

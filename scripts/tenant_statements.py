@@ -12,7 +12,8 @@ Which tables are distributed comes from the migrations (migrations/postgres): ev
 with a `tenant_id` column, except the REFERENCE_TABLES below; a table without one is a
 reference table. Every primary key and unique index of a distributed table must lead
 with `tenant_id` (Citus needs the distribution column in them; rics's convention puts it
-first), which the check also enforces.
+first), and a foreign key between distributed tables must pair their `tenant_id`s, which
+the check also enforces.
 
 A statement is parsed with PostgreSQL's own parser (pglast). A distributed table's
 `tenant_id` is constrained when the conjunctions of the WHERE and JOIN ... ON clauses
@@ -23,7 +24,8 @@ A predicate under OR or NOT proves nothing.
 
 The statements the migrations run (schema changes and their data steps, run once over
 every tenant) are not checked. The documented exceptions are the EXCEPTIONS below, each a
-statement shape with its reason; any other statement without a `tenant_id` predicate
+statement shape with its reason: the server's statements that cross tenants by design,
+then the tests' own statements; any other statement without a `tenant_id` predicate
 fails the check.
 """
 

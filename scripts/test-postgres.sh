@@ -8,17 +8,43 @@
 # and fails with a clear message when there is none. Progress goes to stderr.
 #
 # With --statement-log (what `make test` uses) it prefers a second throwaway cluster,
-# under target/test-postgres-statements on port RICS_TEST_PG_STATEMENTS_PORT (55433), that
-# logs every statement in CSV to target/test-postgres-statements/csv/statements.csv, which
-# it empties first; scripts/tenant-statements.sh then checks that log. The machine's server
-# is never reconfigured. When RICS_TEST_DATABASE_URL is set, or no PostgreSQL binaries are
-# installed, it falls back to the order above and the statement check says it is skipped.
+# under target/test-postgres-statements (or /tmp, below) on a port of its own (below),
+# that logs every statement in CSV to its csv/statements.csv, which it empties first;
+# scripts/tenant-statements.sh then checks that log. The machine's server is never reconfigured. When RICS_TEST_DATABASE_URL is
+# set, or no PostgreSQL binaries are installed, it falls back to the order above and the
+# statement check says it is skipped.
+#
+# --statement-log-file and --statement-log-url print that CSV log's path and that
+# cluster's URL, and nothing else.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 say() { echo "test-postgres: $*" >&2; }
+
+# The statement-logging cluster's directory: under target/, unless this runs as root and
+# the postgres user, which runs the cluster, cannot reach target/ (a checkout under
+# /root): then under /tmp, named after the checkout.
+statement_dir() {
+  mkdir -p "$here/target"
+  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$here/target" 2>/dev/null; then
+    echo "${TMPDIR:-/tmp}/rics-test-postgres-statements-$(printf '%s' "$here" | cksum | cut -d' ' -f1)"
+  else
+    echo "$here/target/test-postgres-statements"
+  fi
+}
+
+# Its port: RICS_TEST_PG_STATEMENTS_PORT, else one of 56000 to 56999 named after the
+# checkout, so that checkouts running `make test` at once each have their own.
+statement_port() {
+  echo "${RICS_TEST_PG_STATEMENTS_PORT:-$((56000 + $(printf '%s' "$here" | cksum | cut -d' ' -f1) % 1000))}"
+}
+
 statement_log=false
-if [ "${1:-}" = --statement-log ]; then statement_log=true; fi
+case "${1:-}" in
+  --statement-log) statement_log=true ;;
+  --statement-log-file) echo "$(statement_dir)/csv/statements.csv"; exit 0 ;;
+  --statement-log-url) echo "postgres://postgres@127.0.0.1:$(statement_port)/postgres"; exit 0 ;;
+esac
 
 can_connect() {
   # psql is the most direct check; without it, the TCP port must answer.
@@ -77,12 +103,12 @@ throwaway() {
 }
 
 if $statement_log && $have_binaries; then
-  dir="$here/target/test-postgres-statements"
+  dir="$(statement_dir)"
   # Every statement, without its parameters, to csv/statements.csv (CSV: a multi-line
   # statement stays one record), never rotated. Autovacuum off, as the suite expects
   # (rics then analyses its tables itself: crates/storage/tests/contract/smoke.rs).
   mkdir -p "$dir/csv"
-  url="$(throwaway "$dir" "${RICS_TEST_PG_STATEMENTS_PORT:-55433}" \
+  url="$(throwaway "$dir" "$(statement_port)" \
     "-c autovacuum=off -c log_statement=all -c log_parameter_max_length=0 -c logging_collector=on \
      -c log_destination=csvlog -c log_directory=$dir/csv -c log_filename=statements.log \
      -c log_rotation_age=0 -c log_rotation_size=0 -c log_file_mode=0644")"
