@@ -6,7 +6,7 @@ BIND ?= 127.0.0.1:8080
 FUZZ_EXAMPLES ?= 5
 FUZZ_FULL_EXAMPLES ?= 80
 
-.PHONY: run install build test mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
+.PHONY: run install build test pglast-venv mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee fuzz-venv fuzz-api fuzz-api-full test-sqlite lint fmt deps-check bench bench-load eval-screening migrate clean-test-postgres screenshots help
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,15 +22,21 @@ install: ## Put the release binary on PATH as rics (cargo install into ~/.cargo/
 build: ## Build everything (debug)
 	$(CARGO) build --workspace --all-targets
 
-test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee ## Run every test on SQLite and PostgreSQL (finds or starts PostgreSQL)
-	@url="$$(scripts/test-postgres.sh)" || exit 1; \
+# PostgreSQL is a throwaway cluster that logs every statement; after the suite,
+# scripts/tenant-statements.sh fails on any statement of a distributed table without a
+# tenant_id predicate (docs/architecture.md, "Distributing the tables with Citus").
+test: mrz-referee jsonata-referee standardwebhooks-referee moto-referee openapi-client-referee pglast-venv ## Run every test on SQLite and PostgreSQL (starts PostgreSQL), then the tenant_id statement check
+	@url="$$(scripts/test-postgres.sh --statement-log)" || exit 1; \
 	echo "make test: PostgreSQL at $$url"; \
-	RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast
+	status=0; RICS_TEST_DATABASE_URL="$$url" $(CARGO) test --workspace --no-fail-fast || status=$$?; \
+	scripts/tenant-statements.sh "$$url" || status=1; \
+	exit $$status
 
-test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL (executions, webhooks, onboardings)
+test-long: ## The long tests, beyond CI: crash tests with SIGKILL against the built binary on PostgreSQL (executions, webhooks, onboardings), two replicas behind haproxy
 	scripts/crash-executions.sh
 	scripts/crash-webhooks.sh
 	scripts/crash-onboarding.sh
+	scripts/bench-replicas.sh
 
 # The referees and the fuzzer run in Python virtual environments under target/, made once
 # from PyPI. This checks for what they need and says what is missing; $(1) names the target.
@@ -49,6 +55,13 @@ python3 -m venv $(2) && \
 if ! $(2)/bin/pip install --quiet --disable-pip-version-check $(3); then \
   echo "make $(1): could not install $(3) from PyPI: the test referees need the package index once (or a mirror in PIP_INDEX_URL)" >&2; exit 1; fi
 endef
+
+PGLAST_VENV := target/pglast-venv
+PGLAST_VERSION := 8.8
+
+pglast-venv: ## Python venv with pglast 8.8 (PostgreSQL's own parser), for the tenant_id statement check (once)
+	@if ! $(PGLAST_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("pglast") != "$(PGLAST_VERSION)")' 2>/dev/null; then \
+	  $(call install_venv,pglast-venv,$(PGLAST_VENV),pglast==$(PGLAST_VERSION)); fi
 
 MRZ_VENV := target/mrz-venv
 
@@ -133,9 +146,10 @@ eval-screening: ## Screening quality on the labelled sets (release build)
 migrate: ## Apply pending migrations to RICS_DATABASE_URL (default ./data/rics.db)
 	$(CARGO) run --release -p rics -- migrate
 
-clean-test-postgres: ## Stop and remove the throwaway test cluster, if one was made
-	@if [ -f target/test-postgres/data/PG_VERSION ]; then \
+clean-test-postgres: ## Stop and remove the throwaway test clusters, if any were made
+	@for dir in target/test-postgres "$$(dirname "$$(dirname "$$(scripts/test-postgres.sh --statement-log-file)")")"; do \
+	  if [ -f $$dir/data/PG_VERSION ]; then \
 	  bin="$$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"; \
-	  if [ "$$(id -u)" = 0 ]; then runuser -u postgres -- "$$bin/pg_ctl" -D target/test-postgres/data stop -m fast || true; \
-	  else "$$bin/pg_ctl" -D target/test-postgres/data stop -m fast || true; fi; \
-	  rm -rf target/test-postgres; fi
+	  if [ "$$(id -u)" = 0 ]; then runuser -u postgres -- "$$bin/pg_ctl" -D $$dir/data stop -m fast || true; \
+	  else "$$bin/pg_ctl" -D $$dir/data stop -m fast || true; fi; \
+	  rm -rf $$dir; fi; done
