@@ -105,8 +105,12 @@ impl IdentityOwner {
 pub struct SessionRequest {
     /// The tenant the session is for.
     pub tenant: TenantId,
-    /// rics's id of the session.
+    /// rics's reference of the session (`{tenant}.{id}`).
     pub reference: String,
+    /// rics's id of the session.
+    pub session_id: String,
+    /// The entity verified, when the session names one.
+    pub entity_id: Option<String>,
     /// The person.
     pub owner: IdentityOwner,
     /// When the session stops taking evidence.
