@@ -332,7 +332,8 @@ pub trait StepEffects: Send + Sync {
 
     /// Hears that `execution` of `tenant` ended (failed, was cancelled or succeeded),
     /// after it was stored: an onboarding's journey ends its job's run when it did not
-    /// decide.
+    /// decide, and a hosted capture's completion its session's run when it did not
+    /// complete the session.
     ///
     /// # Errors
     /// What ending the run fails with.

@@ -36,10 +36,13 @@ fn tenant() -> TenantId {
     TenantId::new("t1")
 }
 
+/// A run's end as told: its operation, its result or error reason, its events.
+type Ended = (String, std::result::Result<Value, String>, Vec<NewEvent>);
+
 /// The runs ended, as told.
 #[derive(Default)]
 struct Runs {
-    ended: Mutex<Vec<(String, std::result::Result<Value, String>, Vec<NewEvent>)>>,
+    ended: Mutex<Vec<Ended>>,
 }
 
 #[async_trait]
@@ -278,12 +281,13 @@ async fn a_failed_capture_ends_its_run_with_the_error() {
         update_time: now(),
     };
     service.capture_ended(&tenant(), &execution).await.unwrap();
-    let ended = runs.ended.lock().unwrap();
-    assert_eq!(ended.len(), 1);
-    assert_eq!(ended[0].1, Err("CAPTURE_FAILED".to_owned()));
+    {
+        let ended = runs.ended.lock().unwrap();
+        assert_eq!(ended.len(), 1);
+        assert_eq!(ended[0].1, Err("CAPTURE_FAILED".to_owned()));
+    }
 
     // Another automation's execution, or one that succeeded, ends nothing.
-    drop(ended);
     execution.state = ExecutionState::Succeeded;
     service.capture_ended(&tenant(), &execution).await.unwrap();
     execution.state = ExecutionState::Failed;
