@@ -150,6 +150,48 @@ on_both_backends! {
         assert_eq!(message.body["data"]["object"]["state"], "SUCCEEDED", "{}", message.body);
     }
 
+    /// Without Truuth configured, a session started without an entity is the hosted
+    /// capture's: the person may submit at once, and the completion (the document
+    /// stored and verified as the entity's, the IDENTITY_CHECK log) follows once
+    /// `:linkEntity` names the entity.
+    fn a_session_without_an_entity_completes_once_linked(server) {
+        eriksson(&server, "anna");
+        let answer = server
+            .post("/v1alpha/verificationSessions",
+                &json!({"identityOwner": {"email": "anna@example.com"}, "enrichEntity": true}))
+            .ok();
+        let session = answer["name"].as_str().unwrap().to_owned();
+        let mut visitor = Visitor::new(&server, &path_of(&answer["sessionUri"]));
+        let token = csrf(&visitor.get(""));
+        assert_eq!(visitor.post("document", &document_parts(&token)).status, 303);
+        let reply = visitor.post("selfie", &[
+            Part::Text("csrf", &token), Part::File("selfie", "selfie.png", PNG),
+            Part::Text("action", "submit"),
+        ]);
+        assert_eq!(reply.status, 200, "{}", reply.text);
+
+        let link = || server.post(&format!("/v1alpha/{session}:linkEntity"), &json!({"entity": "entities/anna"})).ok();
+        let mut linked = link();
+        assert_eq!(linked["entity"], "entities/anna", "{linked}");
+        // Linking again changes nothing, and shows when the session completed.
+        for _ in 0..100 {
+            if linked["state"] == "COMPLETED" {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            linked = link();
+        }
+        assert_eq!(linked["state"], "COMPLETED", "{linked}");
+        let entity = server.entity("anna");
+        assert_eq!(entity["verificationStatus"], "VERIFIED", "{entity}");
+        assert_eq!(entity["individual"]["legalName"]["givenName"], "Anna", "{entity}");
+        let logs = server.get("/v1alpha/entities/anna/activityLogs").ok();
+        let checks: Vec<&Value> = array(&logs["activityLogs"]).iter().filter(|l| l["type"] == "IDENTITY_CHECK").collect();
+        assert_eq!(checks.len(), 1, "{logs}");
+        assert_eq!(checks[0]["source"], "RICS", "{logs}");
+        assert_eq!(linked["activityLog"], checks[0]["name"], "{linked}");
+    }
+
     /// A hosted capture link that expired answers 410, a tampered one 404, both
     /// showing nothing; a link of one tenant opens nothing of another's. Both
     /// providers at once are refused; clearing Truuth's leaves the default.

@@ -527,18 +527,11 @@ fn jobs_end_at_the_callback_postgres() {
     jobs_end_at_the_callback(Backend::Postgres);
 }
 
-/// Without Truuth configured, a session uses the built-in hosted capture, which
-/// verifies an entity's document: without an entity it is refused with a clear reason;
-/// a job that asks for Truuth is refused at `:run`.
+/// Without Truuth configured, a session uses the built-in hosted capture (see
+/// hosted_capture.rs); a job that asks for Truuth is refused at `:run`.
 #[test]
 fn without_truuth_a_session_uses_the_hosted_capture() {
     let server = Server::start(Backend::Sqlite);
-    server
-        .post(
-            "/v1alpha/verificationSessions",
-            &json!({"identityOwner": {"email": "x@example.com"}}),
-        )
-        .error(400, "FAILED_PRECONDITION", "ENTITY_REQUIRED");
     person_with_email(&server, "amelia");
     let answer = server
         .post(

@@ -31,6 +31,7 @@ use crate::hosted::{HOSTED_PATH, HostedLinkGrant, HostedLinks};
 use crate::job::model::worker_principal;
 use crate::methods::CreateMethod;
 use crate::mrz;
+use crate::principal::TenantId;
 use crate::time::Timestamp;
 
 /// The id of the built-in automation a hosted capture's completion is an execution of.
@@ -83,6 +84,39 @@ impl HostedCapture {
         let _ = self.executions.set(Arc::downgrade(executions));
     }
 
+    /// Starts the execution that completes the session `session_id` about `entity_id`
+    /// once its form is submitted; once per session (its request id derives from the
+    /// session).
+    async fn start_completion(
+        &self,
+        tenant: &TenantId,
+        session_id: &str,
+        entity_id: &str,
+    ) -> Result<()> {
+        let mut parameters = Map::new();
+        parameters.insert("entity".into(), json!(format!("entities/{entity_id}")));
+        parameters.insert(
+            "session".into(),
+            json!(super::service::session_name(session_id)),
+        );
+        parameters.insert(
+            "form".into(),
+            json!(format!("forms/{}", capture_form_id(session_id))),
+        );
+        self.executions()?
+            .run(
+                &worker_principal(tenant),
+                CAPTURE_AUTOMATION,
+                None,
+                RunAutomationRequest {
+                    parameters,
+                    request_id: Some(derived_request_id(session_id, "capture")),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
     fn executions(&self) -> Result<Arc<ExecutionService>> {
         self.executions
             .get()
@@ -104,27 +138,23 @@ impl IdentityVerificationProvider for HostedCapture {
 
     /// Makes the session's DRAFT capture form (about its entity, expiring with the
     /// session), starts the execution that waits for its submission and completes the
-    /// session, and issues the link. Each is made once for a session id, so a retried
-    /// start finds them.
+    /// session (for a session without an entity: once `:linkEntity` names it, since
+    /// the document is stored and verified as one of its), and issues the link. Each
+    /// is made once for a session id, so a retried start finds them.
     ///
     /// # Errors
-    /// FAILED_PRECONDITION `ENTITY_REQUIRED` for a session without an entity (the
-    /// document is stored and verified as one of its); `SECRET_KEY_NOT_CONFIGURED`
-    /// when no link can be sealed; what the forms and executions fail with.
+    /// FAILED_PRECONDITION `SECRET_KEY_NOT_CONFIGURED` when no link can be sealed;
+    /// what the forms and executions fail with.
     async fn start(&self, request: &SessionRequest) -> Result<ProviderSession> {
-        let entity = request.entity_id.as_deref().ok_or_else(|| {
-            Error::failed_precondition(
-                "ENTITY_REQUIRED",
-                "the built-in hosted capture verifies an entity's identity document: name the entity",
-            )
-        })?;
         let worker = worker_principal(&request.tenant);
         let form_id = capture_form_id(&request.session_id);
-        let body = json!({
+        let mut body = json!({
             "formDefinition": format!("formDefinitions/{IDENTITY_CAPTURE}@{IDENTITY_CAPTURE_REVISION}"),
-            "entity": format!("entities/{entity}"),
             "expireTime": request.expire_time,
         });
+        if let Some(entity) = &request.entity_id {
+            body["entity"] = json!(format!("entities/{entity}"));
+        }
         match self
             .forms
             .create(
@@ -139,24 +169,10 @@ impl IdentityVerificationProvider for HostedCapture {
             Err(error) if error.code == Code::AlreadyExists => {}
             Err(error) => return Err(error),
         }
-        let mut parameters = Map::new();
-        parameters.insert("entity".into(), json!(format!("entities/{entity}")));
-        parameters.insert(
-            "session".into(),
-            json!(super::service::session_name(&request.session_id)),
-        );
-        parameters.insert("form".into(), json!(format!("forms/{form_id}")));
-        self.executions()?
-            .run(
-                &worker,
-                CAPTURE_AUTOMATION,
-                None,
-                RunAutomationRequest {
-                    parameters,
-                    request_id: Some(derived_request_id(&request.session_id, "capture")),
-                },
-            )
-            .await?;
+        if let Some(entity) = &request.entity_id {
+            self.start_completion(&request.tenant, &request.session_id, entity)
+                .await?;
+        }
         let link = self.links.issue(&HostedLinkGrant {
             tenant: request.tenant.as_str().to_owned(),
             form: form_id,
@@ -176,6 +192,25 @@ impl IdentityVerificationProvider for HostedCapture {
             expire_time: link.expire_time,
             provider_session_id: None,
         })
+    }
+
+    /// Names the entity as the capture form's (so the person's answers go with its
+    /// erasure) and starts the completion, which waits for the form if the person has
+    /// not submitted it yet.
+    async fn entity_linked(
+        &self,
+        tenant: &TenantId,
+        session_id: &str,
+        entity_id: &str,
+    ) -> Result<()> {
+        self.forms
+            .attach_entity(
+                &worker_principal(tenant),
+                &capture_form_id(session_id),
+                &format!("entities/{entity_id}"),
+            )
+            .await?;
+        self.start_completion(tenant, session_id, entity_id).await
     }
 }
 

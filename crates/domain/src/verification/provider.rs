@@ -235,4 +235,19 @@ pub trait IdentityVerificationProvider: Send + Sync {
     /// # Errors
     /// As the trait's error contract.
     async fn start(&self, request: &SessionRequest) -> Result<ProviderSession>;
+
+    /// Hears that the active session `session_id` of `tenant`, started without an
+    /// entity, now names `entity_id` (`:linkEntity`; told again when the link is
+    /// repeated). Nothing for a provider that needs no entity.
+    ///
+    /// # Errors
+    /// As the trait's error contract.
+    async fn entity_linked(
+        &self,
+        _tenant: &TenantId,
+        _session_id: &str,
+        _entity_id: &str,
+    ) -> Result<()> {
+        Ok(())
+    }
 }

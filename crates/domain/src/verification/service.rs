@@ -272,7 +272,7 @@ impl VerificationService {
 
     /// Starts a session for the body of `POST /v1alpha/verificationSessions`, with
     /// Truuth where the operator configured it, else with the built-in hosted capture
-    /// (which needs the entity: FAILED_PRECONDITION `ENTITY_REQUIRED` without one).
+    /// (which completes once the session names its entity).
     ///
     /// # Errors
     /// INVALID_ARGUMENT on `session.identityOwner...` or `session.entity`; NOT_FOUND
@@ -775,7 +775,11 @@ impl VerificationService {
             .live_entity(&principal.tenant, "link.entity", &request.entity)
             .await?;
         match session.entity_id.as_deref() {
-            Some(held) if held == entity.id() => return self.view(&session),
+            Some(held) if held == entity.id() => {
+                // Again, in case the provider was not told the first time.
+                self.tell_linked(&session).await?;
+                return self.view(&session);
+            }
             Some(held) => {
                 return Err(Error::failed_precondition(
                     "SESSION_HAS_ENTITY",
@@ -796,7 +800,22 @@ impl VerificationService {
             .update(&session, None, &[event])
             .await
             .map_err(|e| e.for_resource(&name))?;
+        self.tell_linked(&session).await?;
         self.view(&session)
+    }
+
+    /// Tells the provider of an active session the entity it now names: the built-in
+    /// hosted capture starts its completion then.
+    async fn tell_linked(&self, session: &VerificationSession) -> Result<()> {
+        let (Some(entity_id), SessionState::Active, Provider::HostedCapture) =
+            (&session.entity_id, session.state, session.provider)
+        else {
+            return Ok(());
+        };
+        self.ports
+            .hosted
+            .entity_linked(&session.tenant, &session.id, entity_id)
+            .await
     }
 
     fn view(&self, session: &VerificationSession) -> Result<SessionView> {
