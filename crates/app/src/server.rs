@@ -59,6 +59,7 @@ use rics_domain::screen::Screener;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
 use rics_domain::time::{Clock, SystemClock};
+use rics_domain::verification::capture::HostedCapture;
 use rics_domain::verification::jobs::{VerificationJobPorts, VerificationJobs};
 use rics_domain::verification::{RunEnding, VerificationPorts, VerificationService};
 use rics_domain::webhook::dispatch::{DeliveryPorts, DeliverySettings};
@@ -479,12 +480,19 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         )
         .with_purpose(SecretPurpose::TruuthCallback),
     );
+    let hosted_links = Arc::new(HostedLinks::new(cipher.clone(), &config.public_url));
+    let hosted_capture = Arc::new(HostedCapture::new(
+        forms.clone(),
+        hosted_links.clone(),
+        &config.public_url,
+    ));
     let identity_verification = Arc::new(VerificationService::new(VerificationPorts {
         sessions: Arc::new(DieselVerificationSessionRepository::new(db.clone())),
         truuth: Arc::new(TruuthProvider::new(
             config.truuth_api_url.clone(),
             config.truuth_api_key.0.clone(),
         )?),
+        hosted: hosted_capture.clone(),
         callback_secrets: truuth_callback_secrets.clone(),
         entities: entity_repository.clone(),
         records: records.clone(),
@@ -575,7 +583,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             ..DeliverySettings::default()
         },
     ));
-    let hosted_links = Arc::new(HostedLinks::new(cipher, &config.public_url));
     let hosted = Arc::new(HostedForms::new(
         hosted_links.clone(),
         forms.clone(),
@@ -624,6 +631,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         records,
         clock: clock.clone(),
         onboarding: journey,
+        verification: identity_verification.clone(),
     });
     let executions = Arc::new(ExecutionService::new(ExecutionPorts {
         automations: automation_repository.clone(),
@@ -634,6 +642,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         context,
     }));
     onboarding.start_journeys_with(&executions);
+    hosted_capture.complete_with(&executions);
     let engine = Arc::new(ExecutionEngine::new(
         execution_repository,
         automation_repository,

@@ -30,7 +30,7 @@ use utoipa::OpenApi;
         (name = "documents", description = "Identity documents of entities, with ICAO 9303 country codes as printed"),
         (name = "tenants", description = "Tenants; partners create child tenants"),
         (name = "oauth2", description = "The embedded OAuth 2.0 authorization server"),
-        (name = "verificationSessions", description = "Identity verification with a provider (Truuth): sessions, and the provider's callback"),
+        (name = "verificationSessions", description = "Identity verification with a provider (the built-in hosted capture, or Truuth): sessions, and Truuth's callback"),
         (name = "hosted", description = "The hosted form: HTML pages a person fills through a link, without a token"),
         (name = "health", description = "Probes"),
         (name = "meta", description = "This document")

@@ -20,15 +20,16 @@ fn tagger(tag: &str) -> Value {
 }
 
 on_both_backends! {
-    /// Every tenant has the six built-in automations, each taking `entity` but the
+    /// Every tenant has the seven built-in automations, each taking `entity` but the
     /// onboarding journey (which takes `job`), which cannot be changed or deleted.
     fn every_tenant_has_the_built_in_automations(server) {
         let page = server.get(AUTOMATIONS).ok();
         // Created together with the tenant, they list by id.
-        assert_eq!(names(&page["automations"]), ["automations/kyc-individual", "automations/onboard-individual",
+        assert_eq!(names(&page["automations"]), ["automations/capture-identity",
+            "automations/kyc-individual", "automations/onboard-individual",
             "automations/periodic-review", "automations/rate-entity", "automations/screen-entity",
             "automations/verify-document"]);
-        assert_eq!(page["totalSize"], 6);
+        assert_eq!(page["totalSize"], 7);
         for automation in array(&page["automations"]) {
             assert_eq!(automation["builtIn"], true, "{automation}");
             assert_eq!(automation["revisionId"], "builtin1", "{automation}");
@@ -51,7 +52,7 @@ on_both_backends! {
         assert_eq!(server.get(&path).ok()["displayName"], "Screen an entity");
         let filtered = server.get(&format!("{AUTOMATIONS}{}", query(&[("filter", "displayName = \"Periodic review\"")]))).ok();
         assert_eq!(names(&filtered["automations"]), ["automations/periodic-review"]);
-        let skipped = server.get(&format!("{AUTOMATIONS}?pageSize=2&skip=4")).ok();
+        let skipped = server.get(&format!("{AUTOMATIONS}?pageSize=2&skip=5")).ok();
         assert_eq!(names(&skipped["automations"]), ["automations/screen-entity", "automations/verify-document"]);
     }
 
@@ -81,10 +82,10 @@ on_both_backends! {
 
         let deleted = server.delete(&path).ok();
         assert!(deleted["deleteTime"].is_string(), "{deleted}");
-        assert_eq!(server.get(AUTOMATIONS).ok()["totalSize"], 6);
+        assert_eq!(server.get(AUTOMATIONS).ok()["totalSize"], 7);
         server.patch(&path, &json!({"displayName": "x"})).error(400, "FAILED_PRECONDITION", "RESOURCE_DELETED");
         server.post(&format!("{path}:undelete"), &json!({})).ok();
-        assert_eq!(server.get(AUTOMATIONS).ok()["totalSize"], 7);
+        assert_eq!(server.get(AUTOMATIONS).ok()["totalSize"], 8);
         server.post(&format!("{AUTOMATIONS}?automationId=tagger"), &tagger("vip")).error(409, "ALREADY_EXISTS", "RESOURCE_ALREADY_EXISTS");
     }
 
@@ -119,7 +120,7 @@ on_both_backends! {
         server.post(AUTOMATIONS, &bad_schema).invalid("INVALID_SCHEMA", "automation.inputSchema.entity");
         server.post(AUTOMATIONS, &json!({"displayName": "Empty", "steps": []})).invalid("REQUIRED", "automation.steps");
         let listed = server.get(&format!("{AUTOMATIONS}?showDeleted=true")).ok();
-        assert_eq!(listed["totalSize"], 6, "nothing was stored");
+        assert_eq!(listed["totalSize"], 7, "nothing was stored");
     }
 }
 

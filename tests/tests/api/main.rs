@@ -20,6 +20,7 @@ mod forms;
 mod generated_client;
 mod hosted;
 mod hosted_browser;
+mod hosted_capture;
 mod id_verification;
 mod lists;
 mod monitoring;

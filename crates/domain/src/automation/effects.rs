@@ -28,6 +28,8 @@ use crate::onboarding::journey::{DecideArgs, Journey};
 use crate::operation::{OperationError, OperationRepository};
 use crate::principal::{Principal, TenantId};
 use crate::time::{Clock, Timestamp};
+use crate::verification::VerificationService;
+use crate::verification::capture::Capture;
 
 /// The family whose output adds `previousRiskLevel` and `riskLevelRose`.
 const RATING_FAMILY: &str = "individualEntityRiskRatingJobs";
@@ -54,6 +56,8 @@ pub struct ServiceEffects {
     pub clock: Arc<dyn Clock>,
     /// The onboarding journey's own steps.
     pub onboarding: Arc<Journey>,
+    /// Completes the built-in identity verification's sessions.
+    pub verification: Arc<VerificationService>,
 }
 
 /// A request id (an RFC 9562 version 8 UUID) derived from `id` and `purpose`: the same
@@ -95,7 +99,13 @@ impl ServiceEffects {
     ) -> Result<String> {
         let mut body = Map::new();
         body.insert("entity".into(), json!(entity));
-        for key in ["documentType", "documentNumber", "issuingCountry"] {
+        for key in [
+            "documentType",
+            "documentNumber",
+            "issuingCountry",
+            "expiryDate",
+            "mrz",
+        ] {
             if let Some(value) = answer.get(key) {
                 body.insert(key.into(), value.clone());
             }
@@ -395,8 +405,36 @@ impl StepEffects for ServiceEffects {
         self.onboarding.decide(principal, id, args).await
     }
 
+    async fn complete_capture(
+        &self,
+        principal: &Principal,
+        session: &str,
+        form: &str,
+        document: &str,
+        document_outcome: &str,
+    ) -> Result<Value> {
+        let submitted = self.forms.get(principal, last_segment(form)).await?;
+        if submitted.state != FormState::Submitted {
+            return Err(Error::failed_precondition(
+                "FORM_NOT_SUBMITTED",
+                format!("'{}' is not submitted", submitted.name),
+            ));
+        }
+        let capture = Capture::of_response(
+            last_segment(session),
+            form,
+            document,
+            document_outcome,
+            &submitted.response.unwrap_or_default(),
+        );
+        self.verification
+            .complete_capture(&principal.tenant, &capture)
+            .await
+    }
+
     async fn execution_ended(&self, tenant: &TenantId, execution: &Execution) -> Result<()> {
-        self.onboarding.execution_ended(tenant, execution).await
+        self.onboarding.execution_ended(tenant, execution).await?;
+        self.verification.capture_ended(tenant, execution).await
     }
 
     async fn write_activity_log(

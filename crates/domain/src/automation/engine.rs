@@ -404,6 +404,20 @@ impl ExecutionEngine {
                 let resources = made(&output, &["alert", "activityLog"]);
                 done(output, resources)
             }
+            StepKind::CompleteCapture => {
+                let output = self
+                    .effects
+                    .complete_capture(
+                        principal,
+                        &arg("session"),
+                        &arg("form"),
+                        &arg("document"),
+                        &arg("documentOutcome"),
+                    )
+                    .await?;
+                let resources = made(&output, &["name", "activityLog"]);
+                done(output, resources)
+            }
             StepKind::WaitUntil => {
                 let time = Timestamp::parse_rfc3339(&arg("time")).map_err(|problem| {
                     Error::new(

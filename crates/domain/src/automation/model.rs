@@ -48,6 +48,11 @@ proto_enum! {
         /// `screeningStatus`, `riskLevel`), and ends its run `operation` with the
         /// decision, telling the job's `webhookUri`.
         DecideOnboarding = "DECIDE_ONBOARDING",
+        /// Completes the built-in identity verification's `session` with its submitted
+        /// capture `form`, its stored `document` and the document verification's
+        /// `documentOutcome`, as a provider's callback completes a session; its output
+        /// is the session.
+        CompleteCapture = "COMPLETE_CAPTURE",
     }
 }
 

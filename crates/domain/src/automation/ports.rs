@@ -314,9 +314,26 @@ pub trait StepEffects: Send + Sync {
         args: &DecideArgs,
     ) -> crate::Result<Value>;
 
+    /// Completes the hosted capture `session` (`verificationSessions/{session}`) with
+    /// its submitted `form`, its stored `document` judged `document_outcome`. Returns
+    /// the step's output, the session.
+    ///
+    /// # Errors
+    /// As [`VerificationService::complete_capture`](crate::verification::VerificationService::complete_capture);
+    /// FAILED_PRECONDITION `FORM_NOT_SUBMITTED`.
+    async fn complete_capture(
+        &self,
+        principal: &Principal,
+        session: &str,
+        form: &str,
+        document: &str,
+        document_outcome: &str,
+    ) -> crate::Result<Value>;
+
     /// Hears that `execution` of `tenant` ended (failed, was cancelled or succeeded),
     /// after it was stored: an onboarding's journey ends its job's run when it did not
-    /// decide.
+    /// decide, and a hosted capture's completion its session's run when it did not
+    /// complete the session.
     ///
     /// # Errors
     /// What ending the run fails with.

@@ -114,6 +114,12 @@ fn arguments(kind: StepKind) -> &'static [(&'static str, bool, ArgRule)] {
         ],
         StepKind::AwaitForm => &[("form", true, Text)],
         StepKind::MapOnboarding => &[("job", true, Text), ("form", true, Text)],
+        StepKind::CompleteCapture => &[
+            ("session", true, Text),
+            ("form", true, Text),
+            ("document", false, Text),
+            ("documentOutcome", false, Text),
+        ],
         StepKind::DecideOnboarding => &[
             ("job", true, Text),
             ("operation", true, Text),

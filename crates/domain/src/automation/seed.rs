@@ -1,11 +1,13 @@
 //! The automations every tenant starts with, which cannot be changed: three tasks
 //! (`screen-entity`, `rate-entity`, `verify-document`) and two processes
-//! (`kyc-individual`, `periodic-review`), each taking the parameter `entity`; and the
+//! (`kyc-individual`, `periodic-review`), each taking the parameter `entity`; the
 //! journey of onboarding jobs (`onboard-individual`, taking the parameters `job`,
-//! `operation` and `form`). Tenants that existed before automations got them from the
-//! migrations `2026-11-25-000019_automations` and
-//! `2026-11-27-000028_onboard_individual_automation`, with the same values (the storage
-//! contract tests compare the two).
+//! `operation` and `form`); and the completion of the built-in identity verification
+//! (`capture-identity`, taking `entity`, `session` and `form`). Tenants that existed
+//! before automations got them from the migrations `2026-11-25-000019_automations`,
+//! `2026-11-27-000028_onboard_individual_automation` and
+//! `2026-11-29-000032_hosted_capture`, with the same values (the storage contract tests
+//! compare the two).
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -17,18 +19,20 @@ use crate::resource::etag;
 use crate::tenant::ports::TenantPlan;
 use crate::tenant::service::{Credentials, ProvisioningStep};
 use crate::time::Timestamp;
+use crate::verification::capture::CAPTURE_AUTOMATION;
 
 /// The revision of every built-in automation.
 pub const BUILT_IN_REVISION: &str = "builtin1";
 
 /// The ids of the built-in automations, in the order they are created.
-pub const BUILT_IN: [&str; 6] = [
+pub const BUILT_IN: [&str; 7] = [
     "screen-entity",
     "rate-entity",
     "verify-document",
     "kyc-individual",
     "periodic-review",
     ONBOARD_AUTOMATION,
+    CAPTURE_AUTOMATION,
 ];
 
 /// The schema of the parameter `entity` every built-in automation takes.
@@ -149,6 +153,28 @@ fn built_in(id: &str) -> Option<(&'static str, &'static str, Value, Value)> {
                     "riskLevel": "${steps.rate.output.riskLevel}",
                     "screeningJob": "${steps.screen.output.job}",
                     "ratingJob": "${steps.rate.output.job}"}}
+            ]),
+        ),
+        CAPTURE_AUTOMATION => (
+            "Capture an identity",
+            "The completion of the built-in identity verification's session: waits for the person to submit the session's hosted capture form, stores the identity document and verifies it, then completes the session with the assurance DOCUMENT_ONLY (the selfie is stored, not compared).",
+            json!({
+                "session": name_parameter("^verificationSessions/[a-z0-9-]{1,63}$",
+                    "The verification session, verificationSessions/{session}."),
+                "form": name_parameter("^forms/[a-z0-9-]{1,63}$",
+                    "The session's capture form, which its link opens, forms/{form}.")
+            }),
+            json!([
+                {"key": "submitted", "kind": "AWAIT_FORM", "args": {"form": "${parameters.form}"}},
+                {"key": "store", "kind": "UPSERT_ENTITY_FROM_FORM", "args": {
+                    "form": "${parameters.form}", "entity": "${parameters.entity}"}},
+                {"key": "verify", "kind": "RUN_JOB", "args": {
+                    "family": "individualEntityIDVerificationJobs",
+                    "entity": "${parameters.entity}", "document": "${steps.store.output.document}"}},
+                {"key": "complete", "kind": "COMPLETE_CAPTURE", "args": {
+                    "session": "${parameters.session}", "form": "${parameters.form}",
+                    "document": "${steps.store.output.document}",
+                    "documentOutcome": "${steps.verify.output.outcome}"}}
             ]),
         ),
         _ => return None,

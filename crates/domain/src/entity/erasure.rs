@@ -98,11 +98,11 @@ pub const PLAN: &[ErasureStep] = &[
     unlinked("alertMemberships", "its place in alerts, which stay"),
     removed(
         "formFiles",
-        "the files of its forms, with the idempotency keys that created them; their content leaves its store",
+        "the files of its forms (a hosted capture's selfie and document photo among them), with the idempotency keys that created them; their content leaves its store",
     ),
     unlinked(
         "forms",
-        "its forms (an onboarding's run form among them, once its journey made the entity from the answers), which stay without the entity and without their response",
+        "its forms (an onboarding's run form and a hosted capture's form among them, once its journey made the entity from the answers), which stay without the entity and without their response",
     ),
     removed(
         "webhookDeliveries",

@@ -1,8 +1,10 @@
-//! The form definition every tenant starts with: `formDefinitions/kyc-individual`, the
-//! know-your-customer details of an individual, which onboarding and automations use.
-//! Tenants that existed before forms got it from the migration
-//! `2026-11-25-000013_form_definitions`, with the same values (the storage contract
-//! tests compare the two).
+//! The form definitions every tenant starts with: `formDefinitions/kyc-individual`, the
+//! know-your-customer details of an individual, which onboarding and automations use;
+//! and `formDefinitions/identity-capture`, the identity document and selfie the
+//! built-in identity verification provider captures on its hosted page. Tenants that
+//! existed before got them from the migrations `2026-11-25-000013_form_definitions` and
+//! `2026-11-29-000032_hosted_capture`, with the same values (the storage contract tests
+//! compare them).
 
 use async_trait::async_trait;
 use serde_json::json;
@@ -51,7 +53,56 @@ pub fn kyc_individual_schema() -> FormSchema {
     serde_json::from_value(schema).unwrap_or_default()
 }
 
+/// The hosted capture's definition's id.
+pub const IDENTITY_CAPTURE: &str = "identity-capture";
+
+/// The hosted capture's definition's revision, which its forms pin.
+pub const IDENTITY_CAPTURE_REVISION: &str = "cap00001";
+
+/// The hosted capture's definition's display name.
+pub const IDENTITY_CAPTURE_DISPLAY_NAME: &str = "Identity capture";
+
+/// The hosted capture's definition's description.
+pub const IDENTITY_CAPTURE_DESCRIPTION: &str = "The identity document (its machine readable zone typed in and a photo) and a selfie that the built-in identity verification captures.";
+
+/// The schema of `formDefinitions/identity-capture`: the keys are kyc-individual's,
+/// so the document is stored as that form's is.
+pub fn identity_capture_schema() -> FormSchema {
+    let schema = json!({"steps": [
+        {"key": "document", "label": "Identity document", "fields": [
+            {"key": "identity_document", "label": "Identity document", "type": "DOCUMENT", "required": true}
+        ]},
+        {"key": "selfie", "label": "Selfie", "fields": [
+            {"key": "selfie", "label": "Selfie", "type": "FILE", "required": true, "accept": ["image/jpeg", "image/png"]}
+        ]}
+    ]});
+    serde_json::from_value(schema).unwrap_or_default()
+}
+
 impl FormDefinition {
+    /// `formDefinitions/identity-capture` of the tenant `tenant`, created at `created`,
+    /// with the derived uid `{tenant}:identity-capture`, as kyc-individual's.
+    pub fn identity_capture(tenant: &str, created: Timestamp) -> FormDefinition {
+        let uid = format!("{tenant}:{IDENTITY_CAPTURE}");
+        let schema = identity_capture_schema();
+        FormDefinition {
+            name: FormDefinition::name_of(IDENTITY_CAPTURE),
+            etag: etag(&uid, 1),
+            uid,
+            display_name: IDENTITY_CAPTURE_DISPLAY_NAME.to_owned(),
+            description: IDENTITY_CAPTURE_DESCRIPTION.to_owned(),
+            response_schema: Some(response_schema(&schema)),
+            schema: Some(schema),
+            revision_id: IDENTITY_CAPTURE_REVISION.to_owned(),
+            revision_create_time: Some(created),
+            create_time: Some(created),
+            update_time: Some(created),
+            delete_time: None,
+            purge_time: None,
+            revision: 1,
+        }
+    }
+
     /// `formDefinitions/kyc-individual` of the tenant `tenant`, created at `created`
     /// (its tenant's creation). Its uid is derived, `{tenant}:kyc-individual`, as the
     /// default alert types' are: SQL has no portable random UUID, and the migration
@@ -78,8 +129,8 @@ impl FormDefinition {
     }
 }
 
-/// The provisioning step that gives a new tenant `formDefinitions/kyc-individual`,
-/// created with the tenant. It also runs on the first start's bootstrap.
+/// The provisioning step that gives a new tenant `formDefinitions/kyc-individual` and
+/// `formDefinitions/identity-capture`, created with the tenant. It also runs on the first start's bootstrap.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultFormDefinitions;
 
@@ -94,6 +145,8 @@ impl ProvisioningStep for DefaultFormDefinitions {
         let tenant = plan.tenant.id().to_owned();
         plan.form_definitions
             .push(FormDefinition::kyc_individual(&tenant, created));
+        plan.form_definitions
+            .push(FormDefinition::identity_capture(&tenant, created));
         Ok(())
     }
 }
@@ -103,6 +156,16 @@ mod tests {
     use super::*;
     use crate::form_definition::rules;
     use crate::validate::Violations;
+
+    #[test]
+    fn the_capture_definition_keeps_the_rules() {
+        let schema = identity_capture_schema();
+        let mut v = Violations::new();
+        rules::check(&schema, "formDefinition.schema", &mut v);
+        assert!(v.is_empty(), "{:?}", v.into_vec());
+        let keys: Vec<&str> = schema.fields().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, ["identity_document", "selfie"]);
+    }
 
     #[test]
     fn the_kyc_definition_keeps_the_rules_and_has_the_issue_s_keys() {

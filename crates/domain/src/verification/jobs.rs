@@ -1,6 +1,8 @@
 //! Individual entity verification jobs (`individualEntityVerificationJobs`, top-level,
 //! the entity an input): a `:run` starts a verification session with the provider of
-//! the job's `providerConfig` for the individual (its first email and legal name) and
+//! the job's `providerConfig` (the oneof of `hostedCaptureConfig`, the built-in and
+//! the default, and `truuthVerificationConfig`) for the individual (its first email
+//! and legal name) and
 //! answers its URL at once in the operation's `metadata.debug.verificationUri`; the
 //! provider's callback ends the run ([`JobFamily::ENDS_ELSEWHERE`]) through
 //! [`VerificationService`], with the result [`VerificationResult`].
@@ -12,6 +14,7 @@ use rics_aip::field_mask::{Behavior, FieldKind, FieldTable};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::provider::Provider;
 use super::service::{RunEnding, RunSession, VerificationService, owner_of, session_name};
 use crate::entity::model::Entity;
 use crate::entity::repository::EntityRepository;
@@ -32,6 +35,11 @@ use crate::webhook::target::TargetPolicy;
 fn inputs() -> FieldTable {
     FieldTable::new()
         .field(
+            "hostedCaptureConfig",
+            FieldKind::Message(FieldTable::new()),
+            Behavior::Mutable,
+        )
+        .field(
             "truuthVerificationConfig",
             FieldKind::Message(FieldTable::new()),
             Behavior::Mutable,
@@ -43,6 +51,14 @@ fn inputs() -> FieldTable {
 /// Every field of a verification job as PATCH reads it: its inputs and the standard
 /// job fields (what an update mask may name).
 pub static FIELDS: LazyLock<FieldTable> = LazyLock::new(|| job_table(inputs()));
+
+/// The built-in provider's configuration of a job: empty. The person gives their
+/// identity document and a selfie on a hosted page of rics; the ID document
+/// verification judges the document (assurance `DOCUMENT_ONLY`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HostedCaptureConfig {}
 
 /// The Truuth provider's configuration of a job: empty, as rics reaches Truuth with
 /// the operator's account (`RICS_TRUUTH_API_URL`, `RICS_TRUUTH_API_KEY`).
@@ -56,7 +72,11 @@ pub struct TruuthVerificationConfig {}
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VerificationJobInput {
-    /// The provider, of the `providerConfig` oneof: Truuth. Required.
+    /// The provider, of the `providerConfig` oneof: the built-in hosted capture, the
+    /// default when neither member is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosted_capture_config: Option<HostedCaptureConfig>,
+    /// The provider, of the `providerConfig` oneof: Truuth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truuth_verification_config: Option<TruuthVerificationConfig>,
     /// Whether the outcome fills the individual's missing names and date of birth.
@@ -67,6 +87,17 @@ pub struct VerificationJobInput {
     /// policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_uri: Option<String>,
+}
+
+impl VerificationJobInput {
+    /// The provider of the `providerConfig` oneof.
+    pub fn provider(&self) -> Provider {
+        if self.truuth_verification_config.is_some() {
+            Provider::Truuth
+        } else {
+            Provider::HostedCapture
+        }
+    }
 }
 
 /// What the runner's part of a run reports in the operation's `metadata.debug`.
@@ -131,14 +162,21 @@ impl JobFamily for VerificationJobs {
         &self,
         _principal: &Principal,
         _entity_id: &str,
-        input: VerificationJobInput,
+        mut input: VerificationJobInput,
     ) -> Result<VerificationJobInput> {
-        if input.truuth_verification_config.is_none() {
-            return Err(Error::invalid_field(
-                "job.truuthVerificationConfig",
-                "REQUIRED",
-                "give the provider: truuthVerificationConfig {}",
-            ));
+        match (
+            &input.hosted_capture_config,
+            &input.truuth_verification_config,
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid_field(
+                    "job.hostedCaptureConfig",
+                    "ONE_OF",
+                    "give one provider of providerConfig: hostedCaptureConfig or truuthVerificationConfig, not both",
+                ));
+            }
+            (None, None) => input.hosted_capture_config = Some(HostedCaptureConfig {}),
+            _ => {}
         }
         if let Some(url) = &input.webhook_uri {
             self.ports
@@ -174,6 +212,7 @@ impl JobFamily for VerificationJobs {
                     operation_id: operation_id.to_owned(),
                     operation_name: format!("{}/operations/{operation_id}", job.name()),
                     enrich_entity: input.enrich_entity,
+                    provider: input.provider(),
                     webhook_uri: input.webhook_uri,
                 },
             )

@@ -2,6 +2,7 @@
 //! [`IdentityVerificationProvider`] port, Truuth's callback, the sessions rics starts
 //! and the use cases that start them and take their providers' completions.
 
+pub mod capture;
 pub mod jobs;
 pub mod provider;
 pub mod service;

@@ -105,8 +105,12 @@ impl IdentityOwner {
 pub struct SessionRequest {
     /// The tenant the session is for.
     pub tenant: TenantId,
-    /// rics's id of the session.
+    /// rics's reference of the session (`{tenant}.{id}`).
     pub reference: String,
+    /// rics's id of the session.
+    pub session_id: String,
+    /// The entity verified, when the session names one.
+    pub entity_id: Option<String>,
     /// The person.
     pub owner: IdentityOwner,
     /// When the session stops taking evidence.
@@ -231,4 +235,19 @@ pub trait IdentityVerificationProvider: Send + Sync {
     /// # Errors
     /// As the trait's error contract.
     async fn start(&self, request: &SessionRequest) -> Result<ProviderSession>;
+
+    /// Hears that the active session `session_id` of `tenant`, started without an
+    /// entity, now names `entity_id` (`:linkEntity`; told again when the link is
+    /// repeated). Nothing for a provider that needs no entity.
+    ///
+    /// # Errors
+    /// As the trait's error contract.
+    async fn entity_linked(
+        &self,
+        _tenant: &TenantId,
+        _session_id: &str,
+        _entity_id: &str,
+    ) -> Result<()> {
+        Ok(())
+    }
 }

@@ -14,6 +14,11 @@
 //! A session started without an entity keeps its outcome; its IDENTITY_CHECK log is
 //! written once `:linkEntity` names the entity ([`VerificationService::link_entity`]).
 //!
+//! The built-in provider, the hosted capture ([`super::capture`]), completes its
+//! sessions on the same path: an execution of `automations/capture-identity` hands the
+//! submitted capture to [`VerificationService::complete_capture`], which records it
+//! as a callback would be.
+//!
 //! Every step is idempotent (the log's id derives from the session, an output the
 //! entity has already writes nothing, a run already ended is left as it is), so a
 //! callback that failed half-way may come again; the callback is recorded with the
@@ -27,9 +32,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::capture::{Capture, failed_capture};
 use super::provider::{
-    IdentityOwner, IdentityVerificationProvider, ProviderSession, ProviderStatus, SessionRequest,
-    VerificationOutcome,
+    IdentityOwner, IdentityVerificationProvider, Provider, ProviderSession, ProviderStatus,
+    SessionRequest, VerificationOutcome,
 };
 use super::session::{
     ReceivedCallback, SessionState, VerificationSession, VerificationSessionRepository,
@@ -37,6 +43,7 @@ use super::session::{
 };
 use super::truuth::read_callback;
 use crate::activity::model::{ActivityLog, ActivityType};
+use crate::automation::execution::Execution;
 use crate::entity::model::{Entity, VerificationStatus};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
@@ -50,6 +57,9 @@ use crate::resource::{parse_body, to_json};
 use crate::time::Timestamp;
 use crate::values::PartialDate;
 use crate::webhook::TenantSecretService;
+
+/// The reason of a provider the operator configured no access to.
+const NOT_CONFIGURED: &str = "PROVIDER_NOT_CONFIGURED";
 
 /// How long a session takes evidence.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(86_400);
@@ -91,6 +101,8 @@ pub struct VerificationPorts {
     pub sessions: Arc<dyn VerificationSessionRepository>,
     /// The external provider, Truuth.
     pub truuth: Arc<dyn IdentityVerificationProvider>,
+    /// The built-in provider, the hosted capture.
+    pub hosted: Arc<dyn IdentityVerificationProvider>,
     /// Each tenant's Truuth callback secret.
     pub callback_secrets: Arc<TenantSecretService>,
     /// Entities.
@@ -230,6 +242,8 @@ pub struct RunSession {
     pub enrich_entity: bool,
     /// Where the completion's event is also delivered.
     pub webhook_uri: Option<String>,
+    /// The provider of the job's `providerConfig`.
+    pub provider: Provider,
 }
 
 /// The verification use cases.
@@ -256,7 +270,9 @@ impl VerificationService {
         let _ = self.runs.set(Arc::downgrade(runs));
     }
 
-    /// Starts a session for the body of `POST /v1alpha/verificationSessions`.
+    /// Starts a session for the body of `POST /v1alpha/verificationSessions`, with
+    /// Truuth where the operator configured it, else with the built-in hosted capture
+    /// (which completes once the session names its entity).
     ///
     /// # Errors
     /// INVALID_ARGUMENT on `session.identityOwner...` or `session.entity`; NOT_FOUND
@@ -286,6 +302,7 @@ impl VerificationService {
         let id = self.ports.context.ids.resource_id();
         let (session, started) = self
             .start(
+                Provider::Unspecified,
                 &principal.tenant,
                 &id,
                 owner,
@@ -331,6 +348,7 @@ impl VerificationService {
         let owner = owner_of(&run.entity)?;
         let (session, started) = self
             .start(
+                run.provider,
                 tenant,
                 &run.operation_id,
                 owner,
@@ -351,9 +369,12 @@ impl VerificationService {
         Ok(started)
     }
 
+    /// Starts a session with `provider` (Unspecified: the tenant's provider, Truuth
+    /// where the operator configured it, else the built-in hosted capture).
     #[allow(clippy::too_many_arguments)]
     async fn start(
         &self,
+        provider: Provider,
         tenant: &TenantId,
         id: &str,
         owner: IdentityOwner,
@@ -367,11 +388,24 @@ impl VerificationService {
         let request = SessionRequest {
             tenant: tenant.clone(),
             reference: session_reference(tenant, id),
+            session_id: id.to_owned(),
+            entity_id: entity_id.clone(),
             owner: owner.clone(),
             expire_time,
         };
-        let provider = self.ports.truuth.as_ref();
-        let started = provider.start(&request).await?;
+        let (truuth, hosted) = (self.ports.truuth.as_ref(), self.ports.hosted.as_ref());
+        let (provider, started) = match provider {
+            Provider::HostedCapture => (hosted, hosted.start(&request).await?),
+            Provider::Truuth => (truuth, truuth.start(&request).await?),
+            // The tenant's provider: Truuth where the operator configured it, else the
+            // built-in.
+            _ => match truuth.start(&request).await {
+                Err(error) if error.reason == NOT_CONFIGURED => {
+                    (hosted, hosted.start(&request).await?)
+                }
+                started => (truuth, started?),
+            },
+        };
         let session = VerificationSession {
             tenant: tenant.clone(),
             id: id.to_owned(),
@@ -487,6 +521,82 @@ impl VerificationService {
         })
     }
 
+    /// Completes the hosted capture session of `capture` (the built-in provider's
+    /// counterpart of a callback, from the execution that waited for its form) on the
+    /// path a callback's completion takes, recording the capture as its callback; a
+    /// session completed already is left as it is. Returns the session as
+    /// `:linkEntity` shows it.
+    ///
+    /// # Errors
+    /// NOT_FOUND for an unknown session; what completing fails with (UNAVAILABLE).
+    pub async fn complete_capture(&self, tenant: &TenantId, capture: &Capture) -> Result<Value> {
+        let name = session_name(&capture.session_id);
+        let session = self
+            .ports
+            .sessions
+            .get(tenant, &capture.session_id)
+            .await?
+            .ok_or_else(|| Error::not_found(&name))?;
+        if session.state == SessionState::Completed {
+            return self.view_json(&session);
+        }
+        let now = self.ports.context.clock.now();
+        let outcome = capture.outcome(&session_reference(tenant, &session.id), now);
+        let callback = ReceivedCallback {
+            verification_id: outcome.verification_id.clone(),
+            status: outcome.status,
+            session_id: session.id.clone(),
+            receive_time: now,
+            body: capture.record(),
+        };
+        let session = self.complete(session, outcome, &callback, now).await?;
+        self.view_json(&session)
+    }
+
+    /// Ends the run of the hosted capture session whose completing `execution`
+    /// failed or was cancelled, with the execution's error; does nothing for another
+    /// execution, a session without a run, or one completed.
+    ///
+    /// # Errors
+    /// What the stores fail with.
+    pub async fn capture_ended(&self, tenant: &TenantId, execution: &Execution) -> Result<()> {
+        let Some(id) =
+            failed_capture(execution).and_then(|s| s.strip_prefix("verificationSessions/"))
+        else {
+            return Ok(());
+        };
+        let Some(session) = self.ports.sessions.get(tenant, id).await? else {
+            return Ok(());
+        };
+        let Some(operation) = session
+            .operation
+            .as_ref()
+            .filter(|_| session.state == SessionState::Active)
+        else {
+            return Ok(());
+        };
+        let runs = self.runs()?;
+        let message = execution.error.as_ref().map_or_else(
+            || {
+                format!(
+                    "the hosted capture '{}' ended without a verification",
+                    execution.name()
+                )
+            },
+            |e| e.message.clone(),
+        );
+        let error = Error::new(Code::Aborted, "CAPTURE_FAILED", message)
+            .with_metadata("execution", execution.name());
+        runs.end(tenant, operation, Err(error), Vec::new()).await
+    }
+
+    fn runs(&self) -> Result<Arc<dyn RunEnding>> {
+        self.runs
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .ok_or_else(|| Error::unavailable("SHUTTING_DOWN", "no job service to end the run"))
+    }
+
     /// Completes `session` with its provider's final `outcome`.
     async fn complete(
         &self,
@@ -505,13 +615,7 @@ impl VerificationService {
             .event(SESSION_COMPLETED, &worker, &session)
             .with_field("object", self.view_json(&session)?);
         if let Some(operation) = session.operation.clone() {
-            let runs = self
-                .runs
-                .get()
-                .and_then(std::sync::Weak::upgrade)
-                .ok_or_else(|| {
-                    Error::unavailable("SHUTTING_DOWN", "no job service to end the run")
-                })?;
+            let runs = self.runs()?;
             if let Some(url) = &session.webhook_uri {
                 event = event.deliver_to(url.clone());
             }
@@ -671,7 +775,11 @@ impl VerificationService {
             .live_entity(&principal.tenant, "link.entity", &request.entity)
             .await?;
         match session.entity_id.as_deref() {
-            Some(held) if held == entity.id() => return self.view(&session),
+            Some(held) if held == entity.id() => {
+                // Again, in case the provider was not told the first time.
+                self.tell_linked(&session).await?;
+                return self.view(&session);
+            }
             Some(held) => {
                 return Err(Error::failed_precondition(
                     "SESSION_HAS_ENTITY",
@@ -692,7 +800,22 @@ impl VerificationService {
             .update(&session, None, &[event])
             .await
             .map_err(|e| e.for_resource(&name))?;
+        self.tell_linked(&session).await?;
         self.view(&session)
+    }
+
+    /// Tells the provider of an active session the entity it now names: the built-in
+    /// hosted capture starts its completion then.
+    async fn tell_linked(&self, session: &VerificationSession) -> Result<()> {
+        let (Some(entity_id), SessionState::Active, Provider::HostedCapture) =
+            (&session.entity_id, session.state, session.provider)
+        else {
+            return Ok(());
+        };
+        self.ports
+            .hosted
+            .entity_linked(&session.tenant, &session.id, entity_id)
+            .await
     }
 
     fn view(&self, session: &VerificationSession) -> Result<SessionView> {
@@ -829,3 +952,7 @@ fn summary(entity: &Entity, outcome: &VerificationOutcome) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod tests;

@@ -526,6 +526,20 @@ const SCHEMA_RULES: &[(&str, SchemaRule)] = &[
         entity_details,
     ),
     ("Document", document_numbers),
+    (
+        "IndividualEntityVerificationJob",
+        // At most one provider of the `providerConfig` oneof (ONE_OF); none is the
+        // built-in hosted capture.
+        || {
+            json!({ "not": {
+                "required": ["hostedCaptureConfig", "truuthVerificationConfig"],
+                "properties": {
+                    "hostedCaptureConfig": { "type": "object" },
+                    "truuthVerificationConfig": { "type": "object" }
+                }
+            } })
+        },
+    ),
     // An upload names its fields only (UNKNOWN_FIELD), and its form its parts.
     ("FileUpload", || json!({ "additionalProperties": false })),
     (

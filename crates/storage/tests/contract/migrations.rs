@@ -249,6 +249,10 @@ fn a_test_database_is_what_running_the_migrations_makes(backend: Backend) {
     );
 }
 
+/// The migrations that only seed rows for the tenants that exist (so change no schema):
+/// the seed contract tests check what they store, against what provisioning stores.
+const SEEDS_ONLY: &[&str] = &["20261129000032"];
+
 fn each_migration_reverts_to_the_schema_it_started_from(backend: Backend) {
     let (_db, mut conn) = empty(backend);
     let versions = pending(&mut conn).unwrap();
@@ -264,7 +268,9 @@ fn each_migration_reverts_to_the_schema_it_started_from(backend: Backend) {
         let before = snapshot(&mut conn);
         assert_eq!(&run_next(&mut conn).unwrap(), version);
         let after = snapshot(&mut conn);
-        assert_ne!(before, after, "{version} changes nothing");
+        if !SEEDS_ONLY.contains(&version.as_str()) {
+            assert_ne!(before, after, "{version} changes nothing");
+        }
         assert_eq!(&revert_last(&mut conn).unwrap(), version);
         let reverted = snapshot(&mut conn);
         let extra: Vec<&String> = reverted.iter().filter(|l| !before.contains(l)).collect();

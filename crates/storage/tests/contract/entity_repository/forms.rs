@@ -17,7 +17,9 @@ use rics_domain::form_definition::fields::LIST as DEFINITION_LIST;
 use rics_domain::form_definition::model::{FormDefinition, FormSchema};
 use rics_domain::form_definition::ports::FormRevisions;
 use rics_domain::form_definition::response_schema::response_schema;
-use rics_domain::form_definition::seed::{KYC_INDIVIDUAL, KYC_INDIVIDUAL_REVISION};
+use rics_domain::form_definition::seed::{
+    IDENTITY_CAPTURE, IDENTITY_CAPTURE_REVISION, KYC_INDIVIDUAL, KYC_INDIVIDUAL_REVISION,
+};
 use rics_domain::lifecycle::SoftDeletable;
 use rics_domain::list::ListRequest;
 use rics_domain::principal::TenantId;
@@ -235,7 +237,10 @@ async fn the_migration_and_provisioning_seed_the_kyc_definition_alike(backend: B
         clients: Vec::new(),
         users: Vec::new(),
         alert_types: Vec::new(),
-        form_definitions: vec![FormDefinition::kyc_individual("n1", at(9))],
+        form_definitions: vec![
+            FormDefinition::kyc_individual("n1", at(9)),
+            FormDefinition::identity_capture("n1", at(9)),
+        ],
         automations: Vec::new(),
     };
     assert!(
@@ -252,17 +257,29 @@ async fn the_migration_and_provisioning_seed_the_kyc_definition_alike(backend: B
         (&provisioned, "n1", 9),
     ] {
         let owner = TenantId::new(id);
-        let seeded = FormDefinition::kyc_individual(id, at(seconds));
-        let stored = repo.get(&owner, KYC_INDIVIDUAL).await.unwrap();
-        assert!(
-            stored == Some(seeded.clone()),
-            "{id}: the migration seeds what provisioning would: {stored:?}"
-        );
-        let revision = repo
-            .get_revision(&owner, KYC_INDIVIDUAL, KYC_INDIVIDUAL_REVISION)
-            .await
-            .unwrap();
-        assert!(revision == Some(seeded), "{id}: {revision:?}");
+        for (definition, revision_id, seeded) in [
+            (
+                KYC_INDIVIDUAL,
+                KYC_INDIVIDUAL_REVISION,
+                FormDefinition::kyc_individual(id, at(seconds)),
+            ),
+            (
+                IDENTITY_CAPTURE,
+                IDENTITY_CAPTURE_REVISION,
+                FormDefinition::identity_capture(id, at(seconds)),
+            ),
+        ] {
+            let stored = repo.get(&owner, definition).await.unwrap();
+            assert!(
+                stored == Some(seeded.clone()),
+                "{id}: the migration seeds what provisioning would: {stored:?}"
+            );
+            let revision = repo
+                .get_revision(&owner, definition, revision_id)
+                .await
+                .unwrap();
+            assert!(revision == Some(seeded), "{id}: {revision:?}");
+        }
     }
 }
 
