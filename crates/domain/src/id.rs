@@ -1,8 +1,20 @@
 //! Identifiers: the [`IdGenerator`] port and the validation of user-chosen ids.
 
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
+
+/// A request id (an RFC 9562 version 8 UUID) derived from `id` and `purpose`: the same
+/// on every attempt, so a step retried after a crash makes its change once.
+pub fn derived_request_id(id: &str, purpose: &str) -> String {
+    let digest = Sha256::digest(format!("{id}/{purpose}").as_bytes());
+    let mut bytes = [0_u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_custom_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
 
 /// Generates server-assigned identifiers. A port so that tests get predictable ids.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]

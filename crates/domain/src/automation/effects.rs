@@ -8,18 +8,18 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::execution::Execution;
 use super::ports::{FormStatus, StartedJob, StepEffects};
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::NewAlert;
-use crate::document::DocumentService;
+use crate::document::{DocumentHolder, DocumentService};
 use crate::entity::EntityService;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::form::FormService;
 use crate::form::model::FormState;
+use crate::id::derived_request_id;
 use crate::job::JobService;
 use crate::job::ports::JobRepository;
 use crate::job::records::RunRecords;
@@ -60,17 +60,6 @@ pub struct ServiceEffects {
     pub verification: Arc<VerificationService>,
 }
 
-/// A request id (an RFC 9562 version 8 UUID) derived from `id` and `purpose`: the same
-/// on every attempt.
-pub fn derived_request_id(id: &str, purpose: &str) -> String {
-    let digest = Sha256::digest(format!("{id}/{purpose}").as_bytes());
-    let mut bytes = [0_u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    uuid::Builder::from_custom_bytes(bytes)
-        .into_uuid()
-        .to_string()
-}
-
 /// The last segment of a resource name.
 fn last_segment(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
@@ -83,57 +72,6 @@ fn text(response: &Map<String, Value>, key: &str) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
         .map(str::to_owned)
-}
-
-impl ServiceEffects {
-    /// The identity document `id` of `entity` a DOCUMENT answer describes (its type,
-    /// number and issuing country, with the names and birth date of the response); an
-    /// earlier attempt's document when it exists. Returns its name.
-    async fn document_from(
-        &self,
-        principal: &Principal,
-        entity: &str,
-        answer: &Map<String, Value>,
-        response: &Map<String, Value>,
-        id: &str,
-    ) -> Result<String> {
-        let mut body = Map::new();
-        body.insert("entity".into(), json!(entity));
-        for key in [
-            "documentType",
-            "documentNumber",
-            "issuingCountry",
-            "expiryDate",
-            "mrz",
-        ] {
-            if let Some(value) = answer.get(key) {
-                body.insert(key.into(), value.clone());
-            }
-        }
-        for (key, field) in [
-            ("given_name", "givenName"),
-            ("family_name", "familyName"),
-            ("date_of_birth", "dateOfBirth"),
-        ] {
-            if let Some(value) = text(response, key) {
-                body.insert(field.into(), json!(value));
-            }
-        }
-        match self
-            .documents
-            .create(
-                principal,
-                Value::Object(body),
-                Some(id),
-                Some(&derived_request_id(id, "document")),
-            )
-            .await
-        {
-            Ok(document) => Ok(document.name),
-            Err(error) if error.code == Code::AlreadyExists => Ok(format!("documents/{id}")),
-            Err(error) => Err(error),
-        }
-    }
 }
 
 #[async_trait]
@@ -351,8 +289,14 @@ impl StepEffects for ServiceEffects {
         let mut output = Map::new();
         output.insert("entity".into(), json!(entity_name));
         if let Some(Value::Object(answer)) = response.get("identity_document") {
+            let holder = DocumentHolder {
+                given_name: text(&response, "given_name"),
+                family_name: text(&response, "family_name"),
+                date_of_birth: text(&response, "date_of_birth"),
+            };
             let document = self
-                .document_from(principal, &entity_name, answer, &response, id)
+                .documents
+                .create_from_answer(principal, &entity_name, answer, &holder, id)
                 .await?;
             output.insert("document".into(), json!(document));
         }

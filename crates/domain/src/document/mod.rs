@@ -10,7 +10,7 @@ pub mod verification;
 
 pub use model::{Document, DocumentType};
 pub use ports::DocumentRepository;
-pub use service::DocumentService;
+pub use service::{DocumentHolder, DocumentService};
 
 #[cfg(test)]
 mod service_tests;

@@ -7,6 +7,7 @@ use rics_aip::filter::{Comparator, Condition, Literal, StringMatch};
 use time::Date;
 
 use async_trait::async_trait;
+use serde_json::{Map, Value};
 
 use super::fields;
 use super::model::Document;
@@ -18,7 +19,7 @@ use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
 use crate::file::ports::FileRepository;
 use crate::icao::IcaoCode;
-use crate::id::is_well_formed_id;
+use crate::id::{derived_request_id, is_well_formed_id};
 use crate::lifecycle::soft_delete_methods;
 use crate::lifecycle::{self, Referred, ServiceContext, referred_deleted};
 use crate::list::{ListQuery, ListRequest, ListResponse};
@@ -57,7 +58,75 @@ pub struct DocumentService {
     context: ServiceContext,
 }
 
+/// The fields of a form's DOCUMENT answer that an identity document takes as they are.
+const ANSWER_FIELDS: [&str; 5] = [
+    "documentType",
+    "documentNumber",
+    "issuingCountry",
+    "expiryDate",
+    "mrz",
+];
+
+/// The holder a document made from a form answer names, from wherever the caller
+/// read the person (a mapped entity, a form response).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentHolder {
+    /// Given name.
+    pub given_name: Option<String>,
+    /// Family name.
+    pub family_name: Option<String>,
+    /// Date of birth, `YYYY-MM-DD`.
+    pub date_of_birth: Option<String>,
+}
+
 impl DocumentService {
+    /// Stores the identity document `id` of `entity` that a form's DOCUMENT `answer`
+    /// describes (its type, number, issuing country, expiry and MRZ), naming `holder`;
+    /// when a document `id` exists already (an earlier attempt of the same step stored
+    /// it), that one. Returns its name. The request id is derived from `id`, so a
+    /// retried step stores one document.
+    ///
+    /// # Errors
+    /// As [`CreateMethod::create`], but ALREADY_EXISTS.
+    pub async fn create_from_answer(
+        &self,
+        principal: &Principal,
+        entity: &str,
+        answer: &Map<String, Value>,
+        holder: &DocumentHolder,
+        id: &str,
+    ) -> Result<String> {
+        let mut body = Map::new();
+        body.insert("entity".into(), Value::from(entity));
+        for key in ANSWER_FIELDS {
+            if let Some(value) = answer.get(key).filter(|v| !v.is_null()) {
+                body.insert(key.into(), value.clone());
+            }
+        }
+        for (field, value) in [
+            ("givenName", &holder.given_name),
+            ("familyName", &holder.family_name),
+            ("dateOfBirth", &holder.date_of_birth),
+        ] {
+            if let Some(value) = value {
+                body.insert(field.into(), Value::from(value.as_str()));
+            }
+        }
+        match self
+            .create(
+                principal,
+                Value::Object(body),
+                Some(id),
+                Some(&derived_request_id(id, "document")),
+            )
+            .await
+        {
+            Ok(document) => Ok(document.name),
+            Err(error) if error.code == Code::AlreadyExists => Ok(format!("documents/{id}")),
+            Err(error) => Err(error),
+        }
+    }
+
     /// The document with `id`, deleted or not, whatever the state of its entity. A
     /// job acting for the tenant reads documents this way.
     ///

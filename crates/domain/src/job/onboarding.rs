@@ -21,6 +21,7 @@ use crate::error::{Code, Error, Result};
 use crate::form::FormService;
 use crate::form_definition::FormDefinitionService;
 use crate::hosted::{HostedLinkGrant, HostedLinks};
+use crate::id::derived_request_id;
 use crate::methods::CreateMethod;
 use crate::onboarding::input::OnboardingInput;
 use crate::onboarding::mapping::MappingEngine;
@@ -104,11 +105,6 @@ impl OnboardingJobs {
                 )
             })
     }
-}
-
-/// A request id (an RFC 9562 version 8 UUID) derived from `id` and `purpose`.
-fn derived_request_id(id: &str, purpose: &str) -> String {
-    crate::automation::effects::derived_request_id(id, purpose)
 }
 
 #[async_trait]

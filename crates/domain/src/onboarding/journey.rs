@@ -18,8 +18,8 @@ use super::mapping::{MappingEngine, entity_body};
 use crate::activity::model::{ActivityLog, ActivityType, RESERVED_SOURCE};
 use crate::alert::model::{NewAlert, ONBOARDING_REFERRED};
 use crate::automation::execution::{Execution, ExecutionState};
-use crate::document::DocumentService;
 use crate::document::verification::Outcome;
+use crate::document::{DocumentHolder, DocumentService};
 use crate::entity::EntityService;
 use crate::entity::model::{RiskLevel, ScreeningStatus};
 use crate::error::{Code, Error, Result};
@@ -27,6 +27,7 @@ use crate::event::NewEvent;
 use crate::form::FormService;
 use crate::form::model::FormState;
 use crate::form_definition::model::FieldType;
+use crate::id::derived_request_id;
 use crate::job::JobService;
 use crate::job::kind::JobFamily;
 use crate::job::model::JobRecord;
@@ -242,60 +243,21 @@ impl Journey {
         output.insert("entity".into(), json!(entity));
         output.insert("hasDocument".into(), json!(document_answer.is_some()));
         if let Some(answer) = document_answer {
-            let document = self.document(principal, &entity, answer, &body, id).await?;
+            let individual = &body["individual"];
+            let text = |value: &Value| value.as_str().map(str::to_owned);
+            let holder = DocumentHolder {
+                given_name: text(&individual["legalName"]["givenName"]),
+                family_name: text(&individual["legalName"]["familyName"]),
+                date_of_birth: text(&individual["dateOfBirth"]),
+            };
+            let document = self
+                .documents
+                .create_from_answer(principal, &entity, answer, &holder, id)
+                .await
+                .map_err(|error| error.within("document"))?;
             output.insert("document".into(), json!(document));
         }
         Ok(Value::Object(output))
-    }
-
-    /// Stores the identity document `id` of `entity` that a DOCUMENT answer describes,
-    /// with the names and birth date of the mapped entity; an earlier attempt's when it
-    /// exists. Returns its name.
-    async fn document(
-        &self,
-        principal: &Principal,
-        entity: &str,
-        answer: &Map<String, Value>,
-        mapped: &Value,
-        id: &str,
-    ) -> Result<String> {
-        let mut body = Map::new();
-        body.insert("entity".into(), json!(entity));
-        for key in [
-            "documentType",
-            "documentNumber",
-            "issuingCountry",
-            "expiryDate",
-            "mrz",
-        ] {
-            if let Some(value) = answer.get(key).filter(|v| !v.is_null()) {
-                body.insert(key.into(), value.clone());
-            }
-        }
-        let individual = &mapped["individual"];
-        for (field, value) in [
-            ("givenName", &individual["legalName"]["givenName"]),
-            ("familyName", &individual["legalName"]["familyName"]),
-            ("dateOfBirth", &individual["dateOfBirth"]),
-        ] {
-            if value.is_string() {
-                body.insert(field.into(), value.clone());
-            }
-        }
-        match self
-            .documents
-            .create(
-                principal,
-                Value::Object(body),
-                Some(id),
-                Some(&derived_request_id(id, "document")),
-            )
-            .await
-        {
-            Ok(document) => Ok(document.name),
-            Err(error) if error.code == Code::AlreadyExists => Ok(format!("documents/{id}")),
-            Err(error) => Err(error.within("document")),
-        }
     }
 
     /// DECIDE_ONBOARDING: decides by the default rules on what the journey found,
@@ -477,11 +439,6 @@ impl Journey {
             .await?;
         Ok(())
     }
-}
-
-/// A request id derived from a step's id, as the automations' effects derive theirs.
-fn derived_request_id(id: &str, purpose: &str) -> String {
-    crate::automation::effects::derived_request_id(id, purpose)
 }
 
 /// The error of a mapped entity the entities API refused: INVALID_ARGUMENT

@@ -28,6 +28,7 @@ use crate::error::{Code, Error, Result};
 use crate::form::FormService;
 use crate::form_definition::seed::{IDENTITY_CAPTURE, IDENTITY_CAPTURE_REVISION};
 use crate::hosted::{HOSTED_PATH, HostedLinkGrant, HostedLinks};
+use crate::id::derived_request_id;
 use crate::job::model::worker_principal;
 use crate::methods::CreateMethod;
 use crate::mrz;
@@ -47,11 +48,6 @@ pub const SELFIE_KEY: &str = "selfie";
 /// session's id, so a session's form is made once.
 pub fn capture_form_id(session_id: &str) -> String {
     format!("capture-{session_id}")
-}
-
-/// A request id derived from `id` and `purpose`.
-fn derived_request_id(id: &str, purpose: &str) -> String {
-    crate::automation::effects::derived_request_id(id, purpose)
 }
 
 /// The built-in adapter of [`IdentityVerificationProvider`].
