@@ -63,6 +63,11 @@ pub enum FieldKind {
     /// Any single JSON value, replaced whole: one-line strings (names, titles, ids),
     /// numbers, bools, enums, timestamps.
     Scalar,
+    /// A scalar with explicit presence (proto3 `optional`): a given `false`, `0` or
+    /// `""` is set, not cleared as a [`FieldKind::Scalar`]'s would be; only null or
+    /// absence clears it. For a field whose unset value is not the zero value (an
+    /// entity's `monitoring`, true unless turned off).
+    OptionalScalar,
     /// A string that may span lines (a description, a note's content); replaced whole
     /// like a [`FieldKind::Scalar`].
     MultiLineText,
@@ -475,7 +480,10 @@ fn resolve(
         fields.push(field.name);
         match &field.kind {
             FieldKind::Message(sub) => current = Some(sub),
-            FieldKind::Scalar | FieldKind::MultiLineText | FieldKind::FreeForm => current = None,
+            FieldKind::Scalar
+            | FieldKind::OptionalScalar
+            | FieldKind::MultiLineText
+            | FieldKind::FreeForm => current = None,
             FieldKind::Repeated => {
                 if let Some(next) = iter.next() {
                     let numeric =
@@ -554,6 +562,7 @@ fn validate(
             FieldKind::Repeated if !value.is_array() => return Err(wrong("an array")),
             FieldKind::Map if !value.is_object() => return Err(wrong("an object")),
             FieldKind::Scalar
+            | FieldKind::OptionalScalar
             | FieldKind::MultiLineText
             | FieldKind::FreeForm
             | FieldKind::Repeated
@@ -700,7 +709,7 @@ fn replace(
     for field in &table.fields {
         let path = join(prefix, field.name);
         let before = current.and_then(|c| c.get(field.name));
-        let given = populated(patch.and_then(|p| p.get(field.name)));
+        let given = given_value(field, patch.and_then(|p| p.get(field.name)));
         let after = match field.behavior {
             Behavior::OutputOnly => continue,
             Behavior::Immutable if given.is_none() => continue,
@@ -724,6 +733,15 @@ fn replace(
         };
     }
     Ok(result)
+}
+
+/// What a patch gives `field`: a populated value, or for an
+/// [`FieldKind::OptionalScalar`] any value but null.
+fn given_value<'a>(field: &Field, value: Option<&'a Value>) -> Option<&'a Value> {
+    match field.kind {
+        FieldKind::OptionalScalar => value.filter(|v| !v.is_null()),
+        _ => populated(value),
+    }
 }
 
 /// One explicit mask path.
@@ -793,7 +811,7 @@ fn apply_path(
                 None
             }
         }
-        _ => populated(given.as_ref()).cloned(),
+        _ => given_value(leaf, given.as_ref()).cloned(),
     };
     check_immutable(leaf, before.as_ref(), after.as_ref(), &canonical)?;
     if leaf.behavior == Behavior::Required && populated(after.as_ref()).is_none() {

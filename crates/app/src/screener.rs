@@ -255,11 +255,11 @@ fn dataset_versions(index: &Index) -> Result<Vec<DatasetVersion>> {
 /// The ids of the `parties` that the `listed` records may match: an index of the
 /// parties' names (each party a record of its names, date of birth, nationalities and
 /// gender), screened with every name of each listed record and its evidence.
-fn reverse_screen(listed: &[Record], parties: &[MonitoredParty]) -> Vec<String> {
+fn reverse_screen(listed: &[Record], parties: Vec<MonitoredParty>) -> Vec<String> {
     if listed.is_empty() || parties.is_empty() {
         return Vec::new();
     }
-    let records: Vec<Record> = parties.iter().map(party_record).collect();
+    let records: Vec<Record> = parties.into_iter().map(party_record).collect();
     let index = Index::build(vec![LoadedList {
         version: ListVersion {
             dataset: "monitored".into(),
@@ -302,21 +302,21 @@ fn reverse_screen(listed: &[Record], parties: &[MonitoredParty]) -> Vec<String> 
 }
 
 /// A monitored party as a record of the reverse index.
-fn party_record(party: &MonitoredParty) -> Record {
-    let request = &party.request;
+fn party_record(party: MonitoredParty) -> Record {
+    let request = party.request;
     let kind = if request.organisation {
         EntityKind::Organisation
     } else {
         EntityKind::Person
     };
-    let mut record = Record::new(party.entity_id.clone(), "monitored", kind);
-    for (i, name) in request.names.iter().enumerate() {
+    let mut record = Record::new(party.entity_id, "monitored", kind);
+    for (i, name) in request.names.into_iter().enumerate() {
         let role = if i == 0 {
             NameRole::Primary
         } else {
             NameRole::Alias
         };
-        record.names.push(Name::new(name.clone(), role));
+        record.names.push(Name::new(name, role));
     }
     if let Some(date) = request
         .date_of_birth
@@ -325,7 +325,7 @@ fn party_record(party: &MonitoredParty) -> Record {
     {
         record.birth_dates.push(date);
     }
-    record.nationalities = request.nationalities.clone();
+    record.nationalities = request.nationalities;
     record.gender = request.gender.as_deref().and_then(Gender::parse);
     record
 }
@@ -350,7 +350,7 @@ impl Screener for ListScreener {
         &self,
         dataset: &str,
         records: &[String],
-        parties: &[MonitoredParty],
+        parties: Vec<MonitoredParty>,
     ) -> Result<Vec<String>> {
         let index = self.index().await?;
         let wanted: HashSet<&str> = records.iter().map(String::as_str).collect();
@@ -360,10 +360,20 @@ impl Screener for ListScreener {
             .filter(|r| r.dataset == dataset && wanted.contains(r.id.as_str()))
             .cloned()
             .collect();
-        let parties = parties.to_vec();
-        tokio::task::spawn_blocking(move || reverse_screen(&listed, &parties))
+        let monitored = parties.len();
+        let began = std::time::Instant::now();
+        let candidates = tokio::task::spawn_blocking(move || reverse_screen(&listed, parties))
             .await
-            .map_err(|e| Error::internal(format!("reverse screening stopped: {e}")))
+            .map_err(|e| Error::internal(format!("reverse screening stopped: {e}")))?;
+        tracing::info!(
+            dataset,
+            records = records.len(),
+            monitored,
+            candidates = candidates.len(),
+            seconds = began.elapsed().as_secs_f64(),
+            "reverse screening of a list change done"
+        );
+        Ok(candidates)
     }
 
     async fn lists(&self) -> Result<Vec<ListVersionInfo>> {

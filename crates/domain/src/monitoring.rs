@@ -30,7 +30,6 @@ use crate::job::model::{ClaimedTask, TaskFinish, worker_principal};
 use crate::job::pep_sanction::{DEFAULT_THRESHOLD, ScreenReason, ScreenTrigger, screen_request};
 use crate::job::ports::{JobRepository, QueuedWork, RunQueued};
 use crate::job::{AttemptOutcome, JobService, RunnerSettings};
-use crate::list::{ListQuery, SortKey};
 use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 use crate::screen::{ScreenMatch, ScreenRequest, Screener};
@@ -40,7 +39,7 @@ use crate::time::{Clock, Timestamp};
 pub const LIST_CHANGE_QUEUE: &str = "screeningListChanges";
 
 /// How many monitored entities are read from the store at once.
-const ENTITY_PAGE: u32 = 1000;
+const ENTITY_PAGE: u32 = 5000;
 
 /// A dataset as loaded: its version and the hash of each record's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,18 +312,16 @@ impl ListChangeWork {
     /// The tenant's monitored, live entities, as screening reads them.
     async fn monitored(&self, tenant: &TenantId) -> Result<Vec<MonitoredParty>> {
         let mut parties = Vec::new();
-        let mut query = ListQuery::first(SortKey::ascending("createTime"), ENTITY_PAGE);
         loop {
-            let page = self.entities.list(tenant, &query).await?;
-            parties.extend(
-                page.items
-                    .iter()
-                    .filter(|entity| entity.monitoring.is_on() && !entity.is_deleted())
-                    .map(monitored_party),
-            );
-            match page.next {
-                Some(next) => query.after = Some(next),
-                None => return Ok(parties),
+            let after = parties.last().map(|p: &MonitoredParty| p.entity_id.clone());
+            let page = self
+                .entities
+                .monitored(tenant, after.as_deref(), ENTITY_PAGE)
+                .await?;
+            let full = page.len() == ENTITY_PAGE as usize;
+            parties.extend(page.iter().map(monitored_party));
+            if !full {
+                return Ok(parties);
             }
         }
     }
@@ -337,7 +334,7 @@ impl ListChangeWork {
         let parties = self.monitored(&task.tenant).await?;
         let candidates = self
             .screener
-            .reverse_screen(&change.dataset, &change.records, &parties)
+            .reverse_screen(&change.dataset, &change.records, parties)
             .await?;
         let trigger = ScreenTrigger {
             reason: ScreenReason::ListChange,

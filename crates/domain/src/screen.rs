@@ -232,7 +232,7 @@ pub trait Screener: Send + Sync {
         &self,
         dataset: &str,
         records: &[String],
-        parties: &[MonitoredParty],
+        parties: Vec<MonitoredParty>,
     ) -> Result<Vec<String>>;
 }
 

@@ -34,6 +34,11 @@ const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     count_column: "e.display_name_trigrams",
 };
 
+/// An entity's `monitoring`, kept beside its body (the row of `entities` has as many
+/// columns as Diesel's tables may): a lookup by primary key.
+const MONITORING: &str = "(SELECT b.monitoring FROM entity_bodies b \
+    WHERE b.tenant_id = e.tenant_id AND b.entity_id = e.id)";
+
 /// Where the entity filter fields live.
 pub const ENTITY_FIELDS: FieldMap = FieldMap {
     alias: "e",
@@ -122,6 +127,14 @@ pub const ENTITY_FIELDS: FieldMap = FieldMap {
             "legalHold",
             Column::Scalar {
                 column: "e.legal_hold",
+                kind: ScalarKind::Bool,
+                unset: Unset::NotNull,
+            },
+        ),
+        (
+            "monitoring",
+            Column::Scalar {
+                column: MONITORING,
                 kind: ScalarKind::Bool,
                 unset: Unset::NotNull,
             },
@@ -368,13 +381,14 @@ fn insert_side_rows(
                 tenant.into(),
                 entity.id().into(),
                 body_of(entity)?.into(),
+                entity.monitoring.is_on().into(),
             ])
         })
         .collect::<Result<Vec<Vec<Bind>>, RepositoryError>>()?;
     insert_rows(
         conn,
         "entity_bodies",
-        &["tenant_id", "entity_id", "body"],
+        &["tenant_id", "entity_id", "body", "monitoring"],
         bodies,
     )
     .map_err(repository_error)?;
@@ -446,7 +460,10 @@ fn update_side_rows(
             .filter(entity_bodies::tenant_id.eq(&row.tenant_id))
             .filter(entity_bodies::entity_id.eq(&row.id)),
     )
-    .set(entity_bodies::body.eq(&body))
+    .set((
+        entity_bodies::body.eq(&body),
+        entity_bodies::monitoring.eq(entity.monitoring.is_on()),
+    ))
     .execute(conn)
     .map_err(repository_error)?;
     for (table, owner) in [
@@ -719,6 +736,39 @@ impl EntityRepository for DieselStore<EntityTable> {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, RepositoryError> {
         ResourceStore::find_purge_due(self, now, limit).await
+    }
+
+    /// Rows and bodies in one statement, along the primary keys; ids are never empty,
+    /// so the first page starts after `""`.
+    async fn monitored<'a>(
+        &self,
+        tenant: &TenantId,
+        after: Option<&'a str>,
+        limit: u32,
+    ) -> Result<Vec<Entity>, RepositoryError> {
+        let (tenant, after) = (tenant.as_str().to_owned(), after.unwrap_or("").to_owned());
+        self.db()
+            .read(move |conn| {
+                entities::table
+                    .inner_join(
+                        entity_bodies::table.on(entity_bodies::tenant_id
+                            .eq(entities::tenant_id)
+                            .and(entity_bodies::entity_id.eq(entities::id))),
+                    )
+                    .filter(entities::tenant_id.eq(&tenant))
+                    .filter(entities::id.gt(&after))
+                    .filter(entities::delete_time.is_null())
+                    .filter(entity_bodies::monitoring.eq(true))
+                    .order(entities::id.asc())
+                    .limit(i64::from(limit))
+                    .select((EntityRow::as_select(), entity_bodies::body))
+                    .load::<(EntityRow, String)>(conn)
+                    .map_err(repository_error)?
+                    .into_iter()
+                    .map(|(row, body)| row.into_entity(&body))
+                    .collect()
+            })
+            .await
     }
 
     async fn add_relationship(

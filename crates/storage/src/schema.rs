@@ -49,6 +49,9 @@ diesel::table! {
         entity_id -> Text,
         /// The resource JSON without its standard fields.
         body -> Text,
+        /// `monitoring`: whether ongoing monitoring re-screens the entity (the body's
+        /// field, beside it for the monitoring scan and filters).
+        monitoring -> Bool,
     }
 }
 

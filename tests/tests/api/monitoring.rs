@@ -170,3 +170,53 @@ fn a_list_change_alerts_exactly_the_new_matches(backend: Backend) {
         lists.get("lastLoadFailure").is_none().then_some(())
     });
 }
+
+#[test]
+fn the_monitoring_filter_follows_the_field_sqlite() {
+    the_monitoring_filter_follows_the_field(Backend::Sqlite);
+}
+
+#[test]
+fn the_monitoring_filter_follows_the_field_postgres() {
+    the_monitoring_filter_follows_the_field(Backend::Postgres);
+}
+
+/// `filter=monitoring = false` lists the entities monitoring leaves out, as created and
+/// as updated since.
+fn the_monitoring_filter_follows_the_field(backend: Backend) {
+    let server = Server::start(backend);
+    server.create_person("watched", "Jane Watched");
+    let mut unwatched = person("John Unwatched");
+    unwatched["monitoring"] = json!(false);
+    server.create("?entityId=unwatched", &unwatched);
+    let listed = |filter: &str| -> Vec<String> {
+        let page = server
+            .get(&format!("{ENTITIES}?filter={}", filter.replace(' ', "%20")))
+            .ok();
+        let ids = page
+            .get("entities")
+            .map(|entities| array(entities).to_vec())
+            .unwrap_or_default();
+        ids.iter()
+            .map(|e| e["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(listed("monitoring = false"), ["entities/unwatched"]);
+    assert_eq!(listed("monitoring = true"), ["entities/watched"]);
+    server
+        .patch(
+            &format!("{ENTITIES}/unwatched?updateMask=monitoring"),
+            &json!({"monitoring": true}),
+        )
+        .ok();
+    let patched = server
+        .patch(
+            &format!("{ENTITIES}/watched?updateMask=monitoring"),
+            &json!({"monitoring": false}),
+        )
+        .ok();
+    assert_eq!(patched["monitoring"], false, "{patched}");
+    assert_eq!(server.entity("watched")["monitoring"], false);
+    assert_eq!(listed("monitoring = false"), ["entities/watched"]);
+    assert_eq!(listed("NOT monitoring = false"), ["entities/unwatched"]);
+}

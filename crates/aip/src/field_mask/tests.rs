@@ -670,3 +670,32 @@ fn the_pattern_names_what_a_caller_may_change() {
         format!("^( *\\* *|( *{path} *(, *{path} *)*)?)$")
     );
 }
+
+#[test]
+fn an_optional_scalar_keeps_a_given_zero_value() {
+    let table = FieldTable::new()
+        .field("displayName", FieldKind::Scalar, Behavior::Required)
+        .field("monitoring", FieldKind::OptionalScalar, Behavior::Mutable)
+        .field("legalHold", FieldKind::Scalar, Behavior::Mutable);
+    let current = json!({"displayName": "A", "legalHold": true});
+    let paths = UpdateMask::parse(Some("monitoring,legalHold"), &table).unwrap();
+    let patch = json!({"monitoring": false, "legalHold": false});
+    assert_eq!(
+        apply(&paths, &table, &current, &patch).unwrap(),
+        json!({"displayName": "A", "monitoring": false}),
+        "false is set for the optional scalar, cleared for the plain one"
+    );
+    let full = json!({"displayName": "A", "monitoring": false});
+    assert_eq!(
+        apply(&UpdateMask::Full, &table, &current, &full).unwrap(),
+        full
+    );
+    let cleared = apply(
+        &paths,
+        &table,
+        &json!({"displayName": "A", "monitoring": false}),
+        &json!({"monitoring": null}),
+    )
+    .unwrap();
+    assert_eq!(cleared, json!({"displayName": "A"}), "null clears it");
+}

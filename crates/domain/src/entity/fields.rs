@@ -33,6 +33,7 @@ pub static FILTER: LazyLock<FilterSchema> = LazyLock::new(|| {
             FieldType::Enum(VerificationStatus::VALUES),
         )
         .field("legalHold", FieldType::Bool)
+        .field("monitoring", FieldType::Bool)
 });
 
 /// How entities are listed: 50 per page by default, at most 1000, oldest first.
@@ -115,7 +116,7 @@ pub static TABLE: LazyLock<FieldTable> = LazyLock::new(|| {
         .field("screeningStatus", Scalar, OutputOnly)
         .field("verificationStatus", Scalar, OutputOnly)
         .field("legalHold", Scalar, Mutable)
-        .field("monitoring", Scalar, Mutable)
+        .field("monitoring", FieldKind::OptionalScalar, Mutable)
 });
 
 #[cfg(test)]

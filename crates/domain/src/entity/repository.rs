@@ -128,6 +128,19 @@ pub trait EntityRepository: Send + Sync {
         events: &[NewEvent],
     ) -> Result<ErasureCounts, RepositoryError>;
 
+    /// The live entities of `tenant` with monitoring on, in id order: the first
+    /// `limit` of those whose id is after `after` (all when `None`). Ongoing monitoring
+    /// reads every monitored entity with it, page by page (a keyset scan).
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn monitored<'a>(
+        &self,
+        tenant: &TenantId,
+        after: Option<&'a str>,
+        limit: u32,
+    ) -> Result<Vec<Entity>, RepositoryError>;
+
     /// Soft-deleted entities whose purge time is before `now`, across tenants, oldest
     /// first, at most `limit`.
     ///

@@ -124,7 +124,7 @@ pub struct ListParams {
     /// AIP-160 filter over displayName (also fuzzy: `displayName:"jon smith"`, or a bare
     /// word), entityType, tags, externalIds, createTime, updateTime, deleteTime,
     /// riskDetails.riskLevel, riskDetails.riskStatus (`ACTIVE`, `OUTDATED`; `RATED` reads
-    /// as `ACTIVE`), screeningStatus, verificationStatus, legalHold.
+    /// as `ACTIVE`), screeningStatus, verificationStatus, legalHold, monitoring.
     filter: Option<String>,
     /// Comma-separated displayName, createTime, updateTime, each optionally ` desc`.
     /// Default: createTime; a fuzzy search without orderBy ranks by similarity.

@@ -46,6 +46,9 @@ on_both! {
     rows_stored_before_a_migration_are_carried_over
         => sqlite_rows_stored_before_a_migration_are_carried_over,
            postgres_rows_stored_before_a_migration_are_carried_over;
+    monitoring_comes_from_the_bodies_stored_before_its_column
+        => sqlite_monitoring_comes_from_the_bodies_stored_before_its_column,
+           postgres_monitoring_comes_from_the_bodies_stored_before_its_column;
     a_test_database_is_what_running_the_migrations_makes
         => sqlite_a_test_database_is_what_running_the_migrations_makes,
            postgres_a_test_database_is_what_running_the_migrations_makes;
@@ -606,7 +609,7 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
     let declared = load_all!(&mut conn,
         entities: (S, S, S, i64, S, S, i64, Maybe<S>, Maybe<S>,
                    Maybe<S>, bool, i64, i64, Maybe<i64>, Maybe<i64>, Maybe<S>),
-        entity_bodies: (S, S, S),
+        entity_bodies: (S, S, S, bool),
         entity_tags: (S, S, S),
         entity_external_ids: (S, S, S, S),
         entity_name_trigrams: (S, S, S),
@@ -750,5 +753,40 @@ fn rows_stored_before_a_migration_are_carried_over(backend: Backend) {
         rics_storage::documents::write_pending_name_trigrams(&mut conn).unwrap(),
         0,
         "nothing is left to write"
+    );
+}
+
+/// Entities stored before the `monitoring` column (2026-11-29-000034) get it from their
+/// bodies: false where the body turned monitoring off, true otherwise.
+fn monitoring_comes_from_the_bodies_stored_before_its_column(backend: Backend) {
+    let (_db, mut conn) = empty(backend);
+    while pending(&mut conn).unwrap().first().map(String::as_str) != Some("20261129000034") {
+        run_next(&mut conn).unwrap();
+    }
+    for sql in [
+        "INSERT INTO entities (tenant_id, id, uid, revision, entity_type, display_name, \
+         display_name_trigrams, legal_hold, create_time, update_time) VALUES \
+         ('t1', 'off', 'u1', 1, 'INDIVIDUAL', 'Off', 4, false, 1, 1), \
+         ('t1', 'on', 'u2', 1, 'INDIVIDUAL', 'On', 3, false, 1, 1), \
+         ('t1', 'default', 'u3', 1, 'INDIVIDUAL', 'Default', 8, false, 1, 1), \
+         ('t2', 'off', 'u4', 1, 'INDIVIDUAL', 'Off', 4, false, 1, 1)",
+        "INSERT INTO entity_bodies (tenant_id, entity_id, body) VALUES \
+         ('t1', 'off', '{\"displayName\":\"Off\",\"monitoring\":false}'), \
+         ('t1', 'on', '{\"displayName\":\"On\",\"monitoring\":true}'), \
+         ('t1', 'default', '{\"displayName\":\"Default\",\"tags\":[\"monitoring\"]}'), \
+         ('t2', 'off', '{\"displayName\":\"Off\",\"monitoring\":false}')",
+    ] {
+        diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    run_pending(&mut conn).unwrap();
+    assert_eq!(
+        lines(
+            &mut conn,
+            "SELECT tenant_id || '/' || entity_id || '|' || \
+             CASE WHEN monitoring THEN 'on' ELSE 'off' END AS line FROM entity_bodies"
+        ),
+        ["t1/default|on", "t1/off|off", "t1/on|on", "t2/off|off"]
     );
 }

@@ -12,7 +12,7 @@ use rics_storage::Backend;
 use super::support::{
     NAMES, Seeded, fuzzy_matches, page_of, rfc3339, risk_is, similarity, sorted, walk,
 };
-use crate::support::{request, t2};
+use crate::support::{request, t1, t2};
 
 fn name(e: &Entity) -> &str {
     e.display_name.as_str()
@@ -435,6 +435,69 @@ async fn legal_hold_filters(backend: Backend) {
     s.check("legalHold:*", false, |e| e.legal_hold).await;
 }
 
+async fn monitoring_filters(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let on = |e: &Entity| e.monitoring.is_on();
+    s.check("monitoring = false", false, |e| !on(e)).await;
+    s.check("monitoring = true", false, on).await;
+    s.check("monitoring != true", false, |e| !on(e)).await;
+    s.check("NOT monitoring = false", false, on).await;
+    s.check("monitoring = false", true, |e| !on(e)).await;
+    s.check("monitoring = false OR legalHold = true", false, |e| {
+        !on(e) || e.legal_hold
+    })
+    .await;
+}
+
+/// The keyset scan of ongoing monitoring: the tenant's live, monitored entities in id
+/// order, page after page, and nothing of the other tenant.
+async fn the_monitored_scan_reads_live_monitored_entities_in_id_order(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let mut wanted: Vec<&Entity> = s
+        .entities
+        .iter()
+        .filter(|e| e.monitoring.is_on() && e.delete_time.is_none())
+        .collect();
+    wanted.sort_by(|a, b| a.id().cmp(b.id()));
+    assert!(
+        wanted.len() < s.entities.len() - 2,
+        "the seed exercises the scan"
+    );
+    let repo = &s.fixture.repo;
+    let mut read: Vec<Entity> = Vec::new();
+    let mut pages = 0;
+    loop {
+        let after = read.last().map(|e| e.id().to_owned());
+        let page = repo.monitored(&t1(), after.as_deref(), 7).await.unwrap();
+        pages += 1;
+        let full = page.len() == 7;
+        read.extend(page);
+        if !full {
+            break;
+        }
+    }
+    assert!(pages > 2);
+    let ids = |entities: &[&Entity]| {
+        entities
+            .iter()
+            .map(|e| e.id().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&read.iter().collect::<Vec<_>>()), ids(&wanted));
+    for got in &read {
+        assert_eq!(
+            got,
+            &s.fixture.get(&t1(), got.id()).await,
+            "read as get reads it"
+        );
+    }
+    let other = repo.monitored(&t2(), None, 1000).await.unwrap();
+    assert_eq!(
+        other.len(),
+        s.other.iter().filter(|e| e.monitoring.is_on()).count()
+    );
+}
+
 async fn combinations_follow_the_precedence_rules(backend: Backend) {
     let s = Seeded::new(backend).await;
     let company = |e: &Entity| e.entity_type == EntityType::Company;
@@ -598,6 +661,8 @@ contract!(
     risk_status_follows_the_unset_message_rule,
     statuses_compare_unset_as_the_zero_value,
     legal_hold_filters,
+    monitoring_filters,
+    the_monitored_scan_reads_live_monitored_entities_in_id_order,
     combinations_follow_the_precedence_rules,
     another_tenant_is_never_listed_nor_counted,
     soft_deleted_entities_show_only_when_asked,

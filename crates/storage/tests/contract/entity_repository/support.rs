@@ -11,7 +11,8 @@ use rics_domain::alert::ports::{AlertRepository, AlertTypeRepository};
 use rics_domain::document::ports::DocumentRepository;
 use rics_domain::entity::fields;
 use rics_domain::entity::model::{
-    Entity, EntityType, RiskDetails, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
+    Entity, EntityType, Monitoring, RiskDetails, RiskLevel, RiskStatus, ScreeningStatus,
+    VerificationStatus,
 };
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
 use rics_domain::entity::repository::EntityRepository;
@@ -418,6 +419,7 @@ pub fn seed_entity(id: &str, i: usize) -> Entity {
             VerificationStatus::Failed,
         ][(i / 3) % 5],
         legal_hold: i.is_multiple_of(7),
+        monitoring: Monitoring(i % 9 != 4),
         create_time: Some(at(60 * (i64i / 6))),
         update_time: Some(at(10_000 + (i64i % 7))),
         delete_time: deleted.then(|| at(20_000 + i64i)),

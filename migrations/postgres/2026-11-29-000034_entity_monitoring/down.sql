@@ -1,0 +1,1 @@
+ALTER TABLE entity_bodies DROP COLUMN monitoring;
