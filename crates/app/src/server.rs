@@ -58,7 +58,7 @@ use rics_domain::risk::{RiskEvaluator, RiskEvaluatorPorts, RiskModelService};
 use rics_domain::screen::Screener;
 use rics_domain::tenant::service::{BootstrapReport, BootstrapSpec, FirstClient, ProvisioningStep};
 use rics_domain::tenant::{TenantAdmission, TenantService};
-use rics_domain::time::{Clock, SystemClock};
+use rics_domain::time::{Clock, Pause, SystemClock};
 use rics_domain::verification::capture::HostedCapture;
 use rics_domain::verification::jobs::{VerificationJobPorts, VerificationJobs};
 use rics_domain::verification::{RunEnding, VerificationPorts, VerificationService};
@@ -669,7 +669,8 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
             runner_settings,
         )
         .with_work(engine)
-        .with_work(list_changes),
+        .with_work(list_changes)
+        .with_lease_renewals(Arc::new(TokioPause)),
     );
     // The sweep of file content comes last: it removes the content of the files the
     // purges before it removed.
@@ -883,6 +884,16 @@ fn spawn_job_worker(runner: Arc<JobRunner>, wake: Arc<tokio::sync::Notify>) {
             }
         }
     });
+}
+
+/// Pauses on the tokio timer: the pace of the job runner's lease renewals.
+struct TokioPause;
+
+#[async_trait]
+impl Pause for TokioPause {
+    async fn pause(&self, duration: Duration) {
+        tokio::time::sleep(duration).await;
+    }
 }
 
 /// The webhook delivery worker: claims a batch of ready deliveries, sends them

@@ -134,6 +134,14 @@ impl Clock for SystemClock {
     }
 }
 
+/// Waits for a while: the pause between the renewals of a long run's lease. A port,
+/// so the domain needs no runtime of its own.
+#[async_trait::async_trait]
+pub trait Pause: Send + Sync {
+    /// Returns after `duration`.
+    async fn pause(&self, duration: Duration);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

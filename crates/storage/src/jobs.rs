@@ -567,6 +567,29 @@ impl JobRepository for DieselStore<JobTable> {
             .collect()
     }
 
+    async fn renew(&self, task: &ClaimedTask, until: Timestamp) -> Result<bool, RepositoryError> {
+        let (tenant, id, claim) = (
+            task.tenant.as_str().to_owned(),
+            task.id.clone(),
+            task.claim.clone(),
+        );
+        self.db()
+            .run(move |conn| {
+                diesel::update(
+                    job_tasks::table
+                        .filter(job_tasks::tenant_id.eq(&tenant))
+                        .filter(job_tasks::id.eq(&id))
+                        .filter(job_tasks::claim.eq(&claim))
+                        .filter(job_tasks::done.eq(false)),
+                )
+                .set(job_tasks::run_after.eq(until.unix_micros()))
+                .execute(conn)
+                .map(|changed| changed == 1)
+                .map_err(repository_error)
+            })
+            .await
+    }
+
     async fn finish(
         &self,
         task: &ClaimedTask,

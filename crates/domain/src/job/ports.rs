@@ -138,6 +138,14 @@ pub trait JobRepository: Send + Sync {
         limit: u32,
     ) -> Result<Vec<ClaimedTask>, RepositoryError>;
 
+    /// Extends a claimed task's lease to `until`, if its claim still holds and the task
+    /// is not done; `false`, writing nothing, otherwise. The runner renews the lease
+    /// of a task whose work outlasts it, so no other worker claims a task still running.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn renew(&self, task: &ClaimedTask, until: Timestamp) -> Result<bool, RepositoryError>;
+
     /// Finishes a claimed task in one transaction, if its claim still holds: releases
     /// it for a retry, completes it (the job, the operation, the events), or marks it
     /// done with the operation's metadata updated for a run handed off. Stored

@@ -2,12 +2,13 @@
 //! transaction, retry failures with exponential backoff, and complete each run once.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use futures_util::future::join_all;
+use futures_util::future::{Either, join_all};
 use serde_json::json;
 
 use super::kind::JobKind;
@@ -18,7 +19,7 @@ use crate::event::NewEvent;
 use crate::id::IdGenerator;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::principal::TenantId;
-use crate::time::{Clock, Timestamp};
+use crate::time::{Clock, Pause, Timestamp};
 
 /// How workers treat queued runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +69,8 @@ pub struct JobRunner {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     settings: RunnerSettings,
+    /// Paces the renewals of the leases of runs under way; none without it.
+    renewals: Option<Arc<dyn Pause>>,
 }
 
 impl JobRunner {
@@ -89,7 +92,16 @@ impl JobRunner {
             clock,
             ids,
             settings,
+            renewals: None,
         }
+    }
+
+    /// The same runner, renewing the lease of each run under way every third of the
+    /// lease, paced by `pause`.
+    #[must_use]
+    pub fn with_lease_renewals(mut self, pause: Arc<dyn Pause>) -> JobRunner {
+        self.renewals = Some(pause);
+        self
     }
 
     /// The same runner, also working on the tasks of `work`'s queue.
@@ -144,8 +156,41 @@ impl JobRunner {
         self.settings.backoff(attempt)
     }
 
-    /// Executes one claimed run and records how it ended; `None` when its job is gone.
+    /// Executes one claimed run, renewing its lease while it works, and records how it
+    /// ended; `None` when its job is gone.
     async fn run_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
+        let work = std::pin::pin!(self.execute_task(task));
+        let renewals = std::pin::pin!(self.keep_claimed(task));
+        match futures_util::future::select(work, renewals).await {
+            Either::Left((ended, _)) => ended,
+            Either::Right((never, _)) => match never {},
+        }
+    }
+
+    /// Renews `task`'s lease every third of it, for as long as it is awaited: a task
+    /// whose work outlasts the lease (the re-screen of a list change over a million
+    /// entities takes minutes) is then never claimed by a second worker while the first
+    /// still works on it, while a worker that dies stops renewing and its task is
+    /// claimed again at most a lease later. A renewal that finds the claim gone stops
+    /// renewing (the task's end finds it gone too); one that fails (the database
+    /// unavailable) is tried again at the next turn. Without a pace
+    /// ([`Self::with_lease_renewals`]) it only waits.
+    async fn keep_claimed(&self, task: &ClaimedTask) -> Infallible {
+        let Some(pause) = &self.renewals else {
+            return futures_util::future::pending().await;
+        };
+        let lease = self.settings.lease;
+        loop {
+            pause.pause(lease / 3).await;
+            let renewed = self.jobs.renew(task, self.clock.now().plus(lease)).await;
+            if let Ok(false) = renewed {
+                return futures_util::future::pending().await;
+            }
+        }
+    }
+
+    /// Executes one claimed run and records how it ended; `None` when its job is gone.
+    async fn execute_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
         let started = self.clock.now();
         if let Some(work) = self.work.get(task.family.as_str()) {
             let outcome = work.work(task).await?;

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish};
-use super::ports::MockJobRepository;
+use super::ports::{MockJobRepository, QueuedWork};
 use super::runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 use crate::error::{Error, Result};
 use crate::id::MockIdGenerator;
 use crate::principal::TenantId;
-use crate::time::{MockClock, Timestamp};
+use crate::time::{MockClock, Pause, Timestamp};
 
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
@@ -280,4 +280,80 @@ fn backoff_doubles_up_to_its_ceiling() {
     );
     let waits: Vec<u64> = (1..=11).map(|a| runner.backoff(a).as_secs()).collect();
     assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+}
+
+/// Counts the pauses it makes, returning at once (after letting other futures run).
+#[derive(Default)]
+struct CountedPause(std::sync::atomic::AtomicU32);
+
+#[async_trait]
+impl Pause for CountedPause {
+    async fn pause(&self, duration: Duration) {
+        assert_eq!(duration, Duration::from_secs(20), "a third of the lease");
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Work of the queue `longWork` that ends once its lease was renewed three times.
+struct LongWork(Arc<std::sync::atomic::AtomicU32>);
+
+#[async_trait]
+impl QueuedWork for LongWork {
+    fn queue(&self) -> &'static str {
+        "longWork"
+    }
+
+    async fn work(&self, _task: &ClaimedTask) -> Result<AttemptOutcome> {
+        while self.0.load(std::sync::atomic::Ordering::SeqCst) < 3 {
+            tokio::task::yield_now().await;
+        }
+        Ok(AttemptOutcome::Succeeded)
+    }
+}
+
+#[tokio::test]
+async fn a_run_outlasting_its_lease_has_it_renewed_while_it_works() {
+    let pause = Arc::new(CountedPause::default());
+    let renewals = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_claim().returning(|_, _, _, _| {
+        Ok(vec![ClaimedTask {
+            family: "longWork".into(),
+            ..task(1)
+        }])
+    });
+    let lease_end = now().plus(Duration::from_secs(60));
+    jobs.expect_renew()
+        .withf(move |task, until| task.claim == "claim" && *until == lease_end)
+        .times(3)
+        .returning({
+            let renewals = renewals.clone();
+            move |_, _| {
+                renewals.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(true)
+            }
+        });
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_uid().returning(|| "claim".into());
+    let runner = JobRunner::new(
+        "worker-1".into(),
+        Arc::new(jobs),
+        vec![],
+        Arc::new(clock),
+        Arc::new(ids),
+        RunnerSettings::default(),
+    )
+    .with_work(Arc::new(LongWork(renewals.clone())))
+    .with_lease_renewals(pause.clone());
+    let report = tokio::time::timeout(Duration::from_secs(10), runner.run_once())
+        .await
+        .expect("the work ends once its lease was renewed three times")
+        .unwrap();
+    assert_eq!(report.attempts.len(), 1);
+    assert!(report.unfinished.is_empty());
+    // Once it ended, nothing renews it any more.
+    assert_eq!(pause.0.load(std::sync::atomic::Ordering::SeqCst), 4);
 }

@@ -381,6 +381,46 @@ async fn an_expired_lease_hands_the_run_to_another_worker(backend: Backend) {
 
 contract!(an_expired_lease_hands_the_run_to_another_worker);
 
+async fn a_renewed_lease_keeps_the_run_from_other_workers(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    let created = job("job-1", "amy");
+    repo.create(&t1(), &created, None, &[]).await.unwrap();
+    let running = start(repo.as_ref(), &t1(), &created, "run-1", 1).await;
+    let held = repo
+        .claim("long", at(2), Duration::from_secs(10), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(repo.renew(&held, at(25)).await, Ok(true));
+    // Past the first lease (12) but within the renewed one, nobody else gets it.
+    assert!(
+        repo.claim("w", at(20), Duration::from_secs(10), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Another token cannot renew it.
+    let mut stranger = held.clone();
+    stranger.claim = "stranger".into();
+    assert_eq!(repo.renew(&stranger, at(99)).await, Ok(false));
+    assert_eq!(
+        repo.finish(&held, &complete(&running, "run-1"), at(24))
+            .await,
+        Ok(true)
+    );
+    // A finished run is not renewed, and no worker claims it again.
+    assert_eq!(repo.renew(&held, at(99)).await, Ok(false));
+    assert!(
+        repo.claim("w", at(200), Duration::from_secs(10), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+contract!(a_renewed_lease_keeps_the_run_from_other_workers);
+
 async fn a_retry_waits_for_its_backoff(backend: Backend) {
     let f = Fixture::new(backend);
     let repo = f.jobs.clone();
