@@ -16,7 +16,7 @@ connections="${BENCH_CONNECTIONS:-4}"
 port="${BENCH_PORT:-18182}"
 work="target/bench"
 mkdir -p "$work"
-binary="${BENCH_BINARY:-target/release/rics}"
+binary="${BENCH_BINARY:-${CARGO_TARGET_DIR:-target}/release/rics}"
 [ -x "$binary" ] || cargo build --release -p rics
 
 case "$backend" in

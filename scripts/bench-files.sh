@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RICS=target/release/rics
+RICS="${CARGO_TARGET_DIR:-target}/release/rics"
 [ -x "$RICS" ] || { echo "bench-files: build first: cargo build --release -p rics" >&2; exit 1; }
 command -v curl >/dev/null || { echo "bench-files: needs curl" >&2; exit 1; }
 

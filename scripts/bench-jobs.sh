@@ -18,7 +18,7 @@ RICS_DATABASE_URL="${pg%/*}/rics_bench_jobs" RICS_MIGRATE_ON_START=true \
   RICS_BIND_ADDRESS="127.0.0.1:$port" RICS_JOB_CONCURRENCY="$workers" \
   RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
   RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
-  RICS_LOG=warn ./target/release/rics serve >"$work/server-jobs.out" 2>"$work/server-jobs.log" &
+  RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/release/rics" serve >"$work/server-jobs.out" 2>"$work/server-jobs.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done

@@ -74,7 +74,7 @@ for backend in $backends; do
   RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true RICS_BIND_ADDRESS="127.0.0.1:$port" \
     RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
     RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
-    RICS_LOG=warn ./target/release/rics serve >"$work/server-$backend.out" 2>"$work/server-$backend.log" &
+    RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/release/rics" serve >"$work/server-$backend.out" 2>"$work/server-$backend.log" &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 50); do curl -sf "$base_url/readyz" >/dev/null && break; sleep 0.2; done
