@@ -55,9 +55,10 @@ impl DatabaseUrl {
     /// [`StorageError::Configuration`] for any other scheme or an empty SQLite path.
     pub fn parse(url: &str) -> Result<DatabaseUrl, StorageError> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let tls_chosen = std::env::var_os("PGSSLMODE").is_some();
             return Ok(DatabaseUrl {
                 backend: Backend::Postgres,
-                target: url.to_owned(),
+                target: without_tls_on_loopback(url, tls_chosen),
             });
         }
         if let Some(rest) = url.strip_prefix("sqlite:") {
@@ -77,6 +78,43 @@ impl DatabaseUrl {
             redact(url)
         )))
     }
+}
+
+/// `url` with `sslmode=disable` added when it names only loopback hosts and says
+/// nothing of TLS (no `sslmode` in it, and `tls_chosen` false: no `PGSSLMODE` in the
+/// environment). libpq's default, `sslmode=prefer`, negotiates TLS even over loopback,
+/// where it protects nothing from a reader of the machine's own traffic, who is root
+/// there, yet costs about 7 % of the CPU of a GET (docs/benchmarks.md). Any other URL,
+/// a Unix socket's included (libpq never uses TLS on one), is left as it is.
+fn without_tls_on_loopback(url: &str, tls_chosen: bool) -> String {
+    let Some((_, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = location.split('/').next().unwrap_or_default();
+    let hosts = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, hosts)| hosts);
+    let names_tls_or_host = query
+        .split('&')
+        .any(|pair| pair.starts_with("sslmode=") || pair.starts_with("host="));
+    if tls_chosen || names_tls_or_host || hosts.is_empty() || !hosts.split(',').all(is_loopback) {
+        return url.to_owned();
+    }
+    let separator = if query.is_empty() { '?' } else { '&' };
+    format!("{}{separator}sslmode=disable", url.trim_end_matches('?'))
+}
+
+/// Whether `host` (with an optional `:port`; IPv6 in brackets) is a loopback host.
+fn is_loopback(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The URL with any password replaced, for messages and logs.
@@ -217,6 +255,41 @@ mod tests {
         assert_eq!(abs.target, "/tmp/x.db");
         assert!(DatabaseUrl::parse("mysql://x").is_err());
         assert!(DatabaseUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn loopback_urls_that_say_nothing_of_tls_go_without_it() {
+        let off = |url: &str| without_tls_on_loopback(url, false);
+        assert_eq!(
+            off("postgres://u:p@127.0.0.1:5432/db"),
+            "postgres://u:p@127.0.0.1:5432/db?sslmode=disable"
+        );
+        assert_eq!(
+            off("postgresql://localhost/db?options=-csearch_path%3Dx"),
+            "postgresql://localhost/db?options=-csearch_path%3Dx&sslmode=disable"
+        );
+        assert_eq!(
+            off("postgres://[::1]:5433/db"),
+            "postgres://[::1]:5433/db?sslmode=disable"
+        );
+        assert_eq!(
+            off("postgres://127.0.0.2,localhost:5433/db?"),
+            "postgres://127.0.0.2,localhost:5433/db?sslmode=disable"
+        );
+        for kept in [
+            "postgres://u:p@db.example.com/db",
+            "postgres://127.0.0.1,10.0.0.7/db",
+            "postgres://127.0.0.1/db?sslmode=require",
+            "postgres:///db",
+            "postgres://localhost/db?host=/var/run/postgresql",
+            "postgres://[2001:db8::1]:5432/db",
+        ] {
+            assert_eq!(off(kept), kept);
+        }
+        assert_eq!(
+            without_tls_on_loopback("postgres://127.0.0.1/db", true),
+            "postgres://127.0.0.1/db"
+        );
     }
 
     #[test]
