@@ -15,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # BENCH_SEED=copy seeds PostgreSQL with COPY rather than through the API (the same
-# entities, written as a create writes them; scripts/bench_seed.py --copy): a million in
-# about a quarter of an hour instead of half an hour at 593/s.
+# entities, written as a create writes them; scripts/bench_seed.py --copy), for a million:
+# the API takes about half an hour at 593/s.
 entities="${BENCH_ENTITIES:-100000}"
 connections="${BENCH_CONNECTIONS:-32}"
 duration="${BENCH_DURATION:-20s}"
