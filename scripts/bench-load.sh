@@ -17,6 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# BENCH_SEED=copy seeds PostgreSQL with COPY rather than through the API (the same
+# entities, written as a create writes them; scripts/bench_seed.py --copy), for a million:
+# the API takes about half an hour at 593/s.
 entities="${BENCH_ENTITIES:-100000}"
 connections="${BENCH_CONNECTIONS:-32}"
 duration="${BENCH_DURATION:-20s}"
@@ -95,7 +98,9 @@ for backend in $backends; do
   for _ in $(seq 50); do curl -sf "$base_url/readyz" >/dev/null && break; sleep 0.2; done
   token="$(curl -sf -u bench:bench-secret-0001 -d grant_type=client_credentials "$base_url/oauth2/token" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')"
-  python3 scripts/bench_seed.py --port "$port" --count "$entities" --token "$token"
+  seed=(--port "$port" --count "$entities" --token "$token")
+  if [ "${BENCH_SEED:-api}" = copy ] && [ "$backend" = postgres ]; then seed+=(--copy "$url"); fi
+  python3 scripts/bench_seed.py "${seed[@]}"
   # Steady state, as autovacuum leaves it: statistics and the visibility map current.
   if [ "$backend" = postgres ]; then psql "$url" -qc "VACUUM ANALYZE" >/dev/null; fi
   echo "== $backend ($connections connections, $duration each)"

@@ -135,7 +135,9 @@ fn unmapped(field: &str) -> RepositoryError {
     RepositoryError::Internal(format!("filter field '{field}' has no column mapping"))
 }
 
-/// Compiles a checked filter to a predicate over the main row.
+/// Compiles a checked filter to a predicate over the main row. A fuzzy search that
+/// `ranked` names reads the matches of the list's [`FUZZY_MATCHES`] expression rather
+/// than finding them again.
 ///
 /// # Errors
 /// [`RepositoryError::Internal`] when a declared field has no mapping (a programming
@@ -144,25 +146,26 @@ pub fn compile(
     condition: &Condition,
     map: &FieldMap,
     tenant: &str,
+    ranked: Option<&FuzzyRank>,
 ) -> Result<Sql, RepositoryError> {
     match condition {
         Condition::And(parts) => Ok(Sql::join(
             parts
                 .iter()
-                .map(|p| compile(p, map, tenant))
+                .map(|p| compile(p, map, tenant, ranked))
                 .collect::<Result<_, _>>()?,
             " AND ",
         )),
         Condition::Or(parts) => Ok(Sql::join(
             parts
                 .iter()
-                .map(|p| compile(p, map, tenant))
+                .map(|p| compile(p, map, tenant, ranked))
                 .collect::<Result<_, _>>()?,
             " OR ",
         )),
         Condition::Not(inner) => {
             let mut sql = Sql::from("(NOT ");
-            sql.append(compile(inner, map, tenant)?).push(")");
+            sql.append(compile(inner, map, tenant, ranked)?).push(")");
             Ok(sql)
         }
         Condition::Compare { field, op, value } => compare(map.column(field)?, *op, value),
@@ -231,7 +234,14 @@ pub fn compile(
             let index = map.fuzzy_index(field)?;
             let mut sql = Sql::new();
             sql.push(&format!("{} IN ", map.id_of_main_row()));
-            sql.append(fuzzy_hits(&index, tenant, text, true));
+            match ranked {
+                Some(rank) if rank.field == *field && rank.text == *text => {
+                    sql.push(&format!("(SELECT fuzzy_id FROM {FUZZY_MATCHES})"));
+                }
+                _ => {
+                    sql.append(fuzzy_hits(&index, tenant, text, true));
+                }
+            }
             Ok(sql)
         }
         Condition::Call { function, .. } => Err(RepositoryError::Internal(format!(
@@ -452,9 +462,16 @@ fn sort_expression(map: &FieldMap, key: &SortKey) -> Result<String, RepositoryEr
 /// The column alias of the relevance score in ranked queries.
 pub const RELEVANCE: &str = "fuzzy_score";
 
+/// The common table expression of a ranked list holding the fuzzy search's matches and
+/// their hits, found once for the page, its ranking and its count.
+const FUZZY_MATCHES: &str = "fuzzy_matches";
+
 /// The pieces of a list query over one resource table.
 #[derive(Debug)]
 pub struct CompiledList {
+    /// `WITH` clause the statement starts with (the ranked fuzzy search's matches),
+    /// empty when unranked.
+    pub with: Sql,
     /// Extra FROM clause (the fuzzy ranking join), empty when unranked.
     pub join: Sql,
     /// Extra selected column (the relevance score), empty when unranked.
@@ -492,23 +509,28 @@ pub fn compile_list(
     if let Some(condition) = &query.condition {
         filter
             .push(" AND ")
-            .append(compile(condition, map, tenant)?);
+            .append(compile(condition, map, tenant, query.rank.as_ref())?);
     }
-    let (join, relevance) = match &query.rank {
+    let (with, join, relevance) = match &query.rank {
         Some(FuzzyRank { field, text }) => {
             let index = map.fuzzy_index(field)?;
             let query_count = text_search::trigrams(text).len() as i64;
-            let mut join = Sql::from(" JOIN ");
-            join.append(fuzzy_hits(&index, tenant, text, false));
-            join.push(&format!(" fz ON fz.fuzzy_id = {}", map.id_column));
+            // MATERIALIZED: found once though the page and its count both read it.
+            let mut with = Sql::from(&format!("WITH {FUZZY_MATCHES} AS MATERIALIZED "));
+            with.append(fuzzy_hits(&index, tenant, text, false))
+                .push(" ");
+            let join = Sql::from(&format!(
+                " JOIN {FUZZY_MATCHES} fz ON fz.fuzzy_id = {}",
+                map.id_column
+            ));
             let relevance = format!(
                 "((fz.fuzzy_hits * {scale}) / ({query_count} + {count} - fz.fuzzy_hits))",
                 scale = text_search::SIMILARITY_SCALE,
                 count = index.count_column
             );
-            (join, Some(relevance))
+            (with, join, Some(relevance))
         }
-        None => (Sql::new(), None),
+        None => (Sql::new(), Sql::new(), None),
     };
     let select = relevance
         .as_ref()
@@ -543,6 +565,7 @@ pub fn compile_list(
         Some(values) => keyset_after(&sql_keys, values)?,
     };
     Ok(CompiledList {
+        with,
         join,
         select,
         filter,
@@ -646,11 +669,17 @@ mod tests {
                 },
             ),
         ],
-        fuzzy: &[],
+        fuzzy: &[FuzzyIndex {
+            field: "displayName",
+            table: "entity_name_trigrams",
+            owner: "entity_id",
+            trigram: "trigram",
+            count_column: "e.display_name_trigrams",
+        }],
     };
 
     fn text(condition: Condition) -> String {
-        compile(&condition, &MAP, "t1").unwrap().debug_text()
+        compile(&condition, &MAP, "t1", None).unwrap().debug_text()
     }
 
     #[test]
@@ -726,10 +755,56 @@ mod tests {
     }
 
     #[test]
+    fn a_ranked_search_finds_its_matches_once_for_filter_and_rank() {
+        let search = || Condition::Fuzzy {
+            field: "displayName",
+            text: "jon smith".into(),
+        };
+        let query = ListQuery {
+            condition: Some(Condition::And(vec![
+                search(),
+                Condition::Not(Box::new(Condition::Fuzzy {
+                    field: "displayName",
+                    text: "jane".into(),
+                })),
+            ])),
+            rank: Some(FuzzyRank {
+                field: "displayName",
+                text: "jon smith".into(),
+            }),
+            ..ListQuery::first(
+                SortKey {
+                    by: SortBy::Relevance,
+                    descending: true,
+                },
+                20,
+            )
+        };
+        let compiled = compile_list(&query, &MAP, "t1", None).unwrap();
+        assert!(
+            compiled
+                .with
+                .debug_text()
+                .starts_with("WITH fuzzy_matches AS MATERIALIZED (SELECT t.entity_id AS fuzzy_id")
+        );
+        assert_eq!(
+            compiled.join.debug_text(),
+            " JOIN fuzzy_matches fz ON fz.fuzzy_id = e.id"
+        );
+        let filter = compiled.filter.debug_text();
+        assert!(filter.contains("e.id IN (SELECT fuzzy_id FROM fuzzy_matches)"));
+        assert_eq!(
+            filter.matches("entity_name_trigrams").count(),
+            1,
+            "only the unranked search aggregates its own trigrams: {filter}"
+        );
+    }
+
+    #[test]
     fn unmapped_fields_are_internal_errors() {
         let condition = Condition::Present { field: "colour" };
         assert!(matches!(
-            compile(&condition, &MAP, "t"),
+            compile(&condition, &MAP, "t", None),
             Err(RepositoryError::Internal(_))
         ));
     }

@@ -279,6 +279,18 @@ async fn skip_counts_items_with_or_without_a_token(backend: Backend) {
     assert!(page.items.is_empty());
     assert_eq!(page.next_page_token, None);
     assert_eq!(page.total_size, n as i64);
+    // A ranked search past the end still counts its matches (no row carries the count).
+    let ranked = s.page(&request("smith", "", 1000)).await.unwrap();
+    assert!(!ranked.items.is_empty());
+    let page = s
+        .page(&ListRequest {
+            skip: Some(1000),
+            ..request("smith", "", 10)
+        })
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+    assert_eq!(page.total_size, ranked.items.len() as i64);
     // Skip applies after the filter.
     let vip = s.page(&request("tags:vip", "", 1000)).await.unwrap().items;
     let page = s
