@@ -5,10 +5,13 @@
 //! Every line is read first, and the command stops before writing anything when one is
 //! not a create request, naming each such line. Then the lines go in batches of
 //! [`BATCH`] through the entity service's batch create: the same checks, events, tags
-//! and name trigrams as `POST /v1alpha/entities`, each batch all or none. A batch's
-//! request id derives from its lines, so running the command again after a crash or a
-//! refused line answers the batches already stored instead of storing them twice; a
-//! refused line is reported with its line number, after the batches before it.
+//! and name trigrams as `POST /v1alpha/entities`, each batch all or none. [`WRITERS`]
+//! batches are under way at once, so that one batch is checked and turned into rows
+//! while the database writes another, on a connection of its own. A batch's request id
+//! derives from its lines, so running the command again after a crash or a refused line
+//! answers the batches already stored instead of storing them twice; a refused line is
+//! reported with its line number, after the batches before it (and perhaps the one
+//! under way beside it) were written.
 
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -16,6 +19,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use rics_domain::batch::{CreateRequest, create_request};
 use rics_domain::entity::EntityService;
@@ -31,6 +35,11 @@ use crate::server;
 
 /// Lines written per transaction: the most a `:batchCreate` takes.
 pub const BATCH: usize = 1000;
+
+/// Batches written at once. Two keep both cores busy on a 2-core machine: the
+/// command's checks beside one database backend, and two backends while the command
+/// waits (`docs/benchmarks.md`, "Bulk import").
+pub const WRITERS: usize = 2;
 
 /// Lines reported when the file has unreadable ones, before the command gives up.
 const MOST_REPORTED: usize = 20;
@@ -76,10 +85,15 @@ pub async fn import_entities(config: &Config, args: &ImportEntities) -> anyhow::
     };
     let progress = progress_bar(lines.len());
     let started = Instant::now();
-    let entities = &services.use_cases.entities;
-    for batch in lines.chunks(BATCH) {
-        write_batch(entities, &operator, batch).await?;
-        progress.inc(batch.len() as u64);
+    let (entities, operator) = (&services.use_cases.entities, &operator);
+    let mut written = futures_util::stream::iter(lines.chunks(BATCH))
+        .map(|batch| async move {
+            write_batch(entities, operator, batch).await?;
+            anyhow::Ok(batch.len())
+        })
+        .buffered(WRITERS);
+    while let Some(count) = written.next().await {
+        progress.inc(count? as u64);
     }
     progress.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
