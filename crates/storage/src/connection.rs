@@ -207,6 +207,14 @@ pub fn open_pool(url: &DatabaseUrl, options: PoolOptions) -> Result<Pool<Manager
     Pool::builder()
         .max_size(options.max_size)
         .connection_timeout(options.acquire_timeout)
+        // No test when a connection is handed out: diesel's test is a `SELECT 1`, a round
+        // trip before every unit of work, about a fifth of the server's CPU per GET
+        // (docs/benchmarks.md, "Server CPU per GET"). A connection the server closed
+        // fails the one unit of work that uses it next: diesel then finds libpq's
+        // transaction status unknown and marks the connection broken, and the pool closes
+        // it rather than hand it out again (storage test
+        // `a_connection_the_database_closed_fails_once_and_is_replaced`).
+        .test_on_check_out(false)
         .connection_customizer(Box::new(ConnectionSetup {
             busy_timeout: options.busy_timeout,
         }))

@@ -4,7 +4,8 @@
 //! semaphore sized to the pool, then on a blocking thread take a connection, run the
 //! whole transaction and return owned data. Nothing awaits inside a transaction and no
 //! connection is held across calls. Waiting too long for a permit or a connection is
-//! UNAVAILABLE, which clients retry.
+//! UNAVAILABLE, which clients retry. Connections are not tested when handed out (see
+//! [`crate::connection::open_pool`]).
 
 use std::sync::Arc;
 use std::time::Duration;

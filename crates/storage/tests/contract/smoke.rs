@@ -6,6 +6,7 @@ use diesel::RunQueryDsl;
 use rics_domain::entity::Entity;
 use rics_domain::entity::repository::EntityRepository;
 use rics_domain::principal::TenantId;
+use rics_domain::repository::RepositoryError;
 use rics_storage::testing::TestDatabase;
 use rics_storage::{Backend, DieselEntityRepository};
 
@@ -125,4 +126,43 @@ async fn maintenance_analyses_changed_postgres_tables() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(done, "the changed table was analysed");
+}
+
+/// The pool hands connections out untested (a test is a round trip per unit of work): a
+/// connection the database closed fails the one unit of work that finds it dead, diesel
+/// marks it broken, the pool closes it, and the next unit of work gets a live one.
+#[tokio::test]
+async fn a_connection_the_database_closed_fails_once_and_is_replaced() {
+    use diesel::Connection;
+    #[derive(diesel::QueryableByName)]
+    struct Pid {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        pid: i32,
+    }
+    let test_db = TestDatabase::new(Backend::Postgres);
+    let db = test_db.open().unwrap();
+    let backend_pid = || {
+        db.run(|conn| {
+            diesel::sql_query("SELECT pg_backend_pid() AS pid")
+                .get_result::<Pid>(conn)
+                .map(|row| row.pid)
+                .map_err(rics_storage::error::repository_error)
+        })
+    };
+    let pid = backend_pid().await.unwrap();
+    let mut other = diesel::PgConnection::establish(test_db.url()).unwrap();
+    diesel::sql_query(format!("SELECT pg_terminate_backend({pid})"))
+        .execute(&mut other)
+        .unwrap();
+
+    // The pool hands out the connection it got back last: the dead one.
+    let found_dead = backend_pid().await;
+    assert!(
+        matches!(found_dead, Err(RepositoryError::Unavailable(_))),
+        "{found_dead:?}"
+    );
+    for _ in 0..3 {
+        let live = backend_pid().await.unwrap();
+        assert_ne!(live, pid);
+    }
 }
