@@ -233,8 +233,8 @@ def round_(pg, path, k, pid):
             raise SystemExit("no end after an hour")
     (change, task_end), = psql(pg, "SELECT (SELECT max(change_time) FROM screening_list_changes), "
                                    "(SELECT max(update_time) FROM job_tasks WHERE family = 'screeningListChanges')")
-    (runs, runs_end), = psql(pg, f"SELECT count(*), max(update_time) FROM job_tasks "
-                                 f"WHERE family <> 'screeningListChanges' AND create_time >= {t0_us}")
+    (runs, runs_first, runs_end), = psql(pg, f"SELECT count(*), min(create_time), max(update_time) FROM job_tasks "
+                                             f"WHERE family <> 'screeningListChanges' AND create_time >= {t0_us}")
     (alerts, first, last), = psql(pg, f"SELECT count(*), min(create_time), max(create_time) FROM alerts "
                                       f"WHERE create_time >= {t0_us}")
 
@@ -243,10 +243,13 @@ def round_(pg, path, k, pid):
 
     print(f"round {k}: delta {DELTA_ADDED} added + {DELTA_CHANGED} changed; {runs} re-screen runs; {alerts} alerts")
     print(f"  SIGHUP -> change recorded        {at(change)}")
+    print(f"  SIGHUP -> first run queued       {at(runs_first)}")
     print(f"  SIGHUP -> re-screen task ended   {at(task_end)}  (runs started)")
     print(f"  SIGHUP -> last run ended         {at(runs_end)}")
     print(f"  SIGHUP -> first alert            {at(first)}")
     print(f"  SIGHUP -> last alert             {at(last)}")
+    with open("/proc/loadavg") as f:
+        print(f"  load average (1, 5, 15 min)      {' '.join(f.read().split()[:3])}")
 
 
 def main():

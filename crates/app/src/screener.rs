@@ -4,9 +4,11 @@
 //! was computed from. A reload builds a new index beside the one in use and swaps it in
 //! at once.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use arc_swap::ArcSwapOption;
 use async_trait::async_trait;
@@ -16,26 +18,15 @@ use rics_domain::monitoring::{DatasetVersion, ListMonitor, MonitoredParty};
 use rics_domain::resource::to_json;
 use rics_domain::screen::{
     ListLoadFailure, ListVersionInfo, ListedPosition, ListedRecord, MatchCategory, NameMatcher,
-    ScreenMatch, ScreenOutcome, ScreenRequest, Screener,
+    ScreenMatch, ScreenOutcome, ScreenPart, ScreenRequest, Screener,
 };
 use rics_domain::time::Clock;
-use rics_screening::model::{EntityKind, Gender, Name, NameRole, Record, Topic};
-use rics_screening::{
-    BirthDate, Evidence, Index, ListVersion, LoadReport, LoadedList, Query, ScreenOptions,
-    published,
-};
+use rics_screening::model::{EntityKind, Gender, Record, Topic};
+use rics_screening::{BirthDate, Evidence, Index, ListVersion, Query, ScreenOptions, published};
 use tokio::sync::Mutex;
 
 /// Most matches kept per screened name.
 const MATCHES_PER_NAME: usize = 10;
-
-/// The score at which reverse screening names an entity for a full screen: below the
-/// lowest threshold a job is likely to use, as the index of entity names weighs tokens
-/// by their rarity among the entities, not in the lists, and the full screen decides.
-const REVERSE_THRESHOLD: f32 = 0.45;
-
-/// Most entities one listed name may name in reverse screening.
-const REVERSE_MATCHES_PER_NAME: usize = 1000;
 
 /// Screens against lists loaded from files.
 pub struct ListScreener {
@@ -252,82 +243,121 @@ fn dataset_versions(index: &Index) -> Result<Vec<DatasetVersion>> {
         .collect())
 }
 
-/// The ids of the `parties` that the `listed` records may match: an index of the
-/// parties' names (each party a record of its names, date of birth, nationalities and
-/// gender), screened with every name of each listed record and its evidence.
-fn reverse_screen(listed: &[Record], parties: Vec<MonitoredParty>) -> Vec<String> {
-    if listed.is_empty() || parties.is_empty() {
-        return Vec::new();
+/// What a screen of `request` compares besides names.
+fn evidence(request: &ScreenRequest) -> Evidence {
+    Evidence {
+        birth_date: request
+            .date_of_birth
+            .as_deref()
+            .and_then(|d| BirthDate::parse(d).ok()),
+        nationalities: request.nationalities.clone(),
+        gender: request.gender.as_deref().and_then(Gender::parse),
     }
-    let records: Vec<Record> = parties.into_iter().map(party_record).collect();
-    let index = Index::build(vec![LoadedList {
-        version: ListVersion {
-            dataset: "monitored".into(),
-            content_hash: String::new(),
-            list_date: None,
-            records: records.len(),
-            topics: Vec::new(),
-        },
-        records,
-        report: LoadReport::default(),
-    }]);
-    let options = ScreenOptions {
-        threshold: REVERSE_THRESHOLD,
-        limit: REVERSE_MATCHES_PER_NAME,
-        datasets: None,
-    };
-    let mut found = BTreeSet::new();
-    for record in listed {
-        let evidence = Evidence {
-            birth_date: record.birth_dates.first().cloned(),
-            nationalities: record.nationalities.clone(),
-            gender: record.gender,
-        };
-        for name in &record.names {
-            let query = Query {
-                name: name.full.clone(),
-                kind: record.kind,
-                evidence: evidence.clone(),
-            };
-            found.extend(
-                index
-                    .screen(&query, &options)
-                    .matches
-                    .into_iter()
-                    .map(|m| m.list_entry),
-            );
-        }
-    }
-    found.into_iter().collect()
 }
 
-/// A monitored party as a record of the reverse index.
-fn party_record(party: MonitoredParty) -> Record {
-    let request = party.request;
-    let kind = if request.organisation {
+/// The options of a screen of `request`.
+fn options(request: &ScreenRequest) -> ScreenOptions {
+    ScreenOptions {
+        threshold: request.threshold as f32,
+        limit: MATCHES_PER_NAME,
+        datasets: (!request.datasets.is_empty()).then(|| request.datasets.clone()),
+    }
+}
+
+/// The kind of party `request` screens.
+fn kind(request: &ScreenRequest) -> EntityKind {
+    if request.organisation {
         EntityKind::Organisation
     } else {
         EntityKind::Person
-    };
-    let mut record = Record::new(party.entity_id, "monitored", kind);
-    for (i, name) in request.names.into_iter().enumerate() {
-        let role = if i == 0 {
-            NameRole::Primary
-        } else {
-            NameRole::Alias
+    }
+}
+
+/// Whether a screen of `request` against `index` has any match: each of its names
+/// screened as [`Screener::screen`] screens it.
+fn has_match(index: &Index, request: &ScreenRequest) -> bool {
+    let (evidence, options, kind) = (evidence(request), options(request), kind(request));
+    request.names.iter().any(|name| {
+        let query = Query {
+            name: name.clone(),
+            kind,
+            evidence: evidence.clone(),
         };
-        record.names.push(Name::new(name, role));
+        !index.screen(&query, &options).matches.is_empty()
+    })
+}
+
+/// The ids of the `parties` with a match in `part`, in their order, screened on every
+/// core: the parties are split into one run of consecutive parties per core.
+fn matching(part: &Index, parties: &[MonitoredParty]) -> Vec<String> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let chunk = parties.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = parties
+            .chunks(chunk)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .filter(|party| has_match(part, &party.request))
+                        .map(|party| party.entity_id.clone())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| match worker.join() {
+                Ok(found) => found,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// A part of the lists (the added and changed records of a list change) that
+/// monitored parties are screened against; logs, when dropped, how many it screened
+/// and named.
+struct ListPart {
+    part: Arc<Index>,
+    dataset: String,
+    records: usize,
+    screened: AtomicUsize,
+    matched: AtomicUsize,
+    /// Microseconds spent screening.
+    busy: AtomicU64,
+    began: Instant,
+}
+
+#[async_trait]
+impl ScreenPart for ListPart {
+    async fn matching(&self, parties: Vec<MonitoredParty>) -> Result<Vec<String>> {
+        let part = self.part.clone();
+        let count = parties.len();
+        let began = Instant::now();
+        let found = tokio::task::spawn_blocking(move || matching(&part, &parties))
+            .await
+            .map_err(|e| Error::internal(format!("screening monitored entities stopped: {e}")))?;
+        let micros = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.busy.fetch_add(micros, Ordering::Relaxed);
+        self.screened.fetch_add(count, Ordering::Relaxed);
+        self.matched.fetch_add(found.len(), Ordering::Relaxed);
+        Ok(found)
     }
-    if let Some(date) = request
-        .date_of_birth
-        .as_deref()
-        .and_then(|d| BirthDate::parse(d).ok())
-    {
-        record.birth_dates.push(date);
+}
+
+impl Drop for ListPart {
+    fn drop(&mut self) {
+        tracing::info!(
+            dataset = self.dataset,
+            records = self.records,
+            monitored = self.screened.load(Ordering::Relaxed),
+            candidates = self.matched.load(Ordering::Relaxed),
+            screening_seconds = self.busy.load(Ordering::Relaxed) as f64 / 1e6,
+            seconds = self.began.elapsed().as_secs_f64(),
+            "monitored entities screened against the records of a list change"
+        );
     }
-    record.nationalities = request.nationalities;
-    record.gender = request.gender.as_deref().and_then(Gender::parse);
-    record
 }
 
 #[async_trait]
@@ -346,34 +376,24 @@ impl Screener for ListScreener {
         dataset_versions_off_runtime(self.index().await?).await
     }
 
-    async fn reverse_screen(
-        &self,
-        dataset: &str,
-        records: &[String],
-        parties: Vec<MonitoredParty>,
-    ) -> Result<Vec<String>> {
+    async fn part(&self, dataset: &str, records: &[String]) -> Result<Arc<dyn ScreenPart>> {
         let index = self.index().await?;
-        let wanted: HashSet<&str> = records.iter().map(String::as_str).collect();
-        let listed: Vec<Record> = index
-            .records()
-            .iter()
-            .filter(|r| r.dataset == dataset && wanted.contains(r.id.as_str()))
-            .cloned()
-            .collect();
-        let monitored = parties.len();
-        let began = std::time::Instant::now();
-        let candidates = tokio::task::spawn_blocking(move || reverse_screen(&listed, parties))
-            .await
-            .map_err(|e| Error::internal(format!("reverse screening stopped: {e}")))?;
-        tracing::info!(
-            dataset,
-            records = records.len(),
-            monitored,
-            candidates = candidates.len(),
-            seconds = began.elapsed().as_secs_f64(),
-            "reverse screening of a list change done"
-        );
-        Ok(candidates)
+        let wanted: HashSet<String> = records.iter().cloned().collect();
+        let (name, began) = (dataset.to_owned(), Instant::now());
+        let part = tokio::task::spawn_blocking(move || {
+            index.part(|r| r.dataset == name && wanted.contains(&r.id))
+        })
+        .await
+        .map_err(|e| Error::internal(format!("preparing the changed records stopped: {e}")))?;
+        Ok(Arc::new(ListPart {
+            records: part.records().len(),
+            part: Arc::new(part),
+            dataset: dataset.to_owned(),
+            screened: AtomicUsize::new(0),
+            matched: AtomicUsize::new(0),
+            busy: AtomicU64::new(0),
+            began,
+        }))
     }
 
     async fn lists(&self) -> Result<Vec<ListVersionInfo>> {
@@ -389,24 +409,7 @@ impl Screener for ListScreener {
     async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome> {
         let index = self.index().await?;
         let started = std::time::Instant::now();
-        let evidence = Evidence {
-            birth_date: request
-                .date_of_birth
-                .as_deref()
-                .and_then(|d| BirthDate::parse(d).ok()),
-            nationalities: request.nationalities.clone(),
-            gender: request.gender.as_deref().and_then(Gender::parse),
-        };
-        let options = ScreenOptions {
-            threshold: request.threshold as f32,
-            limit: MATCHES_PER_NAME,
-            datasets: (!request.datasets.is_empty()).then(|| request.datasets.clone()),
-        };
-        let kind = if request.organisation {
-            EntityKind::Organisation
-        } else {
-            EntityKind::Person
-        };
+        let (evidence, options, kind) = (evidence(request), options(request), kind(request));
         let mut best: Vec<ScreenMatch> = Vec::new();
         for name in &request.names {
             let query = Query {
@@ -477,6 +480,57 @@ mod tests {
             threshold: 0.7,
             ..ScreenRequest::default()
         }
+    }
+
+    fn party(id: &str, name: &str) -> MonitoredParty {
+        MonitoredParty {
+            entity_id: id.to_owned(),
+            request: request(name),
+        }
+    }
+
+    #[tokio::test]
+    async fn parties_match_a_part_as_they_match_the_whole_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("watchlist.csv");
+        std::fs::write(
+            &path,
+            "id,name\n1,Ivan Petrovich Sidorov\n2,Maria Gonzalez\n3,Usama Hamdan\n",
+        )
+        .unwrap();
+        let screener = ListScreener::new(vec![path], Arc::new(rics_domain::time::SystemClock));
+        let part = screener
+            .part("watchlist", &["2".into(), "3".into(), "9".into()])
+            .await
+            .unwrap();
+        let parties: Vec<MonitoredParty> = (0..50)
+            .map(|i| match i % 5 {
+                0 => party(&format!("e{i:02}"), "Maria Gonzalez"),
+                1 => party(&format!("e{i:02}"), "Ivan Petrovich Sidorov"),
+                2 => party(&format!("e{i:02}"), "Hamdan Usama"),
+                _ => party(&format!("e{i:02}"), "Jane Doe"),
+            })
+            .collect();
+        let mut expected = Vec::new();
+        for p in &parties {
+            let outcome = screener.screen(&p.request).await.unwrap();
+            if outcome.matches.iter().any(|m| m.list_entry != "1") {
+                expected.push(p.entity_id.clone());
+            }
+        }
+        assert_eq!(expected.len(), 20, "{expected:?}");
+        assert_eq!(part.matching(parties).await.unwrap(), expected);
+        assert!(part.matching(Vec::new()).await.unwrap().is_empty());
+        assert!(
+            screener
+                .part("other", &["2".into()])
+                .await
+                .unwrap()
+                .matching(vec![party("e", "Maria Gonzalez")])
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[tokio::test]

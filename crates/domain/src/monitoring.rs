@@ -7,18 +7,22 @@
 //! [`ListDelta`] (records added, changed, removed) and records it once for every
 //! replica: the store swaps the version only if it still holds the old one, and in
 //! the same transaction queues one re-screening task per tenant keyed by the dataset
-//! and both versions. [`ListChangeWork`] works on those tasks: it screens only the
-//! added and changed records against the names of the tenant's monitored entities
-//! (reverse screening) and starts, for each entity they may match, a run of a
-//! system-created `pepSanctionIndividualEntityJobs` job with the reason `LIST_CHANGE`;
-//! that run screens the entity as any run does and alerts only on a match with a
-//! record of the change. [`Rescreens`] starts those runs, and the `ENTITY_CHANGE`
-//! ones an entity update asks for.
+//! and both versions. [`ListChangeWork`] works on those tasks: it reads the tenant's
+//! monitored entities page by page and screens each, as its screening job would,
+//! against a part of the lists holding only the added and changed records (scoring as
+//! the whole lists do, [`Screener::part`]), the next page read while one is screened;
+//! for each entity with a match it starts, a few at a time, a run of a system-created
+//! `pepSanctionIndividualEntityJobs` job with the reason `LIST_CHANGE`; that run
+//! screens the entity as any run does and alerts only on a match with a record of the
+//! change. [`Rescreens`] starts those runs, and the `ENTITY_CHANGE` ones an entity
+//! update asks for.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures_util::future::join;
+use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -32,7 +36,7 @@ use crate::job::ports::{JobRepository, QueuedWork, RunQueued};
 use crate::job::{AttemptOutcome, JobService, RunnerSettings};
 use crate::principal::TenantId;
 use crate::repository::RepositoryError;
-use crate::screen::{ScreenMatch, ScreenRequest, Screener};
+use crate::screen::{ScreenMatch, ScreenPart, ScreenRequest, Screener};
 use crate::time::{Clock, Timestamp};
 
 /// The queue (`family` of its tasks) of the re-screens of list changes.
@@ -40,6 +44,9 @@ pub const LIST_CHANGE_QUEUE: &str = "screeningListChanges";
 
 /// How many monitored entities are read from the store at once.
 const ENTITY_PAGE: u32 = 5000;
+
+/// How many re-screen runs of a list change are started at once.
+const STARTS_AT_ONCE: usize = 8;
 
 /// A dataset as loaded: its version and the hash of each record's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,7 +232,8 @@ impl ListMonitor {
     }
 }
 
-/// An entity reverse screening reads: its id and what a screen of it gives.
+/// A monitored entity as a list change's re-screen reads it: its id and what a screen
+/// of it gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MonitoredParty {
     /// The entity's id.
@@ -287,6 +295,39 @@ impl Rescreens {
     }
 }
 
+/// Starts a system re-screen of an entity (the port [`ListChangeWork`] starts its runs
+/// through; [`Rescreens`] is its implementation).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait StartRescreen: Send + Sync {
+    /// Starts, once per `key`, a re-screen of the entity for `trigger`; returns the
+    /// operation's name.
+    ///
+    /// # Errors
+    /// As [`Rescreens::start`]: NOT_FOUND, or FAILED_PRECONDITION with the reason
+    /// `ENTITY_DELETED`, for an entity gone or deleted; the common errors.
+    async fn start(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        trigger: &ScreenTrigger,
+        key: &str,
+    ) -> Result<String>;
+}
+
+#[async_trait]
+impl StartRescreen for Rescreens {
+    async fn start(
+        &self,
+        tenant: &TenantId,
+        entity_id: &str,
+        trigger: &ScreenTrigger,
+        key: &str,
+    ) -> Result<String> {
+        Rescreens::start(self, tenant, entity_id, trigger, key).await
+    }
+}
+
 /// The request id rics gives its own create or run for `key` in `tenant`: a UUID
 /// (version 8) made of the hash of both, so a repeat replays the first.
 fn request_uuid(tenant: &TenantId, key: &str, step: &str) -> uuid::Uuid {
@@ -303,39 +344,50 @@ pub struct ListChangeWork {
     entities: Arc<dyn EntityRepository>,
     versions: Arc<dyn ListVersionRepository>,
     jobs: Arc<dyn JobRepository>,
-    rescreens: Arc<Rescreens>,
+    rescreens: Arc<dyn StartRescreen>,
     clock: Arc<dyn Clock>,
     settings: RunnerSettings,
 }
 
 impl ListChangeWork {
-    /// The tenant's monitored, live entities, as screening reads them.
-    async fn monitored(&self, tenant: &TenantId) -> Result<Vec<MonitoredParty>> {
-        let mut parties = Vec::new();
+    /// The ids of the tenant's monitored, live entities with a match in `part`: the
+    /// entities are read page by page (a keyset scan), and the next page is read while
+    /// one is screened.
+    async fn matching(&self, tenant: &TenantId, part: &dyn ScreenPart) -> Result<Vec<String>> {
+        let mut matching = Vec::new();
+        let mut page = self.entities.monitored(tenant, None, ENTITY_PAGE).await?;
         loop {
-            let after = parties.last().map(|p: &MonitoredParty| p.entity_id.clone());
-            let page = self
-                .entities
-                .monitored(tenant, after.as_deref(), ENTITY_PAGE)
-                .await?;
-            let full = page.len() == ENTITY_PAGE as usize;
-            parties.extend(page.iter().map(monitored_party));
-            if !full {
-                return Ok(parties);
-            }
+            let after = (page.len() == ENTITY_PAGE as usize)
+                .then(|| page.last().map(|e| e.id().to_owned()))
+                .flatten();
+            let parties: Vec<MonitoredParty> = page.iter().map(monitored_party).collect();
+            drop(page);
+            let Some(after) = after else {
+                if !parties.is_empty() {
+                    matching.extend(part.matching(parties).await?);
+                }
+                return Ok(matching);
+            };
+            let (found, next) = join(
+                part.matching(parties),
+                self.entities.monitored(tenant, Some(&after), ENTITY_PAGE),
+            )
+            .await;
+            matching.extend(found?);
+            page = next?;
         }
     }
 
     /// One attempt at a task: how many re-screens it started; an error is retried.
+    /// The runs start [`STARTS_AT_ONCE`] at a time, each once per task and entity (its
+    /// key): a retried attempt starts nothing twice.
     async fn rescreen(&self, task: &ClaimedTask, change: &ListChangeTask) -> Result<usize> {
         if change.records.is_empty() {
             return Ok(0);
         }
-        let parties = self.monitored(&task.tenant).await?;
-        let candidates = self
-            .screener
-            .reverse_screen(&change.dataset, &change.records, parties)
-            .await?;
+        let part = self.screener.part(&change.dataset, &change.records).await?;
+        let candidates = self.matching(&task.tenant, part.as_ref()).await?;
+        drop(part);
         let trigger = ScreenTrigger {
             reason: ScreenReason::ListChange,
             records: change
@@ -344,29 +396,29 @@ impl ListChangeWork {
                 .map(|id| ScreenMatch::id_for(&change.dataset, id))
                 .collect(),
         };
-        let mut started = 0;
-        for entity_id in candidates {
-            match self
-                .rescreens
-                .start(
-                    &task.tenant,
-                    &entity_id,
-                    &trigger,
-                    &format!("{}/{entity_id}", task.id),
-                )
-                .await
-            {
-                Ok(_) => started += 1,
-                // Erased or deleted since it was read: nobody to re-screen.
-                Err(e) if e.code == Code::NotFound || e.reason == "ENTITY_DELETED" => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(started)
+        let trigger = &trigger;
+        stream::iter(candidates)
+            .map(|entity_id| async move {
+                let key = format!("{}/{entity_id}", task.id);
+                match self
+                    .rescreens
+                    .start(&task.tenant, &entity_id, trigger, &key)
+                    .await
+                {
+                    Ok(_) => Ok(1),
+                    // Erased or deleted since it was read: nobody to re-screen.
+                    Err(e) if e.code == Code::NotFound || e.reason == "ENTITY_DELETED" => Ok(0),
+                    Err(e) => Err(e),
+                }
+            })
+            .buffer_unordered(STARTS_AT_ONCE)
+            .try_fold(0, |started, one| async move { Ok(started + one) })
+            .await
     }
 }
 
-/// What a monitored entity gives reverse screening: what its screening job screens.
+/// What a monitored entity gives a list change's re-screen: what its screening job
+/// screens.
 fn monitored_party(entity: &Entity) -> MonitoredParty {
     MonitoredParty {
         entity_id: entity.id().to_owned(),
@@ -490,6 +542,236 @@ mod tests {
 
     fn person(json: Value) -> Entity {
         serde_json::from_value(json).unwrap()
+    }
+
+    mod list_change_work {
+        use std::sync::Mutex;
+
+        use super::*;
+        use crate::entity::repository::MockEntityRepository;
+        use crate::job::ports::MockJobRepository;
+        use crate::screen::{MockScreenPart, MockScreener};
+        use crate::time::MockClock;
+
+        fn now() -> Timestamp {
+            Timestamp::from_unix_micros(1_000_000).unwrap()
+        }
+
+        fn task(records: &[&str]) -> ClaimedTask {
+            ClaimedTask {
+                tenant: TenantId::new("t1"),
+                id: "list-change-1".into(),
+                job_id: String::new(),
+                family: LIST_CHANGE_QUEUE.into(),
+                operation_name: "op".into(),
+                attempt: 1,
+                claim: "claim".into(),
+                queue_time: now(),
+                claim_time: now(),
+                run_input: json!({"dataset": "un_sc", "oldVersion": "a", "newVersion": "b",
+                    "records": records}),
+            }
+        }
+
+        fn entity(id: usize) -> Entity {
+            Entity {
+                name: format!("entities/e{id:06}"),
+                display_name: format!("Person {id}"),
+                ..Entity::default()
+            }
+        }
+
+        /// A store of `count` monitored entities, `e000000` onwards, that records the
+        /// key after which each page was read.
+        fn entities(count: usize, reads: Arc<Mutex<Vec<Option<String>>>>) -> MockEntityRepository {
+            let mut entities = MockEntityRepository::new();
+            entities
+                .expect_monitored()
+                .returning(move |tenant, after, limit| {
+                    assert_eq!(tenant.as_str(), "t1");
+                    reads.lock().unwrap().push(after.map(str::to_owned));
+                    let first = after.map_or(0, |a| a[1..].parse::<usize>().unwrap() + 1);
+                    Ok((first..count.min(first + limit as usize))
+                        .map(entity)
+                        .collect())
+                });
+            entities
+        }
+
+        /// A part that matches the entities whose number `matches` takes, and records
+        /// the size of each page it screens.
+        fn screener(matches: fn(usize) -> bool, pages: Arc<Mutex<Vec<usize>>>) -> MockScreener {
+            let mut screener = MockScreener::new();
+            screener
+                .expect_part()
+                .withf(|dataset, records| dataset == "un_sc" && records == ["r1", "r2"])
+                .times(1)
+                .returning(move |_, _| {
+                    let mut part = MockScreenPart::new();
+                    let pages = pages.clone();
+                    part.expect_matching().returning(move |parties| {
+                        pages.lock().unwrap().push(parties.len());
+                        Ok(parties
+                            .into_iter()
+                            .filter(|p| {
+                                assert_eq!(
+                                    p.request.names,
+                                    [format!(
+                                        "Person {}",
+                                        &p.entity_id[1..].parse::<usize>().unwrap()
+                                    )]
+                                );
+                                matches(p.entity_id[1..].parse().unwrap())
+                            })
+                            .map(|p| p.entity_id)
+                            .collect())
+                    });
+                    Ok(Arc::new(part) as Arc<dyn ScreenPart>)
+                });
+            screener
+        }
+
+        fn clock() -> Arc<MockClock> {
+            let mut clock = MockClock::new();
+            clock.expect_now().returning(now);
+            Arc::new(clock)
+        }
+
+        fn work(
+            screener: MockScreener,
+            entities: MockEntityRepository,
+            versions: MockListVersionRepository,
+            jobs: MockJobRepository,
+            rescreens: MockStartRescreen,
+        ) -> ListChangeWork {
+            ListChangeWork::new(
+                Arc::new(screener),
+                Arc::new(entities),
+                Arc::new(versions),
+                Arc::new(jobs),
+                Arc::new(rescreens),
+                clock(),
+                RunnerSettings::default(),
+            )
+        }
+
+        fn ended() -> MockListVersionRepository {
+            let mut versions = MockListVersionRepository::new();
+            versions
+                .expect_end_task()
+                .withf(|task, error, _| task.id == "list-change-1" && error.is_none())
+                .times(1)
+                .returning(|_, _, _| Ok(true));
+            versions
+        }
+
+        #[tokio::test]
+        async fn every_page_is_screened_and_each_match_started_once_by_its_key() {
+            let count = 2 * ENTITY_PAGE as usize + 7;
+            let reads = Arc::new(Mutex::new(Vec::new()));
+            let pages = Arc::new(Mutex::new(Vec::new()));
+            let started = Arc::new(Mutex::new(Vec::new()));
+            let mut rescreens = MockStartRescreen::new();
+            let log = started.clone();
+            rescreens
+                .expect_start()
+                .returning(move |tenant, entity_id, trigger, key| {
+                    assert_eq!(tenant.as_str(), "t1");
+                    assert_eq!(trigger.reason, ScreenReason::ListChange);
+                    assert_eq!(trigger.records, ["un_sc:r1", "un_sc:r2"]);
+                    assert_eq!(key, format!("list-change-1/{entity_id}"));
+                    log.lock().unwrap().push(entity_id.to_owned());
+                    match entity_id {
+                        // Erased, or deleted, since it was read: skipped.
+                        "e000003" => Err(Error::not_found("entity")),
+                        "e010006" => Err(Error::failed_precondition("ENTITY_DELETED", "deleted")),
+                        _ => Ok(format!("operations/{entity_id}")),
+                    }
+                });
+            let work = work(
+                screener(|n| n % 1000 == 3 || n == 10_006, pages.clone()),
+                entities(count, reads.clone()),
+                ended(),
+                MockJobRepository::new(),
+                rescreens,
+            );
+            let task = task(&["r1", "r2"]);
+            assert!(matches!(
+                work.work(&task).await.unwrap(),
+                AttemptOutcome::Succeeded
+            ));
+            assert_eq!(
+                *reads.lock().unwrap(),
+                [None, Some("e004999".into()), Some("e009999".into())]
+            );
+            assert_eq!(*pages.lock().unwrap(), [5000, 5000, 7]);
+            let mut started = started.lock().unwrap().clone();
+            started.sort();
+            let mut expected: Vec<String> = (0..count)
+                .filter(|n| n % 1000 == 3 || *n == 10_006)
+                .map(|n| format!("e{n:06}"))
+                .collect();
+            expected.sort();
+            assert_eq!(started, expected, "each match started once");
+        }
+
+        #[tokio::test]
+        async fn a_last_full_page_ends_with_an_empty_read() {
+            let reads = Arc::new(Mutex::new(Vec::new()));
+            let pages = Arc::new(Mutex::new(Vec::new()));
+            let work = work(
+                screener(|_| false, pages.clone()),
+                entities(ENTITY_PAGE as usize, reads.clone()),
+                ended(),
+                MockJobRepository::new(),
+                MockStartRescreen::new(),
+            );
+            assert!(matches!(
+                work.work(&task(&["r1", "r2"])).await.unwrap(),
+                AttemptOutcome::Succeeded
+            ));
+            assert_eq!(reads.lock().unwrap().len(), 2);
+            assert_eq!(*pages.lock().unwrap(), [5000]);
+        }
+
+        #[tokio::test]
+        async fn a_start_that_fails_retries_the_task() {
+            let mut rescreens = MockStartRescreen::new();
+            rescreens
+                .expect_start()
+                .returning(|_, _, _, _| Err(Error::unavailable("DATABASE_UNAVAILABLE", "down")));
+            let mut jobs = MockJobRepository::new();
+            jobs.expect_finish()
+                .withf(|_, finish, _| matches!(finish, TaskFinish::Retry { .. }))
+                .times(1)
+                .returning(|_, _, _| Ok(true));
+            let work = work(
+                screener(|n| n == 1, Arc::default()),
+                entities(3, Arc::default()),
+                MockListVersionRepository::new(),
+                jobs,
+                rescreens,
+            );
+            assert!(matches!(
+                work.work(&task(&["r1", "r2"])).await.unwrap(),
+                AttemptOutcome::Retried
+            ));
+        }
+
+        #[tokio::test]
+        async fn a_change_without_added_or_changed_records_reads_nothing() {
+            let work = work(
+                MockScreener::new(),
+                MockEntityRepository::new(),
+                ended(),
+                MockJobRepository::new(),
+                MockStartRescreen::new(),
+            );
+            assert!(matches!(
+                work.work(&task(&[])).await.unwrap(),
+                AttemptOutcome::Succeeded
+            ));
+        }
     }
 
     #[test]

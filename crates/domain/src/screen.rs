@@ -2,6 +2,8 @@
 //! party. The adapter runs the matcher of the screening engine on one snapshot of the
 //! lists, so a result names exactly the list versions it was computed from.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -221,19 +223,31 @@ pub trait Screener: Send + Sync {
     /// UNAVAILABLE when the lists cannot be loaded.
     async fn datasets(&self) -> Result<Vec<DatasetVersion>>;
 
-    /// Reverse screening: the ids of the `parties` that the records `records` of
-    /// `dataset` (as loaded now) may match, found through an index of the parties'
-    /// names. It is recall-minded: a party it names is screened in full by a run of
-    /// its screening job, which decides.
+    /// The records `records` of `dataset` as loaded now (the added and changed records
+    /// of a list change), as a part of the lists that screens parties as the whole
+    /// lists would (see [`ScreenPart`]). Records not loaded (any more) are left out.
     ///
     /// # Errors
-    /// UNAVAILABLE when the lists cannot be loaded.
-    async fn reverse_screen(
-        &self,
-        dataset: &str,
-        records: &[String],
-        parties: Vec<MonitoredParty>,
-    ) -> Result<Vec<String>>;
+    /// UNAVAILABLE when the lists cannot be loaded; INTERNAL when preparing the part
+    /// stops.
+    async fn part(&self, dataset: &str, records: &[String]) -> Result<Arc<dyn ScreenPart>>;
+}
+
+/// A part of the loaded lists ([`Screener::part`]) that monitored parties are screened
+/// against: the records' names keep the weights and lookups of the whole lists, so a
+/// party matches a record of the part iff a screen against the whole lists would
+/// give it a match with that record (up to a screen's limits: the most candidate names
+/// and matches it keeps, which can only let the part name more).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ScreenPart: Send + Sync {
+    /// The ids of the `parties` with at least one match in the part, each screened as
+    /// its screening job screens it (its request's names, kind, evidence and
+    /// threshold), in the order given. Runs on every core, off the async runtime.
+    ///
+    /// # Errors
+    /// INTERNAL when the screening stops (a panic); it fails in no other way.
+    async fn matching(&self, parties: Vec<MonitoredParty>) -> Result<Vec<String>>;
 }
 
 /// Compares person names as the screening engine does (normalisation,

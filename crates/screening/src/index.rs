@@ -226,12 +226,19 @@ pub struct ScreenResult {
     pub candidates_compared: usize,
 }
 
+/// Postings: the names (ids into [`Index::names`], ascending) under each blocking key.
+type Postings = HashMap<String, Vec<u32>>;
+
 /// An immutable index over loaded lists.
 #[derive(Debug)]
 pub struct Index {
     records: Vec<Record>,
     names: Vec<IndexedName>,
-    postings: HashMap<String, Vec<u32>>,
+    postings: Arc<Postings>,
+    /// For a part of an index ([`Index::part`]), the postings of the whole: they decide,
+    /// as in the whole, which keys of a query are looked up (typo keys, over-long
+    /// postings). `None` for a whole index.
+    whole: Option<Arc<Postings>>,
     stats: TokenStats,
     versions: Vec<ListVersion>,
     encoder: DoubleMetaphone,
@@ -313,6 +320,26 @@ fn units(name: &PreparedName, encoder: &DoubleMetaphone, side: Side<'_>) -> Vec<
     out
 }
 
+/// Files a listed name, `name_id`, under each of its blocking keys once; `keys` is a
+/// buffer.
+fn post_listed(
+    prepared: &PreparedName,
+    name_id: u32,
+    encoder: &DoubleMetaphone,
+    keys: &mut Vec<String>,
+    postings: &mut Postings,
+) {
+    keys.clear();
+    for unit in units(prepared, encoder, Side::Listed) {
+        keys.extend(unit.keys.into_iter().map(|(key, _)| key));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys.drain(..) {
+        postings.entry(key).or_default().push(name_id);
+    }
+}
+
 fn kinds_compatible(query: EntityKind, listed: EntityKind) -> bool {
     match query {
         EntityKind::Person => matches!(listed, EntityKind::Person | EntityKind::Unknown),
@@ -355,20 +382,12 @@ impl Index {
         }
         let stats = TokenStats::from_names(raw.iter().map(|r| &r.4));
         let mut names = Vec::with_capacity(raw.len());
-        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut postings = Postings::new();
         let mut keys = Vec::new();
         for (record, role, kind, text, variant) in raw {
             let prepared = PreparedName::new(&variant, &stats, &encoder);
             let name_id = u32::try_from(names.len()).unwrap_or(u32::MAX);
-            keys.clear();
-            for unit in units(&prepared, &encoder, Side::Listed) {
-                keys.extend(unit.keys.into_iter().map(|(key, _)| key));
-            }
-            keys.sort_unstable();
-            keys.dedup();
-            for key in keys.drain(..) {
-                postings.entry(key).or_default().push(name_id);
-            }
+            post_listed(&prepared, name_id, &encoder, &mut keys, &mut postings);
             let total_weight = prepared.tokens.iter().map(|t| t.weight).sum();
             names.push(IndexedName {
                 record,
@@ -385,11 +404,75 @@ impl Index {
         Self {
             records,
             names,
-            postings,
+            postings: Arc::new(postings),
+            whole: None,
             stats,
             versions,
             encoder,
         }
+    }
+
+    /// The part of this index that holds the records `keep` keeps, scoring as this
+    /// index does: its names keep their prepared tokens and rarity weights (the token
+    /// statistics are this index's, not the part's), their order, and the lists'
+    /// versions; and a query looks keys up as in this index (a query token that this
+    /// index holds as written gets no typo keys; postings too long to follow here are
+    /// not followed in the part either). So a query screened against the part scores
+    /// each kept record as against this index, and finds every kept record this index
+    /// would find; it may find more only where this index's limits bind (the
+    /// [`CANDIDATES`] best names of all, the screen's `limit` matches), as fewer names
+    /// compete in the part. Ongoing monitoring screens every monitored entity against
+    /// the part holding the records a list change added or changed.
+    pub fn part(&self, keep: impl Fn(&Record) -> bool) -> Index {
+        let mut record_ids: HashMap<u32, u32> = HashMap::new();
+        let mut records = Vec::new();
+        for (i, record) in self.records.iter().enumerate() {
+            if keep(record) {
+                let old = u32::try_from(i).unwrap_or(u32::MAX);
+                let new = u32::try_from(records.len()).unwrap_or(u32::MAX);
+                record_ids.insert(old, new);
+                records.push(record.clone());
+            }
+        }
+        let mut names = Vec::new();
+        let mut postings = Postings::new();
+        let mut keys = Vec::new();
+        for name in &self.names {
+            let Some(&record) = record_ids.get(&name.record) else {
+                continue;
+            };
+            let name_id = u32::try_from(names.len()).unwrap_or(u32::MAX);
+            post_listed(
+                &name.prepared,
+                name_id,
+                &self.encoder,
+                &mut keys,
+                &mut postings,
+            );
+            names.push(IndexedName {
+                record,
+                ..name.clone()
+            });
+        }
+        Index {
+            records,
+            names,
+            postings: Arc::new(postings),
+            whole: Some(
+                self.whole
+                    .clone()
+                    .unwrap_or_else(|| Arc::clone(&self.postings)),
+            ),
+            stats: self.stats.clone(),
+            versions: self.versions.clone(),
+            encoder: phonetic_encoder(),
+        }
+    }
+
+    /// The postings that decide which keys of a query are looked up: the whole
+    /// index's (see [`Index::part`]).
+    fn deciding_postings(&self) -> &Postings {
+        self.whole.as_deref().unwrap_or(&self.postings)
     }
 
     /// The versions of the lists in this index.
@@ -459,16 +542,15 @@ impl Index {
             touched,
         } = scratch;
         touched.clear();
+        let deciding = self.deciding_postings();
         let all_units: Vec<Unit> = query
             .iter()
-            .flat_map(|q| units(q, &self.encoder, Side::Screened(&self.postings)))
+            .flat_map(|q| units(q, &self.encoder, Side::Screened(deciding)))
             .collect();
         let selective = all_units.iter().any(|u| {
-            u.keys.iter().any(|(k, _)| {
-                self.postings
-                    .get(k)
-                    .is_some_and(|p| p.len() <= MAX_POSTINGS)
-            })
+            u.keys
+                .iter()
+                .any(|(k, _)| deciding.get(k).is_some_and(|p| p.len() <= MAX_POSTINGS))
         });
         for (unit_no, unit) in all_units.iter().enumerate() {
             let unit_id = u32::try_from(unit_no + 1).unwrap_or(u32::MAX);
@@ -479,7 +561,11 @@ impl Index {
                 let Some(list) = self.postings.get(key) else {
                     continue;
                 };
-                if selective && list.len() > MAX_POSTINGS {
+                let followed = match &self.whole {
+                    None => list.len(),
+                    Some(whole) => whole.get(key).map_or(0, Vec::len),
+                };
+                if selective && followed > MAX_POSTINGS {
                     continue;
                 }
                 let gain = unit.weight * factor;
@@ -647,6 +733,7 @@ impl SharedIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::BirthDate;
     use crate::load::LoadReport;
     use crate::model::Name;
 
@@ -732,5 +819,207 @@ mod tests {
         let mut keys = Vec::new();
         first_letter_keys("ali", Side::Listed, &mut keys);
         assert!(keys.is_empty(), "{keys:?}");
+    }
+
+    const GIVEN: &[&str] = &[
+        "Ivan", "Maria", "Usama", "Jane", "Ahmed", "Olga", "Nasrullo", "Walijan", "Elena",
+        "Mohammed", "John", "Li",
+    ];
+    const FAMILY: &[&str] = &[
+        "Petrov",
+        "Gonzalez",
+        "Hamdan",
+        "Doe",
+        "Kurbanov",
+        "Urbanov",
+        "Zamov",
+        "Smith",
+        "Ivanova",
+        "Al Rashid",
+        "Wei",
+        "Sidorov",
+    ];
+
+    /// Every given name with every family name (144 people, enough for rarity
+    /// weights), some with a date of birth and a nationality, and two organisations.
+    fn people() -> Index {
+        let mut records = Vec::new();
+        for (i, given) in GIVEN.iter().enumerate() {
+            for (j, family) in FAMILY.iter().enumerate() {
+                let id = format!("p{i}-{j}");
+                let mut record = Record::new(id, "test", EntityKind::Person);
+                record.names = vec![Name::new(format!("{given} {family}"), NameRole::Primary)];
+                if (i + j) % 3 == 0 {
+                    record.names.push(Name::new(
+                        format!("{family}, {given} {}", GIVEN[(i + 1) % GIVEN.len()]),
+                        NameRole::Alias,
+                    ));
+                }
+                if (i * j) % 4 == 1 {
+                    record
+                        .birth_dates
+                        .extend(BirthDate::parse(&format!("19{}-04-01", 50 + i + j)).ok());
+                    record
+                        .nationalities
+                        .push(["RU", "GB", "AF"][j % 3].to_owned());
+                }
+                records.push(record);
+            }
+        }
+        for (id, name) in [("o1", "Petrov Trading LLC"), ("o2", "Hamdan Holdings Ltd")] {
+            let mut record = Record::new(id, "test", EntityKind::Organisation);
+            record.names = vec![Name::new(name, NameRole::Primary)];
+            records.push(record);
+        }
+        Index::build(vec![LoadedList::new(
+            "test",
+            &[],
+            None,
+            records,
+            LoadReport::default(),
+        )])
+    }
+
+    /// Whether the part keeps a record: about a third of them, and `Kurbanov`s but no
+    /// `Urbanov`s.
+    fn kept(record: &Record) -> bool {
+        let name = record.display_name();
+        (record.id.len() + name.len()).is_multiple_of(3) && !name.contains("Urbanov")
+            || name.contains("Kurbanov")
+            || record.id == "o1"
+    }
+
+    fn queries() -> Vec<Query> {
+        let born = |name: &str, date: &str, nationality: &str| Query {
+            name: name.to_owned(),
+            kind: EntityKind::Person,
+            evidence: Evidence {
+                birth_date: BirthDate::parse(date).ok(),
+                nationalities: vec![nationality.to_owned()],
+                gender: None,
+            },
+        };
+        let mut queries: Vec<Query> = [
+            "Ivan Petrov",
+            "Petrov Ivan",
+            "Maria Gonzales",
+            "Usama Hamdan",
+            "Suama Hamdan",
+            "Jane Doe",
+            "Urbanov",
+            "Ahmed Urbanov",
+            "Ukrbanov",
+            "Nasrullo Azamov",
+            "Walidjan Smith",
+            "Elena Ivanova",
+            "Mohamed Al-Rashid",
+            "Li Wei",
+            "John",
+            "Olga Sidorova",
+            "Nobody Known",
+        ]
+        .into_iter()
+        .map(Query::person)
+        .collect();
+        // Every listed person once, in a family-name-first order.
+        for (i, given) in GIVEN.iter().enumerate() {
+            for family in FAMILY.iter().skip(i % 3).step_by(3) {
+                queries.push(Query::person(format!("{family} {given}")));
+            }
+        }
+        queries.push(born("Ivan Gonzalez", "1951-04-01", "GB"));
+        queries.push(born("Maria Hamdan", "1954", "AF"));
+        queries.push(born("Jane Doe", "1999-01-01", "RU"));
+        queries.push(Query {
+            name: "Petrov Trading".into(),
+            kind: EntityKind::Organisation,
+            evidence: Evidence::default(),
+        });
+        queries
+    }
+
+    #[test]
+    fn a_part_scores_its_records_as_the_whole_index_does() {
+        let whole = people();
+        let part = whole.part(kept);
+        assert_eq!(
+            part.records().len(),
+            whole.records().iter().filter(|r| kept(r)).count()
+        );
+        assert_eq!(part.stats().names(), whole.stats().names());
+        assert_eq!(part.versions(), whole.versions());
+        // Limits that do not bind: the part finds exactly what the whole finds of it.
+        let options = ScreenOptions {
+            threshold: 0.5,
+            limit: 1000,
+            datasets: None,
+        };
+        let mut found = 0;
+        for query in queries() {
+            let expected: Vec<Match> = whole
+                .screen(&query, &options)
+                .matches
+                .into_iter()
+                .filter(|m| kept(&m.record))
+                .collect();
+            let screened = part.screen(&query, &options);
+            assert_eq!(screened.matches, expected, "{}", query.name);
+            assert_eq!(screened.list_versions, whole.versions());
+            found += expected.len();
+        }
+        assert!(found > 30, "the queries match kept records: {found}");
+    }
+
+    #[test]
+    fn a_part_looks_query_keys_up_as_the_whole_index_does() {
+        let whole = people();
+        let part = whole.part(kept);
+        // The whole holds `urbanov` as written, so the query gets no typo keys and
+        // does not retrieve `Kurbanov`; nor does the part, which holds no `Urbanov`.
+        let query = "Urbanov";
+        assert!(
+            !retrieved(&whole, query)
+                .iter()
+                .any(|n| n.contains("Kurbanov"))
+        );
+        assert!(
+            !retrieved(&part, query)
+                .iter()
+                .any(|n| n.contains("Kurbanov"))
+        );
+        // An index built of the kept records alone would (and weigh tokens otherwise).
+        let alone = Index::build(vec![LoadedList::new(
+            "test",
+            &[],
+            None,
+            part.records().to_vec(),
+            LoadReport::default(),
+        )]);
+        assert!(
+            retrieved(&alone, query)
+                .iter()
+                .any(|n| n.contains("Kurbanov"))
+        );
+        // A part of a part still decides with the whole.
+        let smaller = part.part(|r| r.display_name().contains("Kurbanov"));
+        let options = ScreenOptions {
+            threshold: 0.5,
+            limit: 1000,
+            datasets: None,
+        };
+        for query in queries() {
+            let expected: Vec<Match> = whole
+                .screen(&query, &options)
+                .matches
+                .into_iter()
+                .filter(|m| m.record.display_name().contains("Kurbanov"))
+                .collect();
+            assert_eq!(
+                smaller.screen(&query, &options).matches,
+                expected,
+                "{}",
+                query.name
+            );
+        }
     }
 }
