@@ -737,6 +737,17 @@ mod tests {
     use crate::load::LoadReport;
     use crate::model::Name;
 
+    /// An index of `records`, as one list named `test`.
+    fn index_of(records: Vec<Record>) -> Index {
+        Index::build(vec![LoadedList::new(
+            "test",
+            &[],
+            None,
+            records,
+            LoadReport::default(),
+        )])
+    }
+
     fn index(names: &[&str]) -> Index {
         let records = names
             .iter()
@@ -747,13 +758,7 @@ mod tests {
                 record
             })
             .collect();
-        Index::build(vec![LoadedList::new(
-            "test",
-            &[],
-            None,
-            records,
-            LoadReport::default(),
-        )])
+        index_of(records)
     }
 
     /// The listed names the candidate retrieval finds for `query`.
@@ -871,13 +876,7 @@ mod tests {
             record.names = vec![Name::new(name, NameRole::Primary)];
             records.push(record);
         }
-        Index::build(vec![LoadedList::new(
-            "test",
-            &[],
-            None,
-            records,
-            LoadReport::default(),
-        )])
+        index_of(records)
     }
 
     /// Whether the part keeps a record: about a third of them, and `Kurbanov`s but no
@@ -988,13 +987,7 @@ mod tests {
                 .any(|n| n.contains("Kurbanov"))
         );
         // An index built of the kept records alone would (and weigh tokens otherwise).
-        let alone = Index::build(vec![LoadedList::new(
-            "test",
-            &[],
-            None,
-            part.records().to_vec(),
-            LoadReport::default(),
-        )]);
+        let alone = index_of(part.records().to_vec());
         assert!(
             retrieved(&alone, query)
                 .iter()
