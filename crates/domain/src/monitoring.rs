@@ -570,6 +570,7 @@ mod tests {
                 claim_time: now(),
                 run_input: json!({"dataset": "un_sc", "oldVersion": "a", "newVersion": "b",
                     "records": records}),
+                job: None,
             }
         }
 

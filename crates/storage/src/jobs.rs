@@ -6,6 +6,7 @@
 //! a worker that died becomes ready again when the lease runs out, and the dead
 //! worker's late `finish` (which must present the token) changes nothing.
 
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -317,6 +318,37 @@ fn claim_ready(
     sql.load::<ClaimedRow>(conn).map_err(repository_error)
 }
 
+/// The jobs of the claimed tasks `rows`, read in the claim's transaction (one
+/// statement per tenant among them), so a worker need not read each job again: the
+/// job of each task whose family has one, keyed by tenant and job id.
+fn jobs_of_claimed(
+    conn: &mut DbConnection,
+    rows: &[ClaimedRow],
+) -> Result<HashMap<(String, String), JobRow>, RepositoryError> {
+    let mut by_tenant: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows {
+        by_tenant
+            .entry(row.tenant_id.as_str())
+            .or_default()
+            .push(row.job_id.as_str());
+    }
+    let mut found = HashMap::new();
+    for (tenant, ids) in by_tenant {
+        let loaded: Vec<JobRow> = jobs::table
+            .filter(jobs::tenant_id.eq(tenant))
+            .filter(jobs::id.eq_any(ids))
+            .select(JobRow::as_select())
+            .load(conn)
+            .map_err(repository_error)?;
+        found.extend(
+            loaded
+                .into_iter()
+                .map(|job| ((job.tenant_id.clone(), job.id.clone()), job)),
+        );
+    }
+    Ok(found)
+}
+
 /// The jobs table, for [`DieselStore`]: jobs of every family in one table. Only the
 /// jobs of a family whose jobs may be deleted are ever soft-deleted, and purged; the
 /// others go only with their entity's erasure.
@@ -537,15 +569,25 @@ impl JobRepository for DieselStore<JobTable> {
         limit: u32,
     ) -> Result<Vec<ClaimedTask>, RepositoryError> {
         let claim = claim.to_owned();
-        let rows = self
+        let (rows, jobs) = self
             .db()
             .write({
                 let claim = claim.clone();
-                move |conn| claim_ready(conn, &claim, now, now.plus(lease), limit)
+                move |conn| {
+                    let rows = claim_ready(conn, &claim, now, now.plus(lease), limit)?;
+                    let jobs = jobs_of_claimed(conn, &rows)?;
+                    Ok((rows, jobs))
+                }
             })
             .await?;
         rows.into_iter()
             .map(|row| {
+                let job = jobs
+                    .get(&(row.tenant_id.clone(), row.job_id.clone()))
+                    .filter(|job| job.family == row.family)
+                    .cloned()
+                    .map(JobRow::into_record)
+                    .transpose()?;
                 let run_input = match &row.run_input {
                     Some(text) => serde_json::from_str(text)
                         .map_err(|e| internal("stored run input JSON", e))?,
@@ -562,6 +604,7 @@ impl JobRepository for DieselStore<JobTable> {
                     attempt: u32::try_from(row.attempts).unwrap_or(u32::MAX),
                     claim: claim.clone(),
                     claim_time: now,
+                    job,
                 })
             })
             .collect()

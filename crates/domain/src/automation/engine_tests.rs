@@ -80,6 +80,7 @@ fn task(attempt: u32) -> ClaimedTask {
         queue_time: now(),
         claim_time: now(),
         run_input: Value::Null,
+        job: None,
     }
 }
 

@@ -86,6 +86,7 @@ fn task() -> ClaimedTask {
         queue_time: now(),
         claim_time: now(),
         run_input: Value::Null,
+        job: None,
     }
 }
 

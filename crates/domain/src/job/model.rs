@@ -175,7 +175,7 @@ pub struct RunStart {
 }
 
 /// A queued run a worker claimed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedTask {
     /// The tenant of the job.
     pub tenant: crate::principal::TenantId,
@@ -198,6 +198,10 @@ pub struct ClaimedTask {
     pub claim_time: Timestamp,
     /// What the `:run` gave for this run only (see [`NewTask::run_input`]).
     pub run_input: serde_json::Value,
+    /// The job of `family` with id `job_id`, read with the claim so that running it
+    /// needs no second read; `None` when there is none (the job was erased with its
+    /// entity, or the task is other queued work, an execution's step).
+    pub job: Option<JobRecord>,
 }
 
 /// How a claimed run ends.

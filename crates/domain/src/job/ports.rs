@@ -126,7 +126,9 @@ pub trait JobRepository: Send + Sync {
     /// the token `claim` (unique per call): each counts an attempt and becomes ready
     /// again when the lease ends unless finished.
     /// Concurrent claimers never get the same task (`FOR UPDATE SKIP LOCKED` on
-    /// PostgreSQL, the write lock on SQLite).
+    /// PostgreSQL, the write lock on SQLite). Each task carries its job
+    /// ([`ClaimedTask::job`]) as the claim's transaction read it, so a run needs no
+    /// second read of it.
     ///
     /// # Errors
     /// Only the common errors.

@@ -200,16 +200,12 @@ impl JobRunner {
                 duration: self.clock.now().since(started),
             }));
         }
-        let Some(job) = self
-            .jobs
-            .get(&task.tenant, &task.family, &task.job_id)
-            .await?
-        else {
+        let Some(job) = &task.job else {
             // The job was erased with its entity, and its task with it.
             return Ok(None);
         };
         let outcome = match self.kinds.get(task.family.as_str()) {
-            Some(kind) => match AssertUnwindSafe(kind.execute(&job, task))
+            Some(kind) => match AssertUnwindSafe(kind.execute(job, task))
                 .catch_unwind()
                 .await
             {
@@ -241,7 +237,7 @@ impl JobRunner {
                     },
                 }
             }
-            Ok(result) => self.complete(task, &job, Ok(result)),
+            Ok(result) => self.complete(task, job, Ok(result)),
             Err(Attempt::Failed(error))
                 if is_retryable(error.code) && task.attempt < self.settings.max_attempts =>
             {
@@ -250,10 +246,10 @@ impl JobRunner {
                     at: now.plus(self.backoff(task.attempt)),
                 }
             }
-            Err(Attempt::Failed(error)) => self.complete(task, &job, Err(error)),
+            Err(Attempt::Failed(error)) => self.complete(task, job, Err(error)),
             Err(Attempt::Panicked) => self.complete(
                 task,
-                &job,
+                job,
                 Err(Error::internal(format!(
                     "the '{}' job handler panicked",
                     task.family

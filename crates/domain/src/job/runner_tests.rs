@@ -112,6 +112,7 @@ fn task(attempt: u32) -> ClaimedTask {
         queue_time: now(),
         claim_time: now(),
         run_input: Value::Null,
+        job: Some(job()),
     }
 }
 
@@ -144,7 +145,6 @@ async fn run_attempt<F: JobFamily>(kind: F, attempt: u32) -> (TaskFinish, RunRep
     let mut jobs = MockJobRepository::new();
     jobs.expect_claim()
         .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
-    jobs.expect_get().returning(|_, _, _| Ok(Some(job())));
     let (sender, receiver) = std::sync::mpsc::channel();
     jobs.expect_finish().returning(move |_, finish, _| {
         sender.send(finish.clone()).unwrap();

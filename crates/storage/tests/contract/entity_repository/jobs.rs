@@ -181,6 +181,11 @@ async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
         json!({"idType": "PASSPORT"}),
         "the run's input"
     );
+    assert_eq!(
+        task.job.as_ref(),
+        Some(&running),
+        "the claim reads the running job with its task"
+    );
     assert!(
         repo.claim("c2", at(4), Duration::from_secs(10), 5)
             .await
