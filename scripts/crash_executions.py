@@ -11,7 +11,8 @@ every step's side effects happened exactly once:
   the tag, one screening job and one rating job.
 - 60 runs of the built-in `kyc-individual`: each waits for its form; half the forms are
   submitted before the kill, half after the restart. Each entity gets one identity document,
-  one ID verification job, one screening job and one rating job, and one of the outcome tags.
+  one ID verification job, two screening jobs (the run's, and the re-screen that the
+  entity's changed names start) and one rating job, and one of the outcome tags.
 
 Exits non-zero, naming what is wrong, when anything differs.
 """
@@ -172,7 +173,10 @@ try:
             (len(documents) == 1, f"{entity}: {len(documents)} documents"),
             (("kyc-passed" in tags) != ("kyc-referred" in tags), f"{entity}: outcome tags {tags}"),
             (jobs("individualEntityIDVerificationJobs", entity) == 1, f"{entity}: ID verification jobs != 1"),
-            (jobs("pepSanctionIndividualEntityJobs", entity) == 1, f"{entity}: screening jobs != 1"),
+            # Two: the run's screening step, and the re-screen of ongoing monitoring that
+            # the form's answers start once, as they change the entity's names, date of
+            # birth and nationality (one entity revision, one re-screen).
+            (jobs("pepSanctionIndividualEntityJobs", entity) == 2, f"{entity}: screening jobs != 2"),
             (jobs("individualEntityRiskRatingJobs", entity) == 1, f"{entity}: rating jobs != 1"),
         ]
 
