@@ -273,18 +273,22 @@ fn kind(request: &ScreenRequest) -> EntityKind {
     }
 }
 
+/// The queries a screen of `request` runs: one per name, each with the request's kind
+/// and evidence.
+fn queries(request: &ScreenRequest) -> impl Iterator<Item = Query> + '_ {
+    let (evidence, kind) = (evidence(request), kind(request));
+    request.names.iter().map(move |name| Query {
+        name: name.clone(),
+        kind,
+        evidence: evidence.clone(),
+    })
+}
+
 /// Whether a screen of `request` against `index` has any match: each of its names
 /// screened as [`Screener::screen`] screens it.
 fn has_match(index: &Index, request: &ScreenRequest) -> bool {
-    let (evidence, options, kind) = (evidence(request), options(request), kind(request));
-    request.names.iter().any(|name| {
-        let query = Query {
-            name: name.clone(),
-            kind,
-            evidence: evidence.clone(),
-        };
-        !index.screen(&query, &options).matches.is_empty()
-    })
+    let options = options(request);
+    queries(request).any(|query| !index.screen(&query, &options).matches.is_empty())
 }
 
 /// The ids of the `parties` with a match in `part`, in their order, screened on every
@@ -409,14 +413,9 @@ impl Screener for ListScreener {
     async fn screen(&self, request: &ScreenRequest) -> Result<ScreenOutcome> {
         let index = self.index().await?;
         let started = std::time::Instant::now();
-        let (evidence, options, kind) = (evidence(request), options(request), kind(request));
+        let options = options(request);
         let mut best: Vec<ScreenMatch> = Vec::new();
-        for name in &request.names {
-            let query = Query {
-                name: name.clone(),
-                kind,
-                evidence: evidence.clone(),
-            };
+        for query in queries(request) {
             for found in index.screen(&query, &options).matches {
                 let score = published(found.score);
                 let candidate = ScreenMatch {
@@ -424,7 +423,7 @@ impl Screener for ListScreener {
                     list_entry: found.list_entry,
                     dataset: found.dataset,
                     matched_name: found.explanation.matched_name.clone(),
-                    screened_name: name.clone(),
+                    screened_name: query.name.clone(),
                     score,
                     category: category(&found.record),
                     record: listed(&found.record),
