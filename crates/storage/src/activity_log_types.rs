@@ -24,6 +24,7 @@ const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     owner: "activity_log_type_id",
     trigram: "trigram",
     count_column: "lt.display_name_trigrams",
+    changes: None,
 };
 
 /// Where the activity log type filter fields live.

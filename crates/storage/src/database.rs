@@ -20,6 +20,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use crate::connection::{Backend, DatabaseUrl, DbConnection, Manager, PoolOptions, open_pool};
 use crate::error::{StorageError, repository_error};
+use crate::search_index::SearchIndexes;
 
 /// Units of work that found every connection busy and waited for one.
 pub const POOL_WAITS: &str = "rics_db_pool_waits_total";
@@ -34,6 +35,7 @@ pub struct Database {
     size: usize,
     acquire_timeout: Duration,
     backend: Backend,
+    search: Arc<SearchIndexes>,
 }
 
 impl std::fmt::Debug for Database {
@@ -61,12 +63,18 @@ impl Database {
             size,
             acquire_timeout: options.acquire_timeout,
             backend: url.backend,
+            search: Arc::default(),
         })
     }
 
     /// Which backend this is.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The in-memory search indexes of this process's lists over this database.
+    pub(crate) fn search_indexes(&self) -> Arc<SearchIndexes> {
+        Arc::clone(&self.search)
     }
 
     /// Connections held by units of work now (at most the pool size).

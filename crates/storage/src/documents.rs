@@ -35,6 +35,7 @@ const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     owner: "document_id",
     trigram: "trigram",
     count_column: "d.display_name_trigrams",
+    changes: None,
 };
 
 /// Where the document filter fields live.

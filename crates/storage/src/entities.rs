@@ -21,6 +21,7 @@ use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset, compile_lis
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{entities, entity_bodies, entity_relationships};
+use crate::search_index::ChangeLog;
 use crate::side_rows::delete_owned;
 use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
@@ -32,6 +33,15 @@ const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     owner: "entity_id",
     trigram: "trigram",
     count_column: "e.display_name_trigrams",
+    changes: Some(NAME_CHANGES),
+};
+
+/// The log of display-name changes the in-memory index of entity names follows.
+const NAME_CHANGES: ChangeLog = ChangeLog {
+    table: "entity_search_changes",
+    owner: "entity_id",
+    source: "entities",
+    text: "display_name",
 };
 
 /// An entity's `monitoring`, kept beside its body (the row of `entities` has as many

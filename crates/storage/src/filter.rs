@@ -12,6 +12,7 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
 
+use crate::search_index::ChangeLog;
 use crate::sql::{Bind, Sql};
 
 /// What kind of value a scalar column holds.
@@ -92,6 +93,10 @@ pub struct FuzzyIndex {
     pub trigram: &'static str,
     /// The main row's column holding the field's trigram count.
     pub count_column: &'static str,
+    /// The change log an in-memory index of the field follows
+    /// ([`crate::search_index`]), which a list whose filter is this search alone reads
+    /// instead of the trigram table; `None` when the field is searched in SQL only.
+    pub changes: Option<ChangeLog>,
 }
 
 /// How one resource's filter fields map to SQL.
@@ -675,6 +680,7 @@ mod tests {
             owner: "entity_id",
             trigram: "trigram",
             count_column: "e.display_name_trigrams",
+            changes: None,
         }],
     };
 

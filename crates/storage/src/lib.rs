@@ -35,6 +35,7 @@ mod purge;
 pub mod risk_models;
 mod rows;
 pub mod schema;
+pub mod search_index;
 pub mod secrets;
 mod side_rows;
 pub mod sql;

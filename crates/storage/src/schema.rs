@@ -94,6 +94,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// The log of entity display-name changes (inserted, renamed, soft-deleted or
+    /// undeleted, removed) that the in-memory search index follows, written by triggers.
+    entity_search_changes (tenant_id, change_xid, entity_id) {
+        /// Owning tenant.
+        tenant_id -> Text,
+        /// The writing transaction's id on PostgreSQL, a per-tenant counter on SQLite.
+        change_xid -> BigInt,
+        /// The entity changed.
+        entity_id -> Text,
+    }
+}
+
+diesel::table! {
     /// Relationships: `related_entity_id` holds the role towards `entity_id`.
     entity_relationships (tenant_id, id) {
         /// Owning tenant.

@@ -5,6 +5,7 @@
 //! transactions, idempotency replay, revision check and purge.
 
 use std::borrow::Borrow;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 
 use async_trait::async_trait;
@@ -12,6 +13,7 @@ use diesel::deserialize;
 use diesel::row::NamedRow;
 use diesel::sql_types::BigInt;
 use diesel::{QueryResult, QueryableByName, RunQueryDsl};
+use rics_aip::filter::Condition;
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
@@ -27,6 +29,7 @@ use crate::filter::{FieldMap, RELEVANCE, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
+use crate::search_index::{ChangeLog, Hit, Window};
 use crate::sql::Sql;
 
 /// How many ids one `IN` list of [`DieselStore::read_many`] holds.
@@ -700,12 +703,130 @@ pub(crate) async fn list_page<T: ListedTable>(
     parent: Option<&str>,
     query: &ListQuery,
 ) -> Result<Page<T::Resource>, RepositoryError> {
+    if let Some((changes, text)) = searched_in_memory::<T>(query, parent) {
+        return search_page::<T>(db, tenant, query, changes, text).await;
+    }
     list_page_where::<T>(db, tenant, query, |filter| {
         if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
             filter.push(&format!(" AND {column} = ")).bind(parent);
         }
     })
     .await
+}
+
+/// The change log and text of a list that the in-memory index answers alone: a
+/// search that is the whole filter and ranks the list, over a field that has an
+/// index, not narrowed to a parent.
+fn searched_in_memory<T: ListedTable>(
+    query: &ListQuery,
+    parent: Option<&str>,
+) -> Option<(ChangeLog, String)> {
+    let rank = query.rank.as_ref()?;
+    let Some(Condition::Fuzzy { field, text }) = &query.condition else {
+        return None;
+    };
+    if *field != rank.field
+        || *text != rank.text
+        || (parent.is_some() && T::PARENT_COLUMN.is_some())
+    {
+        return None;
+    }
+    let changes = T::FIELDS
+        .fuzzy
+        .iter()
+        .find(|f| f.field == *field)?
+        .changes?;
+    Some((changes, text.clone()))
+}
+
+/// One page of a ranked search of `text` that the in-memory index of `changes`
+/// answers: it ranks, pages and counts; the page's rows are then read by id (a row
+/// removed or deleted since the index's refresh is left out of the page).
+///
+/// # Errors
+/// [`RepositoryError::Internal`] for a page token of another order; database failures.
+async fn search_page<T: ListedTable>(
+    db: &Database,
+    tenant: &str,
+    query: &ListQuery,
+    changes: ChangeLog,
+    text: String,
+) -> Result<Page<T::Resource>, RepositoryError> {
+    let after = match query.after.as_deref() {
+        None => None,
+        Some([CursorValue::Integer(score), CursorValue::Text(id)]) => Some((*score, id.clone())),
+        Some(_) => {
+            return Err(internal(
+                "page token",
+                "the position does not fit a ranked search",
+            ));
+        }
+    };
+    let index = db.search_indexes().tenant(&changes, tenant);
+    let (tenant, query) = (tenant.to_owned(), query.clone());
+    db.read(move |conn| {
+        index.refresh(conn, &tenant)?;
+        let found = index.search(
+            &text,
+            Window {
+                after: after.as_ref().map(|(score, id)| (*score, id.as_str())),
+                skip: query.skip as usize,
+                limit: query.limit as usize,
+                show_deleted: query.show_deleted,
+            },
+        );
+        let next = match (found.more, found.page.last()) {
+            (true, Some(last)) => Some(vec![
+                CursorValue::Integer(last.score),
+                CursorValue::Text(last.id.clone()),
+            ]),
+            _ => None,
+        };
+        let rows = rows_in_order::<T>(conn, &tenant, &found.page, query.show_deleted)?;
+        Ok(Page {
+            items: T::resources(conn, &tenant, rows)?,
+            next,
+            total_size: found.total,
+        })
+    })
+    .await
+}
+
+/// The rows of `hits` in their order, those still stored (and live, unless
+/// `show_deleted`).
+///
+/// # Errors
+/// Database failures.
+fn rows_in_order<T: ListedTable>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    hits: &[Hit],
+    show_deleted: bool,
+) -> Result<Vec<T::Row>, RepositoryError> {
+    if hits.is_empty() {
+        return Ok(Vec::new());
+    }
+    let fields = T::FIELDS;
+    let mut sql = Sql::from(&format!(
+        "SELECT {alias}.* FROM {table} {alias} WHERE {tenant_column} = ",
+        alias = fields.alias,
+        table = T::TABLE,
+        tenant_column = fields.tenant_column
+    ));
+    sql.bind(tenant)
+        .push(&format!(" AND {} IN ", fields.id_column))
+        .bind_list(hits.iter().map(|hit| hit.id.as_str()));
+    if T::SOFT_DELETES && !show_deleted {
+        sql.push(&format!(" AND {}.delete_time IS NULL", fields.alias));
+    }
+    let mut rows = HashMap::with_capacity(hits.len());
+    for row in sql.load::<T::Row>(conn).map_err(repository_error)? {
+        match T::sort_value(&row, fields.id_column) {
+            Some(CursorValue::Text(id)) => rows.insert(id, row),
+            _ => return Err(internal("no id for", fields.id_column)),
+        };
+    }
+    Ok(hits.iter().filter_map(|hit| rows.remove(&hit.id)).collect())
 }
 
 /// One page of the resources of `T` in `tenant` that `query` asks for, among those

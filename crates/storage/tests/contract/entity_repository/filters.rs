@@ -6,13 +6,16 @@ use rics_domain::Code;
 use rics_domain::entity::model::{
     Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
 };
+use rics_domain::entity::repository::{EntityRepository, EraseGuard};
 use rics_domain::list::ListRequest;
-use rics_storage::Backend;
+use rics_storage::connection::PoolOptions;
+use rics_storage::database::Database;
+use rics_storage::{Backend, DieselEntityRepository};
 
 use super::support::{
-    NAMES, Seeded, fuzzy_matches, page_of, rfc3339, risk_is, similarity, sorted, walk,
+    NAMES, Seeded, fuzzy_matches, page_of, rfc3339, risk_is, similarity, sorted, walk, walk_from,
 };
-use crate::support::{request, t1, t2};
+use crate::support::{at, request, t1, t2};
 
 fn name(e: &Entity) -> &str {
     e.display_name.as_str()
@@ -128,6 +131,101 @@ async fn fuzzy_display_name_search_finds_typos_and_ranks_closest_first(backend: 
     expected.sort_by(|a, b| b.cmp(a));
     assert_eq!(names, expected);
     assert_eq!(by_name.items.len(), response.items.len());
+}
+
+/// A search that is the whole filter is answered by the in-memory index; the same
+/// search ANDed with a condition every entity meets is answered in SQL. Both give the
+/// same pages, order and counts: at first, after creates, renames, soft deletes and an
+/// erasure, and from a second pool over the same database (another replica), whose
+/// index follows the change log the first one's writes leave.
+async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let replica = DieselEntityRepository::new(
+        Database::open(
+            s.fixture.url(),
+            PoolOptions {
+                max_size: 2,
+                ..PoolOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let same_as_sql = |round: &'static str| {
+        let s = &s;
+        let replica = &replica;
+        async move {
+            for text in [
+                "jon smith",
+                "smith",
+                "alpha prod",
+                "zoe",
+                "ada lovelace",
+                "Jon Smyth",
+            ] {
+                for show_deleted in [false, true] {
+                    let search = format!(r#"displayName:"{text}""#);
+                    let in_sql = format!(r#"{search} AND createTime >= "2000-01-01T00:00:00Z""#);
+                    let of = |filter: &str| ListRequest {
+                        show_deleted,
+                        ..request(filter, "", 3)
+                    };
+                    let expected = s.walk(&of(&in_sql)).await;
+                    for repo in [&*s.fixture.repo, replica as &dyn EntityRepository] {
+                        let found = walk_from(repo, &s.paging, &t1(), &of(&search)).await;
+                        assert_eq!(
+                            found.ids(),
+                            expected.ids(),
+                            "{round}: {search} {show_deleted}"
+                        );
+                        assert_eq!(
+                            found.totals, expected.totals,
+                            "{round}: {search} {show_deleted}"
+                        );
+                    }
+                }
+            }
+        }
+    };
+    same_as_sql("as seeded").await;
+    let stored = |name: &str| {
+        s.entities
+            .iter()
+            .find(|e| e.display_name == name && e.delete_time.is_none())
+            .unwrap()
+            .clone()
+    };
+    let mut added = stored("John Smith");
+    added.name = "entities/added-smyth".into();
+    added.display_name = "Jon Smyth".into();
+    s.fixture.create(&t1(), &added).await;
+    let mut renamed = s.fixture.get(&t1(), stored("John Smithers").id()).await;
+    renamed.display_name = "Ada Lovelace-Smith".into();
+    renamed.revision += 1;
+    s.fixture
+        .repo
+        .update(&t1(), &renamed, renamed.revision - 1, &[])
+        .await
+        .unwrap();
+    let mut deleted = s.fixture.get(&t1(), stored("Jon Smith").id()).await;
+    deleted.delete_time = Some(at(5));
+    deleted.purge_time = Some(at(50));
+    deleted.revision += 1;
+    s.fixture
+        .repo
+        .update(&t1(), &deleted, deleted.revision - 1, &[])
+        .await
+        .unwrap();
+    s.fixture
+        .repo
+        .hard_delete(&t1(), stored("Zoë Zed").id(), EraseGuard::Always, &[])
+        .await
+        .unwrap();
+    same_as_sql("after writes").await;
+    let found = s
+        .page(&request(r#"displayName:"jon smyth""#, "", 100))
+        .await
+        .unwrap();
+    assert_eq!(found.items[0].id(), "added-smyth");
 }
 
 async fn bare_words_search_the_display_name(backend: Backend) {
@@ -652,6 +750,7 @@ contract!(
     display_name_matches_exactly_and_with_wildcards,
     fuzzy_display_name_search_finds_typos_and_ranks_closest_first,
     bare_words_search_the_display_name,
+    the_in_memory_search_answers_as_sql_does_and_follows_writes,
     entity_type_filters,
     tag_filters,
     external_id_filters,

@@ -569,9 +569,18 @@ pub async fn page_of(
     tenant: &TenantId,
     request: &ListRequest,
 ) -> Result<ListResponse<Entity>, rics_domain::Error> {
+    page_from(&*fixture.repo, paging, tenant, request).await
+}
+
+/// One page of `request` from `repo`.
+pub async fn page_from(
+    repo: &dyn EntityRepository,
+    paging: &Paging,
+    tenant: &TenantId,
+    request: &ListRequest,
+) -> Result<ListResponse<Entity>, rics_domain::Error> {
     let (query, context) = paging.prepare(&fields::LIST, tenant, None, request)?;
-    let page = fixture
-        .repo
+    let page = repo
         .list(tenant, &query)
         .await
         .unwrap_or_else(|e| panic!("list {request:?}: {e}"));
@@ -585,10 +594,20 @@ pub async fn walk(
     tenant: &TenantId,
     request: &ListRequest,
 ) -> Walk {
+    walk_from(&*fixture.repo, paging, tenant, request).await
+}
+
+/// Every page of `request` from `repo`, following the tokens.
+pub async fn walk_from(
+    repo: &dyn EntityRepository,
+    paging: &Paging,
+    tenant: &TenantId,
+    request: &ListRequest,
+) -> Walk {
     let mut request = request.clone();
     let mut walk = Walk::default();
     loop {
-        let response = page_of(fixture, paging, tenant, &request)
+        let response = page_from(repo, paging, tenant, &request)
             .await
             .unwrap_or_else(|e| panic!("list {request:?}: {e}"));
         walk.page_sizes.push(response.items.len());
