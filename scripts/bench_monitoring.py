@@ -8,7 +8,7 @@
   seed BASE PG N
       seeds N monitored entities straight into PostgreSQL with COPY: the rows a create
       writes (entities, entity_bodies, entity_tags, entity_external_ids,
-      entity_name_trigrams and the `entity.created` event), shaped after one entity
+      and the `entity.created` event), shaped after one entity
       created through the API at BASE. Census 1990 names (data/names), a date of birth
       and a nationality each; 300 per list version are named like records that version
       adds or changes, so that its delta raises alerts.
@@ -165,7 +165,7 @@ def seed(base, pg, count):
     work = os.path.join(ROOT, "target/bench/monitoring-seed")
     os.makedirs(work, exist_ok=True)
     files = {t: open(os.path.join(work, t + ".tsv"), "w") for t in
-             ("entities", "entity_bodies", "entity_tags", "entity_external_ids", "entity_name_trigrams", "events")}
+             ("entities", "entity_bodies", "entity_tags", "entity_external_ids", "events")}
 
     def row(table, *values):
         files[table].write("\t".join(copy_text(v) for v in values) + "\n")
@@ -188,8 +188,6 @@ def seed(base, pg, count):
         for tag in tags:
             row("entity_tags", tenant, entity_id, tag)
         row("entity_external_ids", tenant, entity_id, "crm", f"C-{i:07d}")
-        for trigram in sorted(trigrams(body["displayName"])):
-            row("entity_name_trigrams", tenant, entity_id, trigram)
         event = {"resource": f"entities/{entity_id}", "principal": creator, "changes": {}}
         if "object" in template:
             event["object"] = {**body, "name": f"entities/{entity_id}"}
@@ -205,7 +203,6 @@ def seed(base, pg, count):
         "entity_bodies": "tenant_id, entity_id, body",
         "entity_tags": "tenant_id, entity_id, tag",
         "entity_external_ids": "tenant_id, entity_id, id_key, id_value",
-        "entity_name_trigrams": "tenant_id, entity_id, trigram",
         "events": "tenant_id, id, entity_id, event_type, payload, creator, create_time",
     }
     for table, f in files.items():

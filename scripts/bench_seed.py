@@ -8,7 +8,7 @@ draw existing ids with a pattern.
 
 Over HTTP by default (8 client threads). With `--copy PG` (PostgreSQL only) the same
 entities go straight into the database with COPY, as a create writes them (entities,
-entity_bodies, entity_tags, entity_external_ids, entity_name_trigrams and the
+entity_bodies, entity_tags, entity_external_ids and the
 `entity.created` event), shaped after one entity created through the API: a million
 in minutes rather than an hour.
 """
@@ -85,7 +85,6 @@ def copy_seed(host, port, token, count, threads, pg):
         "entity_bodies": "tenant_id, entity_id, body",
         "entity_tags": "tenant_id, entity_id, tag",
         "entity_external_ids": "tenant_id, entity_id, id_key, id_value",
-        "entity_name_trigrams": "tenant_id, entity_id, trigram",
         "events": "tenant_id, id, entity_id, event_type, payload, creator, create_time",
     }
     files = {table: open(os.path.join(work, table + ".tsv"), "w") for table in columns}
@@ -113,8 +112,6 @@ def copy_seed(host, port, token, count, threads, pg):
                 row("entity_tags", tenant, entity_id, tag)
             for key, value in entity["externalIds"].items():
                 row("entity_external_ids", tenant, entity_id, key, value)
-            for trigram in sorted(trigrams(entity["displayName"])):
-                row("entity_name_trigrams", tenant, entity_id, trigram)
             event = {"resource": f"entities/{entity_id}", "principal": creator, "changes": {}}
             if "object" in template:
                 event["object"] = {**entity, "name": f"entities/{entity_id}"}

@@ -11,7 +11,7 @@ use rics_domain::text_search;
 
 use crate::connection::DbConnection;
 use crate::error::repository_error;
-use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
+use crate::filter::{Column, FieldMap, FuzzyIndex, FuzzySource, ScalarKind, TrigramTable, Unset};
 use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::activity_log_types;
 use crate::side_rows::replace_trigrams;
@@ -20,11 +20,15 @@ use crate::store::{DieselStore, StoredTable, Write, row_statements};
 /// The trigrams of a type's display name, for fuzzy search.
 const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     field: "displayName",
+    count_column: "lt.display_name_trigrams",
+    source: FuzzySource::Trigrams(NAME_TRIGRAM_ROWS),
+};
+
+/// The rows of each display name's trigrams.
+const NAME_TRIGRAM_ROWS: TrigramTable = TrigramTable {
     table: "activity_log_type_name_trigrams",
     owner: "activity_log_type_id",
     trigram: "trigram",
-    count_column: "lt.display_name_trigrams",
-    changes: None,
 };
 
 /// Where the activity log type filter fields live.
@@ -194,7 +198,7 @@ impl StoredTable for ActivityLogTypeTable {
     ) -> Result<(), RepositoryError> {
         replace_trigrams(
             conn,
-            &NAME_TRIGRAMS,
+            &NAME_TRIGRAM_ROWS,
             &row.tenant_id,
             &row.id,
             &row.display_name,

@@ -455,7 +455,7 @@ impl AlertTypeRepository for DieselAlertRepository {
         tenant: &TenantId,
         query: &ListQuery,
     ) -> Result<Page<AlertType>, RepositoryError> {
-        let compiled = compile_list(query, &ALERT_TYPE_FIELDS, tenant.as_str(), None)?;
+        let compiled = compile_list(query, &ALERT_TYPE_FIELDS, tenant.as_str(), None, None)?;
         let query = query.clone();
         self.db()
             .read(move |conn| {

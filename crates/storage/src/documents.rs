@@ -18,7 +18,7 @@ use crate::connection::DbConnection;
 use crate::entities::lock_stored;
 use crate::erasure::erase_creation_keys;
 use crate::error::repository_error;
-use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset};
+use crate::filter::{Column, FieldMap, FuzzyIndex, FuzzySource, ScalarKind, TrigramTable, Unset};
 use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::documents;
 use crate::side_rows::replace_trigrams;
@@ -31,11 +31,15 @@ const CHUNK: usize = 500;
 /// The trigrams of a document's display name, for fuzzy search.
 const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
     field: "displayName",
+    count_column: "d.display_name_trigrams",
+    source: FuzzySource::Trigrams(NAME_TRIGRAM_ROWS),
+};
+
+/// The rows of each display name's trigrams.
+const NAME_TRIGRAM_ROWS: TrigramTable = TrigramTable {
     table: "document_name_trigrams",
     owner: "document_id",
     trigram: "trigram",
-    count_column: "d.display_name_trigrams",
-    changes: None,
 };
 
 /// Where the document filter fields live.
@@ -253,7 +257,7 @@ pub fn write_pending_name_trigrams(conn: &mut DbConnection) -> QueryResult<usize
             for row in &pending {
                 replace_trigrams(
                     conn,
-                    &NAME_TRIGRAMS,
+                    &NAME_TRIGRAM_ROWS,
                     &row.tenant_id,
                     &row.id,
                     &row.display_name,
@@ -376,7 +380,7 @@ impl StoredTable for DocumentTable {
     ) -> Result<(), RepositoryError> {
         replace_trigrams(
             conn,
-            &NAME_TRIGRAMS,
+            &NAME_TRIGRAM_ROWS,
             &row.tenant_id,
             &row.id,
             &row.display_name,

@@ -17,7 +17,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::events::insert_events;
-use crate::filter::{Column, FieldMap, FuzzyIndex, ScalarKind, Unset, compile_list};
+use crate::filter::{Column, FieldMap, FuzzyIndex, FuzzySource, ScalarKind, Unset, compile_list};
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{entities, entity_bodies, entity_relationships};
@@ -26,14 +26,11 @@ use crate::side_rows::delete_owned;
 use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
 
-/// The trigrams of an entity's display name, for fuzzy search.
-const NAME_TRIGRAMS: FuzzyIndex = FuzzyIndex {
+/// An entity's display name, searched in the in-memory index of its change log.
+const NAME_SEARCH: FuzzyIndex = FuzzyIndex {
     field: "displayName",
-    table: "entity_name_trigrams",
-    owner: "entity_id",
-    trigram: "trigram",
     count_column: "e.display_name_trigrams",
-    changes: Some(NAME_CHANGES),
+    source: FuzzySource::Memory(NAME_CHANGES),
 };
 
 /// The log of display-name changes the in-memory index of entity names follows.
@@ -167,7 +164,7 @@ pub const ENTITY_FIELDS: FieldMap = FieldMap {
             },
         ),
     ],
-    fuzzy: &[NAME_TRIGRAMS],
+    fuzzy: &[NAME_SEARCH],
 };
 
 /// Where the relationship filter fields live.
@@ -378,7 +375,7 @@ impl RelationshipRow {
 }
 
 /// Inserts the side rows of new entities, which have none yet: their bodies, tags,
-/// external ids and name trigrams, each kind in multi-row statements.
+/// external ids, each kind in multi-row statements.
 fn insert_side_rows(
     conn: &mut DbConnection,
     tenant: &str,
@@ -405,7 +402,7 @@ fn insert_side_rows(
     insert_search_rows(conn, tenant, new).map_err(repository_error)
 }
 
-/// Inserts the searchable side rows (tags, external ids, name trigrams) of
+/// Inserts the searchable side rows (tags, external ids) of
 /// `entities`, which have none.
 fn insert_search_rows(
     conn: &mut DbConnection,
@@ -414,7 +411,6 @@ fn insert_search_rows(
 ) -> QueryResult<()> {
     let mut tags = Vec::new();
     let mut external = Vec::new();
-    let mut trigrams = Vec::new();
     for entity in entities {
         let id = entity.id();
         tags.extend(
@@ -431,11 +427,6 @@ fn insert_search_rows(
                 value.as_str().into(),
             ]
         }));
-        trigrams.extend(
-            text_search::trigrams(&entity.display_name)
-                .into_iter()
-                .map(|trigram| vec![tenant.into(), id.into(), trigram.into()]),
-        );
     }
     insert_rows(
         conn,
@@ -448,12 +439,6 @@ fn insert_search_rows(
         "entity_external_ids",
         &["tenant_id", "entity_id", "id_key", "id_value"],
         external,
-    )?;
-    insert_rows(
-        conn,
-        NAME_TRIGRAMS.table,
-        &["tenant_id", NAME_TRIGRAMS.owner, NAME_TRIGRAMS.trigram],
-        trigrams,
     )
 }
 
@@ -479,7 +464,6 @@ fn update_side_rows(
     for (table, owner) in [
         ("entity_tags", "entity_id"),
         ("entity_external_ids", "entity_id"),
-        (NAME_TRIGRAMS.table, NAME_TRIGRAMS.owner),
     ] {
         delete_owned(conn, table, owner, &row.tenant_id, &row.id).map_err(repository_error)?;
     }
@@ -513,8 +497,8 @@ fn with_bodies(
         .collect()
 }
 
-/// The entities table, for [`DieselStore`]: an entity's body, tags, external ids and
-/// name trigrams are side rows, the body read with the row in one statement, and a
+/// The entities table, for [`DieselStore`]: an entity's body, tags and external ids
+/// are side rows, the body read with the row in one statement, and a
 /// purge erases the entity with everything that refers to it.
 #[derive(Debug, Clone, Copy)]
 pub struct EntityTable;
@@ -875,7 +859,7 @@ impl EntityRepository for DieselStore<EntityTable> {
         entity_id: &str,
         query: &ListQuery,
     ) -> Result<Page<RelationshipRecord>, RepositoryError> {
-        let mut compiled = compile_list(query, &RELATIONSHIP_FIELDS, tenant.as_str(), None)?;
+        let mut compiled = compile_list(query, &RELATIONSHIP_FIELDS, tenant.as_str(), None, None)?;
         compiled
             .filter
             .push(" AND (r.entity_id = ")

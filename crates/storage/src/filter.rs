@@ -12,6 +12,9 @@ use rics_domain::repository::RepositoryError;
 use rics_domain::text_search;
 use rics_domain::time::Timestamp;
 
+use std::collections::HashMap;
+
+use crate::connection::Backend;
 use crate::search_index::ChangeLog;
 use crate::sql::{Bind, Sql};
 
@@ -80,23 +83,49 @@ pub enum Column {
     },
 }
 
-/// The trigram index of a fuzzy-searchable field.
+/// A fuzzy-searchable field: where its matches are found, and the main row's column
+/// holding the field's trigram count (for the relevance of a ranked list).
 #[derive(Debug, Clone, Copy)]
 pub struct FuzzyIndex {
     /// The declared field.
     pub field: &'static str,
+    /// The main row's column holding the field's trigram count.
+    pub count_column: &'static str,
+    /// Where its matches are found.
+    pub source: FuzzySource,
+}
+
+/// Where the matches of a fuzzy search are found.
+#[derive(Debug, Clone, Copy)]
+pub enum FuzzySource {
+    /// A table of each row's trigrams, aggregated in SQL.
+    Trigrams(TrigramTable),
+    /// The in-memory index that follows this change log ([`crate::search_index`]):
+    /// a list whose filter is the search alone is answered by it, and any other list
+    /// reads the matches it found ([`Searched`]).
+    Memory(ChangeLog),
+}
+
+/// The table of a fuzzy-searchable field's trigrams, one row per trigram of a row.
+#[derive(Debug, Clone, Copy)]
+pub struct TrigramTable {
     /// The trigram table.
     pub table: &'static str,
     /// Its column holding the owner's id.
     pub owner: &'static str,
     /// Its column holding the trigram.
     pub trigram: &'static str,
-    /// The main row's column holding the field's trigram count.
-    pub count_column: &'static str,
-    /// The change log an in-memory index of the field follows
-    /// ([`crate::search_index`]), which a list whose filter is this search alone reads
-    /// instead of the trigram table; `None` when the field is searched in SQL only.
-    pub changes: Option<ChangeLog>,
+}
+
+/// The matches the in-memory indexes found for a list's searches before it is
+/// compiled: for each searched field and text, a JSON object of each matching id and
+/// its hits (trigrams in common with the text), which the compiled SQL reads.
+#[derive(Debug)]
+pub struct Searched {
+    /// The backend, whose JSON functions read the matches.
+    pub backend: Backend,
+    /// (field, text) -> `{"id": hits, ...}`.
+    pub hits: HashMap<(&'static str, String), String>,
 }
 
 /// How one resource's filter fields map to SQL.
@@ -152,25 +181,27 @@ pub fn compile(
     map: &FieldMap,
     tenant: &str,
     ranked: Option<&FuzzyRank>,
+    searched: Option<&Searched>,
 ) -> Result<Sql, RepositoryError> {
     match condition {
         Condition::And(parts) => Ok(Sql::join(
             parts
                 .iter()
-                .map(|p| compile(p, map, tenant, ranked))
+                .map(|p| compile(p, map, tenant, ranked, searched))
                 .collect::<Result<_, _>>()?,
             " AND ",
         )),
         Condition::Or(parts) => Ok(Sql::join(
             parts
                 .iter()
-                .map(|p| compile(p, map, tenant, ranked))
+                .map(|p| compile(p, map, tenant, ranked, searched))
                 .collect::<Result<_, _>>()?,
             " OR ",
         )),
         Condition::Not(inner) => {
             let mut sql = Sql::from("(NOT ");
-            sql.append(compile(inner, map, tenant, ranked)?).push(")");
+            sql.append(compile(inner, map, tenant, ranked, searched)?)
+                .push(")");
             Ok(sql)
         }
         Condition::Compare { field, op, value } => compare(map.column(field)?, *op, value),
@@ -244,7 +275,7 @@ pub fn compile(
                     sql.push(&format!("(SELECT fuzzy_id FROM {FUZZY_MATCHES})"));
                 }
                 _ => {
-                    sql.append(fuzzy_hits(&index, tenant, text, true));
+                    sql.append(fuzzy_hits(&index, tenant, text, true, searched)?);
                 }
             }
             Ok(sql)
@@ -277,31 +308,74 @@ fn side_exists(map: &FieldMap, table: &str, owner: &str, predicate: Sql) -> Sql 
     sql
 }
 
-/// The ids whose trigrams match `text` (with `threshold`), or with their hit counts.
-fn fuzzy_hits(index: &FuzzyIndex, tenant: &str, text: &str, ids_only: bool) -> Sql {
+/// The ids whose trigrams match `text`, or the ids with their hits (`fuzzy_id`,
+/// `fuzzy_hits`): aggregated from a trigram table, or read from what an in-memory
+/// index found (`searched`).
+///
+/// # Errors
+/// [`RepositoryError::Internal`] when an in-memory search was not run first.
+fn fuzzy_hits(
+    index: &FuzzyIndex,
+    tenant: &str,
+    text: &str,
+    ids_only: bool,
+    searched: Option<&Searched>,
+) -> Result<Sql, RepositoryError> {
+    let table = match index.source {
+        FuzzySource::Trigrams(table) => table,
+        FuzzySource::Memory(_) => {
+            let (backend, hits) = searched
+                .and_then(|s| Some((s.backend, s.hits.get(&(index.field, text.to_owned()))?)))
+                .ok_or_else(|| {
+                    RepositoryError::Internal(format!(
+                        "the search of '{}' was not run before the list",
+                        index.field
+                    ))
+                })?;
+            let columns = if ids_only {
+                "key"
+            } else {
+                "key AS fuzzy_id, CAST(value AS BIGINT) AS fuzzy_hits"
+            };
+            // The keys as the C collation of the ids they are compared with.
+            let mut sql = match backend {
+                Backend::Sqlite => Sql::from(&format!("(SELECT {columns} FROM json_each(")),
+                Backend::Postgres => Sql::from(&format!(
+                    "(SELECT {} FROM json_each_text(CAST(",
+                    columns.replacen("key", "key COLLATE \"C\"", 1)
+                )),
+            };
+            sql.bind(hits.as_str());
+            sql.push(match backend {
+                Backend::Sqlite => "))",
+                Backend::Postgres => " AS json)))",
+            });
+            return Ok(sql);
+        }
+    };
     let trigrams = text_search::trigrams(text);
     let needed = text_search::required_hits(trigrams.len());
     let select = if ids_only {
         format!(
             "(SELECT t.{owner} FROM {table} t",
-            owner = index.owner,
-            table = index.table
+            owner = table.owner,
+            table = table.table
         )
     } else {
         format!(
             "(SELECT t.{owner} AS fuzzy_id, COUNT(*) AS fuzzy_hits FROM {table} t",
-            owner = index.owner,
-            table = index.table
+            owner = table.owner,
+            table = table.table
         )
     };
     let mut sql = Sql::from(&select);
     sql.push(" WHERE t.tenant_id = ").bind(tenant);
-    sql.push(&format!(" AND t.{} IN ", index.trigram))
+    sql.push(&format!(" AND t.{} IN ", table.trigram))
         .bind_list(trigrams);
-    sql.push(&format!(" GROUP BY t.{} HAVING COUNT(*) >= ", index.owner))
+    sql.push(&format!(" GROUP BY t.{} HAVING COUNT(*) >= ", table.owner))
         .bind(needed);
     sql.push(")");
-    sql
+    Ok(sql)
 }
 
 fn operator(op: Comparator) -> &'static str {
@@ -505,6 +579,7 @@ pub fn compile_list(
     map: &FieldMap,
     tenant: &str,
     deleted_column: Option<&str>,
+    searched: Option<&Searched>,
 ) -> Result<CompiledList, RepositoryError> {
     let mut filter = Sql::from(&format!("{} = ", map.tenant_column));
     filter.bind(tenant);
@@ -512,9 +587,13 @@ pub fn compile_list(
         filter.push(&format!(" AND {column} IS NULL"));
     }
     if let Some(condition) = &query.condition {
-        filter
-            .push(" AND ")
-            .append(compile(condition, map, tenant, query.rank.as_ref())?);
+        filter.push(" AND ").append(compile(
+            condition,
+            map,
+            tenant,
+            query.rank.as_ref(),
+            searched,
+        )?);
     }
     let (with, join, relevance) = match &query.rank {
         Some(FuzzyRank { field, text }) => {
@@ -522,7 +601,7 @@ pub fn compile_list(
             let query_count = text_search::trigrams(text).len() as i64;
             // MATERIALIZED: found once though the page and its count both read it.
             let mut with = Sql::from(&format!("WITH {FUZZY_MATCHES} AS MATERIALIZED "));
-            with.append(fuzzy_hits(&index, tenant, text, false))
+            with.append(fuzzy_hits(&index, tenant, text, false, searched)?)
                 .push(" ");
             let join = Sql::from(&format!(
                 " JOIN {FUZZY_MATCHES} fz ON fz.fuzzy_id = {}",
@@ -676,16 +755,19 @@ mod tests {
         ],
         fuzzy: &[FuzzyIndex {
             field: "displayName",
-            table: "entity_name_trigrams",
-            owner: "entity_id",
-            trigram: "trigram",
             count_column: "e.display_name_trigrams",
-            changes: None,
+            source: FuzzySource::Trigrams(TrigramTable {
+                table: "entity_name_trigrams",
+                owner: "entity_id",
+                trigram: "trigram",
+            }),
         }],
     };
 
     fn text(condition: Condition) -> String {
-        compile(&condition, &MAP, "t1", None).unwrap().debug_text()
+        compile(&condition, &MAP, "t1", None, None)
+            .unwrap()
+            .debug_text()
     }
 
     #[test]
@@ -786,7 +868,7 @@ mod tests {
                 20,
             )
         };
-        let compiled = compile_list(&query, &MAP, "t1", None).unwrap();
+        let compiled = compile_list(&query, &MAP, "t1", None, None).unwrap();
         assert!(
             compiled
                 .with
@@ -810,7 +892,7 @@ mod tests {
     fn unmapped_fields_are_internal_errors() {
         let condition = Condition::Present { field: "colour" };
         assert!(matches!(
-            compile(&condition, &MAP, "t", None),
+            compile(&condition, &MAP, "t", None, None),
             Err(RepositoryError::Internal(_))
         ));
     }

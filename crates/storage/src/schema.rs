@@ -16,7 +16,7 @@ diesel::table! {
         entity_type -> Text,
         /// `displayName`.
         display_name -> Text,
-        /// How many trigrams the display name has (fuzzy ranking).
+        /// How many trigrams the display name has (ranks a search in SQL).
         display_name_trigrams -> BigInt,
         /// `riskDetails.riskLevel`; NULL when unrated.
         risk_level -> Nullable<Text>,
@@ -78,18 +78,6 @@ diesel::table! {
         id_key -> Text,
         /// The id in that system.
         id_value -> Text,
-    }
-}
-
-diesel::table! {
-    /// One row per trigram of an entity's display name (fuzzy search).
-    entity_name_trigrams (tenant_id, entity_id, trigram) {
-        /// Owning tenant.
-        tenant_id -> Text,
-        /// The entity.
-        entity_id -> Text,
-        /// The trigram.
-        trigram -> Text,
     }
 }
 
@@ -681,7 +669,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     entity_bodies,
     entity_tags,
     entity_external_ids,
-    entity_name_trigrams,
     entity_relationships,
     idempotency_keys,
     events,

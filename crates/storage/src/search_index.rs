@@ -174,6 +174,18 @@ impl TenantIndex {
             .search(text, window)
     }
 
+    /// Every row matching `text`, deleted or not, with its hits (trigrams in common with
+    /// the text), as a JSON object of id -> hits: what a list with other conditions
+    /// reads in SQL ([`crate::filter::Searched`]).
+    pub(crate) fn hits(&self, text: &str) -> String {
+        let postings = self.postings.read().unwrap_or_else(PoisonError::into_inner);
+        let matches: serde_json::Map<String, serde_json::Value> = postings
+            .matches(text)
+            .map(|(number, hits)| (postings.documents[number].id.to_string(), hits.into()))
+            .collect();
+        serde_json::Value::Object(matches).to_string()
+    }
+
     /// Where the next read of the log starts, taken before this one reads.
     fn horizon(&self, conn: &mut DbConnection, tenant: &str) -> Result<i64, RepositoryError> {
         let sql = match conn {
@@ -322,9 +334,10 @@ impl Postings {
         }
     }
 
-    fn search(&self, text: &str, window: Window<'_>) -> Found {
+    /// The live documents matching `text` (at least the needed share of its trigrams),
+    /// each with its number and hits.
+    fn matches(&self, text: &str) -> impl Iterator<Item = (usize, i64)> + '_ {
         let query = text_search::trigrams(text);
-        let query_count = query.len() as i64;
         let needed = text_search::required_hits(query.len());
         let mut hits = vec![0_u16; self.documents.len()];
         let mut touched = Vec::new();
@@ -335,19 +348,24 @@ impl Postings {
             for &number in numbers {
                 let count = &mut hits[number as usize];
                 if *count == 0 {
-                    touched.push(number);
+                    touched.push(number as usize);
                 }
                 *count = count.saturating_add(1);
             }
         }
-        let mut matches: Vec<(i64, &str)> = touched
-            .into_iter()
-            .filter_map(|number| {
-                let document = &self.documents[number as usize];
-                let found = i64::from(hits[number as usize]);
-                let counted =
-                    document.live && found >= needed && (window.show_deleted || !document.deleted);
-                counted.then(|| {
+        touched.into_iter().filter_map(move |number| {
+            let found = i64::from(hits[number]);
+            (self.documents[number].live && found >= needed).then_some((number, found))
+        })
+    }
+
+    fn search(&self, text: &str, window: Window<'_>) -> Found {
+        let query_count = text_search::trigrams(text).len() as i64;
+        let mut matches: Vec<(i64, &str)> = self
+            .matches(text)
+            .filter_map(|(number, found)| {
+                let document = &self.documents[number];
+                (window.show_deleted || !document.deleted).then(|| {
                     let score = text_search::similarity_per_million(
                         found,
                         query_count,

@@ -11,7 +11,7 @@ use rics_domain::text_search;
 
 use crate::connection::DbConnection;
 use crate::error::repository_error;
-use crate::filter::FuzzyIndex;
+use crate::filter::TrigramTable;
 use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::Write;
 
@@ -135,13 +135,13 @@ impl ValueRows {
     }
 }
 
-/// Replaces the trigrams of `owner`'s field that `index` indexes with those of `text`.
+/// Replaces the trigrams of `owner`'s field in `index` with those of `text`.
 ///
 /// # Errors
 /// Database failures.
 pub(crate) fn replace_trigrams(
     conn: &mut DbConnection,
-    index: &FuzzyIndex,
+    index: &TrigramTable,
     tenant: &str,
     owner: &str,
     text: &str,

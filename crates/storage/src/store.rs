@@ -7,6 +7,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use diesel::deserialize;
@@ -25,11 +26,11 @@ use crate::connection::{Db, DbConnection};
 use crate::database::Database;
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
-use crate::filter::{FieldMap, RELEVANCE, compile_list};
+use crate::filter::{FieldMap, FuzzySource, RELEVANCE, Searched, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
-use crate::search_index::{ChangeLog, Hit, Window};
+use crate::search_index::{ChangeLog, Hit, TenantIndex, Window};
 use crate::sql::Sql;
 
 /// How many ids one `IN` list of [`DieselStore::read_many`] holds.
@@ -731,12 +732,39 @@ fn searched_in_memory<T: ListedTable>(
     {
         return None;
     }
-    let changes = T::FIELDS
-        .fuzzy
-        .iter()
-        .find(|f| f.field == *field)?
-        .changes?;
-    Some((changes, text.clone()))
+    match T::FIELDS.fuzzy.iter().find(|f| f.field == *field)?.source {
+        FuzzySource::Memory(changes) => Some((changes, text.clone())),
+        FuzzySource::Trigrams(_) => None,
+    }
+}
+
+/// The searches of `condition` that in-memory indexes answer: each field, text and
+/// the change log of its index, once each.
+fn memory_searches(
+    map: &FieldMap,
+    condition: &Condition,
+) -> Vec<(&'static str, String, ChangeLog)> {
+    let mut found: Vec<(&'static str, String, ChangeLog)> = Vec::new();
+    let mut visit = vec![condition];
+    while let Some(condition) = visit.pop() {
+        match condition {
+            Condition::And(parts) | Condition::Or(parts) => visit.extend(parts),
+            Condition::Not(inner) => visit.push(inner),
+            Condition::Fuzzy { field, text } => {
+                let memory = map.fuzzy.iter().find_map(|index| match index.source {
+                    FuzzySource::Memory(changes) if index.field == *field => Some(changes),
+                    _ => None,
+                });
+                if let Some(changes) = memory
+                    && !found.iter().any(|(f, t, _)| f == field && t == text)
+                {
+                    found.push((field, text.clone(), changes));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// One page of a ranked search of `text` that the in-memory index of `changes`
@@ -842,11 +870,37 @@ pub(crate) async fn list_page_where<T: ListedTable>(
 ) -> Result<Page<T::Resource>, RepositoryError> {
     let alias = T::FIELDS.alias;
     let deleted = T::SOFT_DELETES.then(|| format!("{alias}.delete_time"));
-    let mut compiled = compile_list(query, T::FIELDS, tenant, deleted.as_deref())?;
-    narrow(&mut compiled.filter);
+    let mut narrowing = Sql::new();
+    narrow(&mut narrowing);
+    let searches: Vec<(&'static str, String, Arc<TenantIndex>)> = query
+        .condition
+        .as_ref()
+        .map(|condition| memory_searches(T::FIELDS, condition))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(field, text, changes)| (field, text, db.search_indexes().tenant(&changes, tenant)))
+        .collect();
+    let backend = db.backend();
     let query = query.clone();
     let tenant = tenant.to_owned();
     db.read(move |conn| {
+        let mut searched = Searched {
+            backend,
+            hits: HashMap::with_capacity(searches.len()),
+        };
+        for (field, text, index) in searches {
+            index.refresh(conn, &tenant)?;
+            let hits = index.hits(&text);
+            searched.hits.insert((field, text), hits);
+        }
+        let mut compiled = compile_list(
+            &query,
+            T::FIELDS,
+            &tenant,
+            deleted.as_deref(),
+            Some(&searched),
+        )?;
+        compiled.filter.append(narrowing);
         let sort_columns = compiled.sort_columns.clone();
         let from = format!("{} {alias}", T::TABLE);
         let columns = format!("{alias}.*");

@@ -1,3 +1,9 @@
+-- Entity names are searched in an in-memory index per tenant (crates/storage/src/
+-- search_index.rs), so their trigram rows go: a create no longer writes some twenty rows
+-- per name. The trigram count of each name stays in `entities.display_name_trigrams`,
+-- which ranks a search combined with other conditions in SQL.
+DROP TABLE entity_name_trigrams;
+
 -- The change log of entity display names that every replica's in-memory search index
 -- follows: a row for each entity inserted, renamed, soft-deleted or undeleted, or
 -- removed, written by triggers so that no write path (a create, an update, `rics

@@ -1,3 +1,8 @@
+-- Entity names are searched in an in-memory index per tenant, so their trigram rows go
+-- (see the PostgreSQL migration).
+DROP TABLE entity_name_trigrams;
+DELETE FROM sqlite_stat1 WHERE tbl = 'entity_name_trigrams';
+
 -- The change log of entity display names that the in-memory search index follows (see
 -- the PostgreSQL migration): a row for each entity inserted, renamed, soft-deleted or
 -- undeleted, or removed, written by triggers. SQLite's writers take turns, so a counter

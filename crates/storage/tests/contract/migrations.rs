@@ -612,7 +612,6 @@ fn every_table_of_schema_rs_loads_with_all_its_columns(backend: Backend) {
         entity_bodies: (S, S, S, bool),
         entity_tags: (S, S, S),
         entity_external_ids: (S, S, S, S),
-        entity_name_trigrams: (S, S, S),
         entity_search_changes: (S, i64, S),
         entity_relationships: (S, S, S, S, S, Maybe<f64>, S, i64),
         idempotency_keys: (S, S, S, S, S, i64),

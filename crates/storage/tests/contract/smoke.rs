@@ -74,8 +74,8 @@ async fn maintenance_truncates_the_sqlite_log_and_keeps_fixed_statistics() {
     let analysed = db
         .run(|conn| {
             diesel::sql_query(
-                "SELECT COUNT(*) AS n FROM sqlite_stat1 WHERE idx = 'entity_name_trigrams_by_trigram' \
-                 AND stat = '20000000 2000000 500 1'",
+                "SELECT COUNT(*) AS n FROM sqlite_stat1 WHERE idx = 'entities_by_display_name' \
+                 AND stat = '1000000 100000 3 1 1'",
             )
             .get_result::<Count>(conn)
             .map_err(rics_storage::error::repository_error)
@@ -83,7 +83,7 @@ async fn maintenance_truncates_the_sqlite_log_and_keeps_fixed_statistics() {
         .await
         .unwrap()
         .n;
-    assert_eq!(analysed, 1, "the trigram index keeps its fixed statistics");
+    assert_eq!(analysed, 1, "the name index keeps its fixed statistics");
     assert!(repo.get(&tenant, "e0049").await.unwrap().is_some());
 }
 

@@ -3,7 +3,6 @@
 use rics_domain::entity::relationship::RelationshipType;
 use rics_domain::entity::repository::{EraseGuard, ErasureCounts};
 use rics_domain::repository::{IdempotencyKey, RepositoryError};
-use rics_domain::text_search;
 use rics_storage::Backend;
 
 use super::documents::document;
@@ -119,7 +118,6 @@ async fn hard_delete_removes_everything_the_entity_owns(backend: Backend) {
             entities: 1,
             tags: 3,
             external_ids: 2,
-            trigrams: text_search::trigrams("Ada Lovelace").len() as i64,
             relationships: 2,
             events: 3,
             idempotency_keys: 1,

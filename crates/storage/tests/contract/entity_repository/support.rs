@@ -29,8 +29,7 @@ use rics_domain::text_search;
 use rics_domain::workspace::ports::WorkspaceRepository;
 use rics_storage::connection::{DatabaseUrl, DbConnection, connect};
 use rics_storage::schema::{
-    entities, entity_external_ids, entity_name_trigrams, entity_relationships, entity_tags, events,
-    idempotency_keys,
+    entities, entity_external_ids, entity_relationships, entity_tags, events, idempotency_keys,
 };
 use rics_storage::testing::TestDatabase;
 use rics_storage::{
@@ -188,12 +187,6 @@ impl Fixture {
                         .count()
                         .get_result(conn)
                         .map_err(internal)?,
-                    trigrams: entity_name_trigrams::table
-                        .filter(entity_name_trigrams::tenant_id.eq(&tenant))
-                        .filter(entity_name_trigrams::entity_id.eq(&id))
-                        .count()
-                        .get_result(conn)
-                        .map_err(internal)?,
                     relationships: entity_relationships::table
                         .filter(entity_relationships::tenant_id.eq(&tenant))
                         .filter(
@@ -265,8 +258,6 @@ pub struct OwnedRows {
     pub tags: i64,
     /// Rows of `entity_external_ids`.
     pub external_ids: i64,
-    /// Rows of `entity_name_trigrams`.
-    pub trigrams: i64,
     /// Rows of `entity_relationships` on either side.
     pub relationships: i64,
     /// Entity-scoped rows of `events`.
