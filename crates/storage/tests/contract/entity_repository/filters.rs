@@ -2,13 +2,14 @@
 //! rows: every declared field, its unset and zero-value rules, combinations, tenants
 //! and soft-deleted rows. The expected rows come from the seed itself.
 
+use diesel::connection::SimpleConnection;
 use rics_domain::Code;
 use rics_domain::entity::model::{
     Entity, EntityType, RiskLevel, RiskStatus, ScreeningStatus, VerificationStatus,
 };
 use rics_domain::entity::repository::{EntityRepository, EraseGuard};
 use rics_domain::list::ListRequest;
-use rics_storage::connection::PoolOptions;
+use rics_storage::connection::{DatabaseUrl, PoolOptions, connect};
 use rics_storage::database::Database;
 use rics_storage::{Backend, DieselEntityRepository};
 
@@ -226,6 +227,51 @@ async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Ba
         .await
         .unwrap();
     assert_eq!(found.items[0].id(), "added-smyth");
+}
+
+/// A write whose transaction is still open while a search reads the change log is
+/// found by the first search after it commits: the log's next read starts at a horizon
+/// no later commit precedes (on PostgreSQL the xmin of the reading snapshot, which the
+/// open transaction holds back, not its xmax, which a later commit moves past it; on
+/// SQLite the tenant's next change number).
+async fn a_write_committed_after_a_search_began_is_found_by_the_next(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let search = || async {
+        s.page(&request(r#"displayName:"late comer""#, "", 10))
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .map(|e| e.id().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert!(search().await.is_empty());
+    let model = s.entities[0].id().to_owned();
+    let mut writer = connect(&DatabaseUrl::parse(s.fixture.url()).unwrap()).unwrap();
+    writer
+        .batch_execute(&format!(
+            "BEGIN; \
+             INSERT INTO entities (tenant_id, id, uid, revision, entity_type, display_name, \
+             display_name_trigrams, risk_level, screening_status, verification_status, \
+             legal_hold, create_time, update_time, delete_time, purge_time, risk_status) \
+             SELECT tenant_id, 'late', uid, revision, entity_type, 'Late Comer', 9, risk_level, \
+             screening_status, verification_status, legal_hold, create_time, update_time, \
+             NULL, NULL, risk_status FROM entities WHERE tenant_id = 't1' AND id = '{model}'; \
+             INSERT INTO entity_bodies (tenant_id, entity_id, body, monitoring) \
+             SELECT tenant_id, 'late', body, monitoring FROM entity_bodies \
+             WHERE tenant_id = 't1' AND entity_id = '{model}';"
+        ))
+        .unwrap();
+    // On PostgreSQL a later transaction commits first, as a busy server's would (on
+    // SQLite it would wait for the open one's write lock).
+    if backend == Backend::Postgres {
+        let mut later = s.entities[1].clone();
+        later.name = "entities/later".into();
+        s.fixture.create(&t1(), &later).await;
+    }
+    assert!(search().await.is_empty(), "not committed yet");
+    writer.batch_execute("COMMIT").unwrap();
+    assert_eq!(search().await, ["late"]);
 }
 
 async fn bare_words_search_the_display_name(backend: Backend) {
@@ -751,6 +797,7 @@ contract!(
     fuzzy_display_name_search_finds_typos_and_ranks_closest_first,
     bare_words_search_the_display_name,
     the_in_memory_search_answers_as_sql_does_and_follows_writes,
+    a_write_committed_after_a_search_began_is_found_by_the_next,
     entity_type_filters,
     tag_filters,
     external_id_filters,
