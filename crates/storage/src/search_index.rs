@@ -18,6 +18,7 @@
 //! ended), on SQLite, whose writers take turns, one past the tenant's last change.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use diesel::sql_types::{BigInt, Nullable, Text};
@@ -161,6 +162,9 @@ impl TenantIndex {
         for change in changes {
             postings.apply(change);
         }
+        if since.is_none() {
+            postings.shrink();
+        }
         postings.since = Some(horizon);
         postings.compact_when_sparse();
         Ok(())
@@ -255,17 +259,19 @@ struct Postings {
     since: Option<i64>,
     documents: Vec<Document>,
     /// The live number of each row id.
-    numbers: HashMap<Box<str>, u32>,
+    numbers: HashMap<Arc<str>, u32>,
     /// Each trigram's documents, ascending.
     trigrams: HashMap<u32, Vec<u32>>,
     dead: usize,
 }
 
+/// A row's indexed text, by number. The text itself is not kept (its trigrams are in the
+/// postings): a hash of it tells an unchanged text when a change is read again.
 #[derive(Debug)]
 struct Document {
-    id: Box<str>,
-    text: Box<str>,
-    trigram_count: i64,
+    id: Arc<str>,
+    text_hash: u64,
+    trigram_count: u32,
     deleted: bool,
     live: bool,
 }
@@ -277,13 +283,22 @@ fn packed(trigram: &str) -> u32 {
         .fold(0_u32, |packed, byte| (packed << 8) | u32::from(byte))
 }
 
+/// SipHash of a text, to tell an unchanged text (a collision, one in 2^64, would keep a
+/// renamed row's old trigrams until its next rename).
+fn text_hash(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
 impl Postings {
     /// Makes the row `change` describes current: its text and deleted state, or gone.
     fn apply(&mut self, change: Change) {
         let deleted = change.delete_time.is_some();
+        let hash = change.text.as_deref().map(text_hash);
         if let Some(&number) = self.numbers.get(change.id.as_str()) {
             let document = &mut self.documents[number as usize];
-            if change.text.as_deref() == Some(&*document.text) {
+            if hash == Some(document.text_hash) {
                 document.deleted = deleted;
                 return;
             }
@@ -291,7 +306,7 @@ impl Postings {
             self.dead += 1;
             self.numbers.remove(change.id.as_str());
         }
-        let Some(text) = change.text else {
+        let (Some(text), Some(hash)) = (change.text, hash) else {
             return;
         };
         let Ok(number) = u32::try_from(self.documents.len()) else {
@@ -304,34 +319,51 @@ impl Postings {
                 .or_default()
                 .push(number);
         }
-        let id: Box<str> = change.id.into();
-        self.numbers.insert(id.clone(), number);
+        let id: Arc<str> = change.id.into();
+        self.numbers.insert(Arc::clone(&id), number);
         self.documents.push(Document {
             id,
-            text: text.into(),
-            trigram_count: trigrams.len() as i64,
+            text_hash: hash,
+            trigram_count: u32::try_from(trigrams.len()).unwrap_or(u32::MAX),
             deleted,
             live: true,
         });
     }
 
-    /// Renumbers the live documents once most numbers are dead.
+    /// Gives back the postings' spare capacity, after a build.
+    fn shrink(&mut self) {
+        self.trigrams.values_mut().for_each(Vec::shrink_to_fit);
+        self.documents.shrink_to_fit();
+    }
+
+    /// Renumbers the live documents once most numbers are dead: each keeps its order,
+    /// so the postings stay ascending.
     fn compact_when_sparse(&mut self) {
         if self.dead < 1024 || self.dead * 2 < self.documents.len() {
             return;
         }
-        let old = std::mem::take(self);
-        *self = Postings {
-            since: old.since,
-            ..Postings::default()
-        };
-        for document in old.documents.into_iter().filter(|d| d.live) {
-            self.apply(Change {
-                id: document.id.into(),
-                text: Some(document.text.into()),
-                delete_time: document.deleted.then_some(0),
+        let mut renumbered = Vec::with_capacity(self.documents.len());
+        let mut next = 0_u32;
+        for document in &self.documents {
+            renumbered.push(document.live.then_some(next));
+            next += u32::from(document.live);
+        }
+        for numbers in self.trigrams.values_mut() {
+            numbers.retain_mut(|number| match renumbered[*number as usize] {
+                Some(new) => {
+                    *number = new;
+                    true
+                }
+                None => false,
             });
         }
+        self.trigrams.retain(|_, numbers| !numbers.is_empty());
+        self.documents.retain(|document| document.live);
+        for (number, document) in (0_u32..).zip(&self.documents) {
+            self.numbers.insert(Arc::clone(&document.id), number);
+        }
+        self.dead = 0;
+        self.shrink();
     }
 
     /// The live documents matching `text` (at least the needed share of its trigrams),
@@ -369,7 +401,7 @@ impl Postings {
                     let score = text_search::similarity_per_million(
                         found,
                         query_count,
-                        document.trigram_count,
+                        i64::from(document.trigram_count),
                     );
                     (score, &*document.id)
                 })
@@ -542,19 +574,44 @@ mod tests {
     #[test]
     fn compaction_keeps_what_is_live() {
         let mut index = Postings::default();
-        for round in 0..3 {
+        for word in ["maple", "birch", "cedar"] {
             for i in 0..1000 {
+                let deleted = i % 10 == 0;
                 index.apply(change(
                     &format!("id-{i:04}"),
-                    Some(&format!("name {round} {i}")),
-                    false,
+                    Some(&format!("{word} {i}")),
+                    deleted,
                 ));
             }
             index.compact_when_sparse();
         }
         assert!(index.dead < index.documents.len());
-        let found = index.search("name 2 17", window(1));
+        assert_eq!(index.documents.len(), index.numbers.len() + index.dead);
+        let found = index.search("cedar 17", window(1));
         assert_eq!(found.page[0].id, "id-0017");
-        assert_eq!(index.numbers.len(), 1000);
+        // Only the names of the last round, the deleted ones left out.
+        assert_eq!(index.search("cedar", window(1)).total, 900);
+        assert_eq!(index.search("birch", window(1)).total, 0);
+        let with_deleted = Window {
+            show_deleted: true,
+            ..window(1)
+        };
+        assert_eq!(index.search("cedar", with_deleted).total, 1000);
+        let rows: Vec<(String, String)> = (0..1000)
+            .map(|i| (format!("id-{i:04}"), format!("cedar {i}")))
+            .collect();
+        let fresh = postings(
+            &rows
+                .iter()
+                .map(|(id, text)| (id.as_str(), text.as_str()))
+                .collect::<Vec<_>>(),
+        );
+        for query in ["cedar 17", "cedar 999", "ceder 5"] {
+            assert_eq!(
+                index.search(query, with_deleted),
+                fresh.search(query, with_deleted),
+                "{query}"
+            );
+        }
     }
 }
