@@ -39,6 +39,8 @@ const SCREENING_LIST_LOAD_FAILURES: &str = "rics_screening_list_load_failures_to
 const SCREENING_LIST_INFO: &str = "rics_screening_list_info";
 /// Database connections held by units of work now.
 const DB_POOL_IN_USE: &str = "rics_db_pool_in_use";
+/// Rows held by the in-memory search indexes (entity names), every tenant's together.
+const SEARCH_INDEX_ENTRIES: &str = "rics_search_index_entries";
 
 /// Histogram buckets of every `*_seconds` metric: from half a millisecond (a GET
 /// entity) to ten seconds (a slow job run).
@@ -107,6 +109,15 @@ fn describe() {
         "Loads of the screening lists that failed; the lists loaded before stay in use."
     );
     describe_gauge!(DB_POOL_IN_USE, "Database connections held now.");
+    describe_gauge!(
+        SEARCH_INDEX_ENTRIES,
+        "Entity names held by the in-memory search indexes, every tenant's together."
+    );
+    describe_histogram!(
+        rics_storage::search_index::SEARCH_INDEX_BUILD_SECONDS,
+        Unit::Seconds,
+        "Time the first build of a tenant's search index took."
+    );
     describe_counter!(
         rics_storage::database::POOL_WAITS,
         "Units of database work that waited for a connection."
@@ -146,6 +157,7 @@ impl Scrape {
     /// The metrics in Prometheus' text format, the gauges read now.
     async fn render(&self) -> String {
         metrics::gauge!(DB_POOL_IN_USE).set(self.db.connections_in_use() as f64);
+        metrics::gauge!(SEARCH_INDEX_ENTRIES).set(self.db.search_indexes().entries() as f64);
         match DieselJobRepository::new(self.db.clone())
             .queue_depths()
             .await

@@ -73,7 +73,7 @@ impl Database {
     }
 
     /// The in-memory search indexes of this process's lists over this database.
-    pub(crate) fn search_indexes(&self) -> Arc<SearchIndexes> {
+    pub fn search_indexes(&self) -> Arc<SearchIndexes> {
         Arc::clone(&self.search)
     }
 

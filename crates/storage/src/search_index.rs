@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Instant;
 
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{QueryableByName, RunQueryDsl};
@@ -29,6 +30,9 @@ use rics_domain::text_search;
 use crate::connection::DbConnection;
 use crate::error::repository_error;
 use crate::sql::Sql;
+
+/// Seconds a first build of a tenant's index took (reading its rows and indexing them).
+pub const SEARCH_INDEX_BUILD_SECONDS: &str = "rics_search_index_build_seconds";
 
 /// Where the changes of an indexed text are logged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +55,22 @@ pub struct SearchIndexes {
 }
 
 impl SearchIndexes {
+    /// How many rows the indexes of this process hold, every tenant's together.
+    pub fn entries(&self) -> usize {
+        let indexes: Vec<Arc<TenantIndex>> = lock(&self.tenants).values().cloned().collect();
+        indexes
+            .iter()
+            .map(|index| {
+                index
+                    .postings
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .numbers
+                    .len()
+            })
+            .sum()
+    }
+
     /// The index of `log`'s texts in `tenant`, empty until its first refresh.
     pub(crate) fn tenant(&self, log: &ChangeLog, tenant: &str) -> Arc<TenantIndex> {
         let mut tenants = lock(&self.tenants);
@@ -147,6 +167,7 @@ impl TenantIndex {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .since;
+        let began = Instant::now();
         let horizon = self.horizon(conn, tenant)?;
         let changes = match since {
             None => self.rows(conn, tenant)?,
@@ -164,6 +185,7 @@ impl TenantIndex {
         }
         if since.is_none() {
             postings.shrink();
+            metrics::histogram!(SEARCH_INDEX_BUILD_SECONDS).record(began.elapsed().as_secs_f64());
         }
         postings.since = Some(horizon);
         postings.compact_when_sparse();

@@ -296,8 +296,8 @@ fn sample(text: &str, metric: &str, labels: &[&str]) -> Option<f64> {
 
 /// With `RICS_METRICS_ADDRESS`, a second listener serves Prometheus text at `/metrics`
 /// without a token: requests by route template (never a path), job runs and the queue
-/// by family, screens, the lists screened against and the pool. The API's listener has
-/// no `/metrics`.
+/// by family, screens, the lists screened against, the pool and the name search index.
+/// The API's listener has no `/metrics`.
 fn metrics_count_requests_jobs_and_screens_apart_from_the_api(backend: Backend) {
     let server = Server::start_with(backend, |config| {
         config.metrics_address = Some("127.0.0.1:0".to_owned());
@@ -305,6 +305,9 @@ fn metrics_count_requests_jobs_and_screens_apart_from_the_api(backend: Backend) 
     let entity = server.create_person("metrics-subject", "Ann Lee");
     let name = entity["name"].as_str().unwrap();
     server.get(&format!("/v1alpha/{name}")).ok();
+    server
+        .get("/v1alpha/entities?filter=displayName%3A%22ann%20lee%22")
+        .ok();
     let job = server
         .post(
             &format!("/v1alpha/{name}/pepSanctionIndividualEntityJobs"),
@@ -370,6 +373,14 @@ fn metrics_count_requests_jobs_and_screens_apart_from_the_api(backend: Backend) 
         "the list screened against:\n{text}"
     );
     assert!(sample(&text, "rics_db_pool_in_use", &[]).is_some());
+    assert!(
+        sample(&text, "rics_search_index_entries", &[]).is_some_and(|n| n >= 1.0),
+        "the name searched is held in the index:\n{text}"
+    );
+    assert!(
+        sample(&text, "rics_search_index_build_seconds_count", &[]).is_some_and(|n| n >= 1.0),
+        "built on the first search"
+    );
 
     server
         .send(server.request_as(None, Method::GET, "/metrics"))
