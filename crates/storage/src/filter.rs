@@ -160,6 +160,14 @@ impl FieldMap {
             .ok_or_else(|| unmapped(field))
     }
 
+    /// The change log of the in-memory index that searches `field`, if one does.
+    pub fn change_log(&self, field: &str) -> Option<ChangeLog> {
+        self.fuzzy.iter().find_map(|index| match index.source {
+            FuzzySource::Memory(changes) if index.field == field => Some(changes),
+            _ => None,
+        })
+    }
+
     fn id_of_main_row(&self) -> String {
         self.id_column.to_owned()
     }

@@ -17,7 +17,7 @@
 //! the xmin of a snapshot taken before the read (every transaction below it has
 //! ended), on SQLite, whose writers take turns, one past the tenant's last change.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Instant;
@@ -206,7 +206,7 @@ impl TenantIndex {
     pub(crate) fn hits(&self, text: &str) -> String {
         let postings = self.postings.read().unwrap_or_else(PoisonError::into_inner);
         let matches: serde_json::Map<String, serde_json::Value> = postings
-            .matches(text)
+            .matches(&text_search::trigrams(text))
             .map(|(number, hits)| (postings.documents[number].id.to_string(), hits.into()))
             .collect();
         serde_json::Value::Object(matches).to_string()
@@ -388,14 +388,13 @@ impl Postings {
         self.shrink();
     }
 
-    /// The live documents matching `text` (at least the needed share of its trigrams),
-    /// each with its number and hits.
-    fn matches(&self, text: &str) -> impl Iterator<Item = (usize, i64)> + '_ {
-        let query = text_search::trigrams(text);
+    /// The live documents matching a text whose trigrams are `query` (at least the
+    /// needed share of them), each with its number and hits.
+    fn matches(&self, query: &BTreeSet<String>) -> impl Iterator<Item = (usize, i64)> + '_ {
         let needed = text_search::required_hits(query.len());
         let mut hits = vec![0_u16; self.documents.len()];
         let mut touched = Vec::new();
-        for trigram in &query {
+        for trigram in query {
             let Some(numbers) = self.trigrams.get(&packed(trigram)) else {
                 continue;
             };
@@ -414,9 +413,10 @@ impl Postings {
     }
 
     fn search(&self, text: &str, window: Window<'_>) -> Found {
-        let query_count = text_search::trigrams(text).len() as i64;
+        let query = text_search::trigrams(text);
+        let query_count = query.len() as i64;
         let mut matches: Vec<(i64, &str)> = self
-            .matches(text)
+            .matches(&query)
             .filter_map(|(number, found)| {
                 let document = &self.documents[number];
                 (window.show_deleted || !document.deleted).then(|| {

@@ -26,7 +26,7 @@ use crate::connection::{Db, DbConnection};
 use crate::database::Database;
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
-use crate::filter::{FieldMap, FuzzySource, RELEVANCE, Searched, compile_list};
+use crate::filter::{FieldMap, RELEVANCE, Searched, compile_list};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
@@ -732,10 +732,7 @@ fn searched_in_memory<T: ListedTable>(
     {
         return None;
     }
-    match T::FIELDS.fuzzy.iter().find(|f| f.field == *field)?.source {
-        FuzzySource::Memory(changes) => Some((changes, text.clone())),
-        FuzzySource::Trigrams(_) => None,
-    }
+    Some((T::FIELDS.change_log(field)?, text.clone()))
 }
 
 /// The searches of `condition` that in-memory indexes answer: each field, text and
@@ -751,11 +748,7 @@ fn memory_searches(
             Condition::And(parts) | Condition::Or(parts) => visit.extend(parts),
             Condition::Not(inner) => visit.push(inner),
             Condition::Fuzzy { field, text } => {
-                let memory = map.fuzzy.iter().find_map(|index| match index.source {
-                    FuzzySource::Memory(changes) if index.field == *field => Some(changes),
-                    _ => None,
-                });
-                if let Some(changes) = memory
+                if let Some(changes) = map.change_log(field)
                     && !found.iter().any(|(f, t, _)| f == field && t == text)
                 {
                     found.push((field, text.clone(), changes));
