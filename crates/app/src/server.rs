@@ -425,11 +425,12 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         queued: Arc::new(WakeWorkers(job_wake.clone())),
         context: context.clone(),
     };
-    let records: Arc<dyn RunRecords> = Arc::new(ServiceRecords::new(
+    let service_records = Arc::new(ServiceRecords::new(
         activity_logs.clone(),
         alerts.clone(),
         OutputWriter::new(entity_repository.clone(), clock.clone(), ids.clone()),
     ));
+    let records: Arc<dyn RunRecords> = service_records.clone();
     let screener = Arc::new(ListScreener::new(
         config.screening_lists.clone(),
         clock.clone(),
@@ -440,7 +441,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         screener.clone(),
         entity_repository.clone(),
         dismissals.clone(),
-        records.clone(),
         clock.clone(),
     ));
     let risk = Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
@@ -460,7 +460,6 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
         documents: document_repository,
         entities: entity_repository.clone(),
         names: Arc::new(EngineNameMatcher),
-        records: records.clone(),
         clock: clock.clone(),
     }));
     let cipher = match &config.secret_key.0 {
@@ -664,6 +663,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
                 onboarding_kind,
                 identity_verification_kind,
             ],
+            service_records,
             clock.clone(),
             ids.clone(),
             runner_settings,

@@ -56,6 +56,18 @@ impl From<RepositoryError> for Error {
     }
 }
 
+/// A resource written in the transaction of another write, with the events that
+/// record it: the activity log a form's submit writes, the records a job run writes
+/// with its end. Checked and completed (named, begun, or for a change given its next
+/// revision) by the service that made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Staged<R> {
+    /// The resource as it is to be stored.
+    pub resource: R,
+    /// Its events.
+    pub events: Vec<NewEvent>,
+}
+
 /// An idempotency key (AIP-155): a request id bound to the method, a fingerprint of the
 /// request and the resource it produced.
 #[derive(Debug, Clone, PartialEq, Eq)]

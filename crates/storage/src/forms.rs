@@ -5,12 +5,13 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
+use rics_domain::activity::model::ActivityLog;
 use rics_domain::entity::model::Entity;
 use rics_domain::event::NewEvent;
 use rics_domain::form::model::{Form, FormState, NewForm};
-use rics_domain::form::ports::{FormRecords, NewLog};
+use rics_domain::form::ports::FormRecords;
 use rics_domain::principal::TenantId;
-use rics_domain::repository::RepositoryError;
+use rics_domain::repository::{RepositoryError, Staged};
 use rics_domain::resource;
 use rics_domain::time::Timestamp;
 use serde_json::{Map, Value};
@@ -356,7 +357,7 @@ impl FormRecords for DieselStore<FormTable> {
         form: &Form,
         expected_revision: i64,
         events: &[NewEvent],
-        log: Option<&'a NewLog>,
+        log: Option<&'a Staged<ActivityLog>>,
     ) -> Result<(), RepositoryError> {
         let row = FormTable::row(tenant, form)?;
         let (tenant, form, events, log) =
@@ -367,7 +368,12 @@ impl FormRecords for DieselStore<FormTable> {
                 FormTable::write_side_rows(conn, &form, &row, Write::Update)?;
                 insert_events(conn, tenant.as_str(), &events).map_err(repository_error)?;
                 if let Some(log) = log {
-                    insert_with_events::<ActivityLogTable>(conn, &tenant, &log.log, &log.events)?;
+                    insert_with_events::<ActivityLogTable>(
+                        conn,
+                        &tenant,
+                        &log.resource,
+                        &log.events,
+                    )?;
                 }
                 Ok(())
             })

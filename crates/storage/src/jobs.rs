@@ -18,6 +18,7 @@ use rics_domain::job::model::{
     ClaimedTask, JobRecord, JobState, RunEnd, RunStart, TaskFinish, job_name,
 };
 use rics_domain::job::ports::JobRepository;
+use rics_domain::job::records::RunEffects;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::operation::OperationMetadata;
 use rics_domain::principal::TenantId;
@@ -25,7 +26,10 @@ use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, Re
 use rics_domain::time::Timestamp;
 use serde_json::Value;
 
+use crate::activity_logs::ActivityLogTable;
+use crate::alerts::AlertTable;
 use crate::connection::DbConnection;
+use crate::entities::EntityTable;
 use crate::error::repository_error;
 use crate::events::insert_events;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
@@ -34,7 +38,9 @@ use crate::operations::insert_operation;
 use crate::rows::{internal, timestamp};
 use crate::schema::{job_tasks, jobs, operations};
 use crate::sql::Sql;
-use crate::store::{DieselStore, StoredTable, overwrite, row_statements};
+use crate::store::{
+    DieselStore, StoredTable, insert_unless_stored, overwrite, row_statements, update_with_events,
+};
 
 /// Where the job filter fields live.
 const JOB_FIELDS: FieldMap = FieldMap {
@@ -675,10 +681,11 @@ impl JobRepository for DieselStore<JobTable> {
                         if completed == 0 {
                             return Ok(false);
                         }
+                        write_effects(conn, &task.tenant, &end.effects)?;
                         complete_run(conn, &task.tenant, &task.id, end, now)?;
                         Ok(true)
                     }
-                    TaskFinish::HandedOff { metadata } => {
+                    TaskFinish::HandedOff { metadata, effects } => {
                         let handed = diesel::update(held)
                             .set((
                                 job_tasks::claim.eq(None::<String>),
@@ -691,6 +698,7 @@ impl JobRepository for DieselStore<JobTable> {
                         if handed == 0 {
                             return Ok(false);
                         }
+                        write_effects(conn, &task.tenant, effects)?;
                         let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
                         diesel::update(
                             operations::table
@@ -816,6 +824,40 @@ impl JobRepository for DieselStore<JobTable> {
             })
             .await
     }
+}
+
+/// Stores what a run recorded, in the transaction of its end: each entity's change
+/// first (refused with [`RepositoryError::Conflict`] when the entity changed since the
+/// run read it, before anything else is written), then each new activity log and
+/// alert unless one is stored under its id.
+///
+/// # Errors
+/// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] for an entity that
+/// changed or is gone; what the inserts refuse (an entity a record names erased);
+/// database failures.
+fn write_effects(
+    conn: &mut DbConnection,
+    tenant: &TenantId,
+    effects: &RunEffects,
+) -> Result<(), RepositoryError> {
+    for staged in &effects.entities {
+        let row = EntityTable::row(tenant, &staged.resource)?;
+        update_with_events::<EntityTable>(
+            conn,
+            tenant.as_str(),
+            &staged.resource,
+            &row,
+            staged.resource.revision - 1,
+            &staged.events,
+        )?;
+    }
+    for staged in &effects.logs {
+        insert_unless_stored::<ActivityLogTable>(conn, tenant, &staged.resource, &staged.events)?;
+    }
+    for staged in &effects.alerts {
+        insert_unless_stored::<AlertTable>(conn, tenant, &staged.resource, &staged.events)?;
+    }
+    Ok(())
 }
 
 /// Stores the end of a run: the job, the operation done with its outcome (its

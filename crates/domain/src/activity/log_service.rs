@@ -16,6 +16,7 @@ use super::ports::{ActivityLogRepository, ActivityLogTypeRepository};
 use crate::batch::{self, Collection};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
 use crate::housekeeping::{Purge, PurgeDue, Stored};
 use crate::id::{is_well_formed_id, validate_spec_id};
 use crate::lifecycle::{self, Referred, ServiceContext};
@@ -109,24 +110,50 @@ impl ActivityLogService {
         &self,
         principal: &Principal,
         id: &str,
-        mut log: ActivityLog,
+        log: ActivityLog,
     ) -> Result<ActivityLog> {
         let name = ActivityLog::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "activityLogId",
-                "INVALID_RESOURCE_ID",
-                format!("'{id}' is not a valid activity log id"),
-            ));
-        }
-        if let Some(existing) = self
-            .logs
-            .get(&principal.tenant, id)
-            .await
-            .map_err(|e| e.for_resource(&name))?
-        {
+        if let Some(existing) = self.stored_under(principal, id).await? {
             return Ok(existing);
         }
+        let (log, events) = self.prepare_record(principal, id, log).await?;
+        match self
+            .logs
+            .create(&principal.tenant, &log, None, &events)
+            .await
+        {
+            Ok(_) => Ok(log),
+            // A concurrent repeat of the same run stored it first.
+            Err(RepositoryError::AlreadyExists) => self.get(principal, id).await,
+            Err(e) => Err(e.for_resource(&name)),
+        }
+    }
+
+    /// The log stored under `id`, when there is one.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT for a malformed id; UNAVAILABLE when the store is.
+    async fn stored_under(&self, principal: &Principal, id: &str) -> Result<Option<ActivityLog>> {
+        check_record_id(id)?;
+        self.logs
+            .get(&principal.tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&ActivityLog::name_of(id)))
+    }
+
+    /// What [`ActivityLogService::record`] writes under `id` when nothing is stored
+    /// under it, checked and completed but not written: the log and its event, for a
+    /// job run to write with its end in one transaction.
+    ///
+    /// # Errors
+    /// As [`ActivityLogService::record`].
+    pub async fn prepare_record(
+        &self,
+        principal: &Principal,
+        id: &str,
+        mut log: ActivityLog,
+    ) -> Result<(ActivityLog, Vec<NewEvent>)> {
+        check_record_id(id)?;
         // An identity verification provider's outcome keeps the provider as its
         // source; anything else a run records is the service's own.
         let source = std::mem::take(&mut log.source);
@@ -138,7 +165,7 @@ impl ActivityLogService {
         };
         self.check_entities(principal, &log.entity_names).await?;
         let now = self.context.clock.now();
-        log.begin(name.clone(), self.context.ids.uid(), now);
+        log.begin(ActivityLog::name_of(id), self.context.ids.uid(), now);
         log.occur_time = log.occur_time.or(Some(now));
         let after = to_json(&log)?;
         let events = self.events(
@@ -149,16 +176,7 @@ impl ActivityLogService {
             None,
             Some(&after),
         );
-        match self
-            .logs
-            .create(&principal.tenant, &log, None, &events)
-            .await
-        {
-            Ok(_) => Ok(log),
-            // A concurrent repeat of the same run stored it first.
-            Err(RepositoryError::AlreadyExists) => self.get(principal, id).await,
-            Err(e) => Err(e.for_resource(&name)),
-        }
+        Ok((log, events))
     }
 
     /// The log with `id`, deleted or not.
@@ -276,6 +294,21 @@ impl ActivityLogService {
         }
         Ok(())
     }
+}
+
+/// Refuses an id a job derived for its log that is not a valid resource id.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `activityLogId`.
+fn check_record_id(id: &str) -> Result<()> {
+    if is_well_formed_id(id) {
+        return Ok(());
+    }
+    Err(Error::invalid_field(
+        "activityLogId",
+        "INVALID_RESOURCE_ID",
+        format!("'{id}' is not a valid activity log id"),
+    ))
 }
 
 /// Checks what a log must satisfy on its own and normalises it: the source defaults

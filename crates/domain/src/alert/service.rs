@@ -13,6 +13,7 @@ use super::ports::{AlertRepository, AlertTypeRepository};
 use crate::entity::references::check_named_entities;
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
+use crate::event::NewEvent;
 use crate::id::is_well_formed_id;
 use crate::lifecycle::{self, ServiceContext, check_etag, deleted};
 use crate::lifecycle::{SoftDeletable, StoreVersions, soft_delete_methods};
@@ -108,20 +109,7 @@ impl AlertService {
         new: NewAlert,
     ) -> Result<Alert> {
         let name = Alert::name_of(id);
-        if !is_well_formed_id(id) {
-            return Err(Error::invalid_field(
-                "alertId",
-                "INVALID_RESOURCE_ID",
-                format!("'{id}' is not a valid alert id"),
-            ));
-        }
-        if source.trim().is_empty() {
-            return Err(Error::invalid_field(
-                "alert.source",
-                "REQUIRED",
-                "is required and must not be blank",
-            ));
-        }
+        check_raised(id, source)?;
         if let Some(existing) = self
             .alerts
             .get(&principal.tenant, id)
@@ -130,6 +118,35 @@ impl AlertService {
         {
             return same_source(existing, source);
         }
+        let (alert, events) = self.prepare_raise(principal, id, source, new).await?;
+        match self
+            .alerts
+            .create(&principal.tenant, &alert, None, &events)
+            .await
+        {
+            Ok(_) => Ok(alert),
+            // A concurrent retry of the same job stored it first.
+            Err(RepositoryError::AlreadyExists) => {
+                same_source(self.get(principal, id).await?, source)
+            }
+            Err(e) => Err(e.for_resource(&name)),
+        }
+    }
+
+    /// What [`AlertService::raise`] writes under `id` when nothing is stored under
+    /// it, checked and completed but not written: the alert and its event, for a job
+    /// run to write with its end in one transaction.
+    ///
+    /// # Errors
+    /// As [`AlertService::raise`], but for ALREADY_EXISTS.
+    pub async fn prepare_raise(
+        &self,
+        principal: &Principal,
+        id: &str,
+        source: &str,
+        new: NewAlert,
+    ) -> Result<(Alert, Vec<NewEvent>)> {
+        check_raised(id, source)?;
         let mut alert = new.into_alert();
         if alert.title.trim().is_empty() {
             // Raised without a title (an automation's RAISE_ALERT step with no
@@ -147,18 +164,7 @@ impl AlertService {
             None,
             Some(&to_json(&alert)?),
         );
-        match self
-            .alerts
-            .create(&principal.tenant, &alert, None, &events)
-            .await
-        {
-            Ok(_) => Ok(alert),
-            // A concurrent retry of the same job stored it first.
-            Err(RepositoryError::AlreadyExists) => {
-                same_source(self.get(principal, id).await?, source)
-            }
-            Err(e) => Err(e.for_resource(&name)),
-        }
+        Ok((alert, events))
     }
 
     /// The alert with `id`, deleted or not.
@@ -341,6 +347,29 @@ impl AlertService {
         alert.begin(Alert::name_of(id), self.context.ids.uid(), now);
         raised(alert, source);
     }
+}
+
+/// Refuses what an internal caller raises an alert under: an id that is not a valid
+/// resource id, or no source.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `alertId` or `alert.source`.
+fn check_raised(id: &str, source: &str) -> Result<()> {
+    if !is_well_formed_id(id) {
+        return Err(Error::invalid_field(
+            "alertId",
+            "INVALID_RESOURCE_ID",
+            format!("'{id}' is not a valid alert id"),
+        ));
+    }
+    if source.trim().is_empty() {
+        return Err(Error::invalid_field(
+            "alert.source",
+            "REQUIRED",
+            "is required and must not be blank",
+        ));
+    }
+    Ok(())
 }
 
 /// The stored alert a job raised before, when `source` raised it.

@@ -69,32 +69,10 @@ impl OutputWriter {
                     .await?
                     .ok_or_else(|| Error::not_found(&name))?,
             };
-            let Some(mut changed) = change(&entity) else {
+            let Some((changed, event)) = self.prepare(tenant, &entity, field, &cause, &change)?
+            else {
                 return Ok(entity);
             };
-            // A rating read the screening and verification statuses: a new one leaves
-            // it outdated until the next rating.
-            if field != RISK_DETAILS
-                && let Some(details) = changed.risk_details.as_mut()
-            {
-                details.risk_status = RiskStatus::Outdated;
-            }
-            let now = self.clock.now();
-            changed.revision = entity.revision + 1;
-            changed.update_time = Some(now);
-            changed.etag = resource::etag(&changed.uid, changed.revision);
-            let before = field_of(&entity, field)?;
-            let after = field_of(&changed, field)?;
-            let event = NewEvent::new(
-                self.ids.resource_id(),
-                "entity.updated",
-                &name,
-                &worker_principal(tenant),
-                now,
-            )
-            .for_entity(id)
-            .with_field(cause.0, cause.1.clone())
-            .with_changes(Some(&before), Some(&after));
             match self
                 .entities
                 .update(tenant, &changed, entity.revision, &[event])
@@ -106,6 +84,50 @@ impl OutputWriter {
             }
         }
         Err(Error::concurrent_modification(&name))
+    }
+
+    /// The entity `entity` (of `tenant`) as `change` leaves it, with its next revision,
+    /// and the `entity.updated` event that records the change of `field` with its
+    /// `cause`; `None` when `change` leaves it as it is. Nothing is written: a job run
+    /// writes it with its end, expecting `entity`'s revision.
+    ///
+    /// # Errors
+    /// INTERNAL when the entity does not convert to JSON.
+    pub fn prepare(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        field: &str,
+        cause: &Cause<'_>,
+        change: impl Fn(&Entity) -> Option<Entity>,
+    ) -> Result<Option<(Entity, NewEvent)>> {
+        let Some(mut changed) = change(entity) else {
+            return Ok(None);
+        };
+        // A rating read the screening and verification statuses: a new one leaves
+        // it outdated until the next rating.
+        if field != RISK_DETAILS
+            && let Some(details) = changed.risk_details.as_mut()
+        {
+            details.risk_status = RiskStatus::Outdated;
+        }
+        let now = self.clock.now();
+        changed.revision = entity.revision + 1;
+        changed.update_time = Some(now);
+        changed.etag = resource::etag(&changed.uid, changed.revision);
+        let before = field_of(entity, field)?;
+        let after = field_of(&changed, field)?;
+        let event = NewEvent::new(
+            self.ids.resource_id(),
+            "entity.updated",
+            &format!("entities/{}", entity.id()),
+            &worker_principal(tenant),
+            now,
+        )
+        .for_entity(entity.id())
+        .with_field(cause.0, cause.1.clone())
+        .with_changes(Some(&before), Some(&after));
+        Ok(Some((changed, event)))
     }
 }
 

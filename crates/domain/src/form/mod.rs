@@ -7,7 +7,7 @@ pub mod ports;
 pub mod service;
 
 pub use model::{Form, FormState, NewForm};
-pub use ports::{FormRecords, FormRepository, NewLog};
+pub use ports::{FormRecords, FormRepository};
 pub use service::FormService;
 
 #[cfg(test)]

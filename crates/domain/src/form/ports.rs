@@ -6,7 +6,7 @@ use super::model::Form;
 use crate::activity::model::ActivityLog;
 use crate::event::NewEvent;
 use crate::principal::TenantId;
-use crate::repository::{RepositoryError, ResourceStore};
+use crate::repository::{RepositoryError, ResourceStore, Staged};
 use crate::time::Timestamp;
 
 /// Stores forms, with their events: the standard store (forms are never removed;
@@ -19,15 +19,6 @@ impl<T: ResourceStore<Form> + ?Sized> FormRepository for T {}
 /// A mocked form store.
 #[cfg(any(test, feature = "mocks"))]
 pub type MockFormRepository = crate::repository::MockResourceStore<Form>;
-
-/// An activity log a change writes with it, with its `activity_log.created` events.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewLog {
-    /// The log, named and begun.
-    pub log: ActivityLog,
-    /// Its events, one per entity it names.
-    pub events: Vec<NewEvent>,
-}
 
 /// What the form lifecycle stores beyond the standard methods.
 ///
@@ -60,7 +51,7 @@ pub trait FormRecords: Send + Sync {
         form: &Form,
         expected_revision: i64,
         events: &[NewEvent],
-        log: Option<&'a NewLog>,
+        log: Option<&'a Staged<ActivityLog>>,
     ) -> Result<(), RepositoryError>;
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::fields;
 use super::model::{Form, FormState, NewForm};
-use super::ports::{FormRecords, FormRepository, FormSubmitted, NewLog};
+use super::ports::{FormRecords, FormRepository, FormSubmitted};
 use crate::activity::model::{ActivityLog, ActivityType, RESERVED_SOURCE};
 use crate::entity::references::check_named_entity;
 use crate::entity::repository::EntityRepository;
@@ -25,6 +25,7 @@ use crate::lifecycle::{self, ServiceContext, SoftDeletable, StoreVersions, check
 use crate::list::{ListRequest, ListResponse};
 use crate::methods::{CreateMethod, UpdateMethod};
 use crate::principal::Principal;
+use crate::repository::Staged;
 use crate::resource::to_json;
 use crate::time::Timestamp;
 use crate::validate::Violations;
@@ -246,7 +247,7 @@ impl FormService {
         principal: &Principal,
         form: &Form,
         now: Timestamp,
-    ) -> Result<Option<NewLog>> {
+    ) -> Result<Option<Staged<ActivityLog>>> {
         let Some(entity) = form.entity_ids().first().map(|id| (*id).to_owned()) else {
             return Ok(None);
         };
@@ -273,8 +274,8 @@ impl FormService {
         )
         .with_changes(None, Some(&to_json(&log)?))
         .for_entity(&entity);
-        Ok(Some(NewLog {
-            log,
+        Ok(Some(Staged {
+            resource: log,
             events: vec![event],
         }))
     }

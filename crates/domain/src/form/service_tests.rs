@@ -366,8 +366,8 @@ async fn a_submit_checks_the_whole_response_and_logs_the_form_on_its_entity() {
                 && *revision == 1
                 && events[0].event_type == "form.submitted"
                 && events[0].entity_id.as_deref() == Some("jane")
-                && log.log.activity_type == ActivityType::FormCreated
-                && log.log.entity_names == ["entities/jane"]
+                && log.resource.activity_type == ActivityType::FormCreated
+                && log.resource.entity_names == ["entities/jane"]
                 && log.events[0].event_type == "activity_log.created"
         })
         .times(1)

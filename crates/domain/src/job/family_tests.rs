@@ -190,7 +190,13 @@ fn a_match() -> ScreenMatch {
     }
 }
 
-fn screening(matches: Vec<ScreenMatch>, records: MockRunRecords) -> PepSanctionJobs {
+/// A family under test, with the records its runs are handed.
+struct UnderTest<F> {
+    jobs: F,
+    records: MockRunRecords,
+}
+
+fn screening(matches: Vec<ScreenMatch>, records: MockRunRecords) -> UnderTest<PepSanctionJobs> {
     screening_remembering(matches, records, Vec::new())
 }
 
@@ -199,26 +205,28 @@ fn screening_remembering(
     matches: Vec<ScreenMatch>,
     records: MockRunRecords,
     dismissals: Vec<Dismissal>,
-) -> PepSanctionJobs {
+) -> UnderTest<PepSanctionJobs> {
     let mut memory = MockDismissalRepository::new();
     memory
         .expect_of_entity()
         .returning(move |_, _| Ok(dismissals.clone()));
-    PepSanctionJobs::new(
-        screener(matches),
-        entities_holding(amy()),
-        Arc::new(memory),
-        Arc::new(records),
-        clock(),
-    )
+    UnderTest {
+        jobs: PepSanctionJobs::new(
+            screener(matches),
+            entities_holding(amy()),
+            Arc::new(memory),
+            clock(),
+        ),
+        records,
+    }
 }
 
-async fn run_screening(jobs: &PepSanctionJobs) -> crate::error::Result<Value> {
+async fn run_screening(screening: &UnderTest<PepSanctionJobs>) -> crate::error::Result<Value> {
     let job = job(
         PepSanctionJobs::COLLECTION,
         json!({"threshold": 0.7, "datasets": []}),
     );
-    JobKind::execute(jobs, &job, &task()).await
+    JobKind::execute(&screening.jobs, &job, &task(), &screening.records).await
 }
 
 #[tokio::test]
@@ -374,7 +382,7 @@ async fn a_store_that_fails_is_retried_but_a_gone_entity_fails_the_run() {
 async fn screening_inputs_get_their_default_and_name_loaded_lists_once() {
     let mut records = MockRunRecords::new();
     recording(&mut records);
-    let jobs = screening(Vec::new(), records);
+    let jobs = screening(Vec::new(), records).jobs;
     let principal = Principal {
         tenant: tenant(),
         subject: "alice".into(),
@@ -428,23 +436,29 @@ fn passport() -> Document {
     }
 }
 
-fn verification(records: MockRunRecords) -> IdVerificationJobs {
+fn verification(records: MockRunRecords) -> UnderTest<IdVerificationJobs> {
     let mut documents = MockDocumentRepository::new();
     documents
         .expect_get()
         .returning(|_, _| Ok(Some(passport())));
     let mut names = MockNameMatcher::new();
     names.expect_similarity().return_const(1.0);
-    IdVerificationJobs::new(IdVerificationPorts {
-        documents: Arc::new(documents),
-        entities: entities_holding(amy()),
-        names: Arc::new(names),
-        records: Arc::new(records),
-        clock: clock(),
-    })
+    UnderTest {
+        jobs: IdVerificationJobs::new(IdVerificationPorts {
+            documents: Arc::new(documents),
+            entities: entities_holding(amy()),
+            names: Arc::new(names),
+            clock: clock(),
+        }),
+        records,
+    }
 }
 
-fn verification_run<'a>(job: &'a JobRecord, task: &'a ClaimedTask) -> Run<'a, IdVerificationJobs> {
+fn verification_run<'a>(
+    job: &'a JobRecord,
+    task: &'a ClaimedTask,
+    records: &'a MockRunRecords,
+) -> Run<'a, IdVerificationJobs> {
     Run {
         job,
         input: IdVerificationInput {
@@ -453,6 +467,7 @@ fn verification_run<'a>(job: &'a JobRecord, task: &'a ClaimedTask) -> Run<'a, Id
         },
         run_input: None,
         task,
+        records,
     }
 }
 
@@ -498,7 +513,7 @@ async fn a_failed_check_sets_failed_and_raises_the_alert() {
     let jobs = verification(records);
     // The passport's machine readable zone does not read: MRZ_FORMAT fails.
     let (job, task) = (verification_job(), task());
-    let result = JobFamily::execute(&jobs, verification_run(&job, &task))
+    let result = JobFamily::execute(&jobs.jobs, verification_run(&job, &task, &jobs.records))
         .await
         .unwrap();
     assert_eq!(result.outcome, Outcome::Failed);
@@ -534,7 +549,7 @@ async fn a_repeated_attempt_reports_what_the_first_attempt_recorded() {
     records.expect_alert().never();
     let jobs = verification(records);
     let (job, task) = (verification_job(), task());
-    let result = JobFamily::execute(&jobs, verification_run(&job, &task))
+    let result = JobFamily::execute(&jobs.jobs, verification_run(&job, &task, &jobs.records))
         .await
         .unwrap();
     assert_eq!(result.outcome, Outcome::Passed);
@@ -544,7 +559,7 @@ async fn a_repeated_attempt_reports_what_the_first_attempt_recorded() {
 
 #[test]
 fn a_run_may_ask_for_another_document_type_of_the_same_entity_only() {
-    let jobs = verification(MockRunRecords::new());
+    let jobs = verification(MockRunRecords::new()).jobs;
     let job = job(IdVerificationJobs::COLLECTION, json!({}));
     let request = |entity: Option<&str>, id_type| IdVerificationRunRequest {
         request_id: None,
@@ -598,7 +613,7 @@ fn context() -> ServiceContext {
 
 /// Risk rating over a tenant whose newest model is the default, an individual with
 /// no relationships, and `records`.
-fn rating(records: MockRunRecords) -> RiskRatingJobs {
+fn rating(records: MockRunRecords) -> UnderTest<RiskRatingJobs> {
     let context = context();
     let mut models = MockRiskModelRepository::new();
     models.expect_latest().returning(|_| {
@@ -635,26 +650,29 @@ fn rating(records: MockRunRecords) -> RiskRatingJobs {
             total_size: 0,
         })
     });
-    RiskRatingJobs::new(Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
+    // A run records through the records it is handed, never the evaluator's own.
+    let jobs = RiskRatingJobs::new(Arc::new(RiskEvaluator::new(RiskEvaluatorPorts {
         models: Arc::new(RiskModelService::new(Arc::new(models), context.clone())),
         entities,
         documents: Arc::new(documents),
         logs: Arc::new(logs),
-        records: Arc::new(records),
+        records: Arc::new(MockRunRecords::new()),
         clock: context.clock.clone(),
         ids: context.ids.clone(),
-    })))
+    })));
+    UnderTest { jobs, records }
 }
 
-async fn run_rating(jobs: &RiskRatingJobs) -> crate::error::Result<RiskRatingResult> {
+async fn run_rating(rating: &UnderTest<RiskRatingJobs>) -> crate::error::Result<RiskRatingResult> {
     let (job, task) = (job(RiskRatingJobs::COLLECTION, json!({})), task());
     let run = Run {
         job: &job,
         input: RiskRatingInput::default(),
         run_input: None,
         task: &task,
+        records: &rating.records,
     };
-    JobFamily::execute(jobs, run).await
+    JobFamily::execute(&rating.jobs, run).await
 }
 
 #[tokio::test]

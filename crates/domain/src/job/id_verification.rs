@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::kind::{JobFamily, Run, RunRequestBody, retry_unless_final};
 use super::model::{JobRecord, worker_principal};
-use super::records::{EntityOutput, OutputCause, RunRecords};
+use super::records::{EntityOutput, OutputCause};
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::{INDIVIDUAL_VERIFICATION_FAILED, NewAlert};
 use crate::document::model::{Document, DocumentType};
@@ -122,8 +122,6 @@ pub struct IdVerificationPorts {
     pub entities: Arc<dyn EntityRepository>,
     /// The screening engine's name comparison.
     pub names: Arc<dyn NameMatcher>,
-    /// Where runs record their results.
-    pub records: Arc<dyn RunRecords>,
     /// The time.
     pub clock: Arc<dyn Clock>,
 }
@@ -262,8 +260,7 @@ impl IdVerificationJobs {
             details: details.as_object().cloned().unwrap_or_default(),
             ..NewAlert::default()
         };
-        let alert = self
-            .ports
+        let alert = run
             .records
             .alert(
                 principal,
@@ -381,8 +378,7 @@ impl JobFamily for IdVerificationJobs {
             description: summary(&entity, &document, &verification),
             ..ActivityLog::default()
         };
-        let log = self
-            .ports
+        let log = run
             .records
             .log(&worker, &format!("id-verification-{}", task.id), log)
             .await
@@ -401,8 +397,7 @@ impl JobFamily for IdVerificationJobs {
             field: "job",
             name: job.name(),
         };
-        self.ports
-            .records
+        run.records
             .entity_output(
                 &task.tenant,
                 entity.clone(),

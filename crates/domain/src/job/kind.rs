@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::model::{ClaimedTask, JobRecord, TOP_LEVEL_FAMILIES};
+use super::records::RunRecords;
 use crate::entity::Entity;
 use crate::error::{Code, Error, Result};
 use crate::principal::Principal;
@@ -112,9 +113,11 @@ pub trait JobFamily: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Runs one attempt of a run and returns its result. An attempt may be repeated
-    /// after a crash or a lost lease, so every side effect must be idempotent for the
-    /// run's task (for example: records whose ids derive from `run.task.id`).
+    /// Runs one attempt of a run and returns its result. Its records go through
+    /// `run.records`, which the runner writes with the run's end in one transaction,
+    /// under ids that derive from `run.task.id`. An attempt may be repeated after a
+    /// crash or a lost lease, so any other side effect must be idempotent for the
+    /// run's task.
     ///
     /// # Errors
     /// UNAVAILABLE, INTERNAL or ABORTED are retried; any other error fails the run.
@@ -131,6 +134,8 @@ pub struct Run<'a, F: JobFamily + ?Sized> {
     pub run_input: Option<F::RunInput>,
     /// The claimed run.
     pub task: &'a ClaimedTask,
+    /// Where the run records its activity logs, alerts and entity outputs.
+    pub records: &'a dyn RunRecords,
 }
 
 /// The body of a `:run`: a request id, and what else the family reads.
@@ -232,11 +237,16 @@ pub trait JobKind: Send + Sync {
     fn admits(&self, entity: &Entity) -> Result<()>;
 
     /// Reads the stored inputs and the task's run input, then as
-    /// [`JobFamily::execute`].
+    /// [`JobFamily::execute`], recording through `records`.
     ///
     /// # Errors
     /// As [`JobFamily::execute`]; INTERNAL when what is stored does not read.
-    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value>;
+    async fn execute(
+        &self,
+        job: &JobRecord,
+        task: &ClaimedTask,
+        records: &dyn RunRecords,
+    ) -> Result<Value>;
 }
 
 #[async_trait]
@@ -306,7 +316,12 @@ impl<F: JobFamily> JobKind for F {
         JobFamily::admits(self, entity)
     }
 
-    async fn execute(&self, job: &JobRecord, task: &ClaimedTask) -> Result<Value> {
+    async fn execute(
+        &self,
+        job: &JobRecord,
+        task: &ClaimedTask,
+        records: &dyn RunRecords,
+    ) -> Result<Value> {
         let run = Run::<F> {
             job,
             input: stored(job.input.clone(), "input")?,
@@ -315,6 +330,7 @@ impl<F: JobFamily> JobKind for F {
                 given => Some(stored(given.clone(), "run input")?),
             },
             task,
+            records,
         };
         to_json(&JobFamily::execute(self, run).await?)
     }

@@ -4,7 +4,9 @@
 //! runs with a lease, executes them outside any transaction with the family's
 //! [`JobKind`], retries failures with exponential backoff, and completes each run once.
 //! A family is declared once as a [`JobFamily`]: typed inputs and results, and the work
-//! a run does, which records its results through the [`RunRecords`] port.
+//! a run does, which records its results through the [`RunRecords`] port. The runner
+//! hands each run records that are written with the run's end, in the transaction that
+//! ends it, so an attempt leaves all it recorded or nothing.
 
 pub mod dismissals;
 pub mod id_verification;
@@ -22,7 +24,7 @@ pub mod service;
 pub use kind::{JobFamily, JobKind};
 pub use model::{ClaimedTask, JobRecord, JobState};
 pub use ports::JobRepository;
-pub use records::RunRecords;
+pub use records::{RecordPreparer, RunRecords};
 pub use runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 pub use service::{JobPorts, JobService};
 

@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::id_verification::IdVerificationJobs;
 use super::kind::JobFamily;
+use super::records::RunEffects;
 use crate::event::NewEvent;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::proto_enum;
@@ -215,14 +216,18 @@ pub enum TaskFinish {
         /// When it may be claimed again.
         at: Timestamp,
     },
-    /// The run is over: store the job, the operation's outcome and the events.
+    /// The run is over: store the job, the operation's outcome, the events and what
+    /// the run recorded.
     Complete(RunEnd),
     /// The run goes on outside the runner (its family
     /// [ends elsewhere](super::kind::JobFamily::ENDS_ELSEWHERE)): the task is done,
-    /// the job stays RUNNING and the operation not done, its metadata updated.
+    /// the job stays RUNNING and the operation not done, its metadata updated, and
+    /// what the run recorded so far is stored.
     HandedOff {
         /// The operation's metadata, its `debug` merged over the stored one.
         metadata: OperationMetadata,
+        /// What the runner's part of the run recorded.
+        effects: RunEffects,
     },
 }
 
@@ -241,4 +246,7 @@ pub struct RunEnd {
     pub error: Option<OperationError>,
     /// The events recording the outcome.
     pub events: Vec<NewEvent>,
+    /// What the run recorded (its activity logs, alerts and entity outputs), stored
+    /// with its end; none for a run that failed, or ended outside the runner.
+    pub effects: RunEffects,
 }

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::dismissals::{DismissalRepository, is_dismissed, record_hash};
 use super::kind::{JobFamily, Run, RunRequest, retry_unless_final};
 use super::model::worker_principal;
-use super::records::{EntityOutput, OutputCause, RunRecords};
+use super::records::{EntityOutput, OutputCause};
 use crate::activity::model::{ActivityLog, ActivityType};
 use crate::alert::model::{NewAlert, PEP_AND_SANCTIONS_MATCH_FOUND};
 use crate::entity::model::{Entity, EntityType, Gender, ScreeningStatus};
@@ -118,7 +118,6 @@ pub struct PepSanctionJobs {
     screener: Arc<dyn Screener>,
     entities: Arc<dyn EntityRepository>,
     dismissals: Arc<dyn DismissalRepository>,
-    records: Arc<dyn RunRecords>,
     clock: Arc<dyn Clock>,
 }
 
@@ -228,7 +227,7 @@ impl JobFamily for PepSanctionJobs {
             field: "job",
             name: job.name(),
         };
-        self.records
+        run.records
             .entity_output(
                 &task.tenant,
                 entity.clone(),
@@ -258,7 +257,7 @@ impl JobFamily for PepSanctionJobs {
             description: description.clone(),
             ..ActivityLog::default()
         };
-        let log = self
+        let log = run
             .records
             .log(&worker, &result_id, log)
             .await
@@ -290,7 +289,7 @@ impl JobFamily for PepSanctionJobs {
                 details: details.as_object().cloned().unwrap_or_default(),
                 ..NewAlert::default()
             };
-            let alert = self
+            let alert = run
                 .records
                 .alert(&worker, &result_id, &job.name(), new)
                 .await

@@ -1,10 +1,13 @@
 //! Where job runs (and ratings) record what they found: one narrow port for the
 //! activity log, the alert and the entity's output-only status field a run writes, so
-//! every family is unit-tested against a mock of it, and [`ServiceRecords`], the
-//! implementation over the activity log and alert services and the entity's
-//! [`OutputWriter`].
+//! every family is unit-tested against a mock of it. Two implementations:
+//! [`ServiceRecords`] writes each record at once, through the activity log and alert
+//! services and the entity's [`OutputWriter`] (a rating by `:evaluate`, a verification
+//! session's end); [`StagedRecords`], which the runner hands each run, checks and
+//! completes each record the same way but keeps it, so that the run's records are
+//! written with its end in one transaction ([`RunEffects`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde_json::json;
@@ -19,6 +22,8 @@ use crate::entity::model::{
 use crate::entity::output::OutputWriter;
 use crate::error::Result;
 use crate::principal::{Principal, TenantId};
+use crate::repository::Staged;
+use crate::resource;
 use crate::values::PartialDate;
 
 /// An output-only field of an entity that a run sets.
@@ -219,6 +224,269 @@ impl RunRecords for ServiceRecords {
     }
 }
 
+/// Checks and completes the records of a run without writing them: what
+/// [`StagedRecords`] keeps for the run's end. Each method does what the same method of
+/// [`RunRecords`] does before it writes, with the same errors; none reads what an
+/// earlier attempt stored, since a run's records are written only with its end.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait RecordPreparer: Send + Sync {
+    /// The log `log` as [`RunRecords::log`] would write it under `id`, with its event.
+    ///
+    /// # Errors
+    /// As [`RunRecords::log`].
+    async fn prepare_log(
+        &self,
+        principal: &Principal,
+        id: &str,
+        log: ActivityLog,
+    ) -> Result<Staged<ActivityLog>>;
+
+    /// The alert as [`RunRecords::alert`] would raise it under `id`, with its event.
+    ///
+    /// # Errors
+    /// As [`RunRecords::alert`].
+    async fn prepare_alert(
+        &self,
+        principal: &Principal,
+        id: &str,
+        source: &str,
+        alert: NewAlert,
+    ) -> Result<Staged<Alert>>;
+
+    /// The entity `entity` with `output` set, its next revision and its
+    /// `entity.updated` event; `None` when it has the value already.
+    ///
+    /// # Errors
+    /// INTERNAL when the entity does not convert to JSON.
+    fn prepare_output(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        output: &EntityOutput,
+        cause: &OutputCause,
+    ) -> Result<Option<Staged<Entity>>>;
+
+    /// Resolves the alert at once, as [`RunRecords::resolve_alert`] does: a resolve
+    /// is no record of the run, and is idempotent.
+    ///
+    /// # Errors
+    /// As [`RunRecords::resolve_alert`].
+    async fn resolve_alert(
+        &self,
+        principal: &Principal,
+        alert: &str,
+        disposition: Disposition,
+        comment: String,
+    ) -> Result<()>;
+}
+
+#[async_trait]
+impl RecordPreparer for ServiceRecords {
+    async fn prepare_log(
+        &self,
+        principal: &Principal,
+        id: &str,
+        log: ActivityLog,
+    ) -> Result<Staged<ActivityLog>> {
+        let (resource, events) = self.logs.prepare_record(principal, id, log).await?;
+        Ok(Staged { resource, events })
+    }
+
+    async fn prepare_alert(
+        &self,
+        principal: &Principal,
+        id: &str,
+        source: &str,
+        alert: NewAlert,
+    ) -> Result<Staged<Alert>> {
+        let (resource, events) = self
+            .alerts
+            .prepare_raise(principal, id, source, alert)
+            .await?;
+        Ok(Staged { resource, events })
+    }
+
+    fn prepare_output(
+        &self,
+        tenant: &TenantId,
+        entity: &Entity,
+        output: &EntityOutput,
+        cause: &OutputCause,
+    ) -> Result<Option<Staged<Entity>>> {
+        let cause = (cause.field, json!(cause.name));
+        let prepared = self
+            .output
+            .prepare(tenant, entity, output.field(), &cause, |e| {
+                output.applied_to(e)
+            })?;
+        Ok(prepared.map(|(resource, event)| Staged {
+            resource,
+            events: vec![event],
+        }))
+    }
+
+    async fn resolve_alert(
+        &self,
+        principal: &Principal,
+        alert: &str,
+        disposition: Disposition,
+        comment: String,
+    ) -> Result<()> {
+        RunRecords::resolve_alert(self, principal, alert, disposition, comment).await
+    }
+}
+
+/// What a run records, written with its end in the end's transaction
+/// ([`JobRepository::finish`](super::ports::JobRepository::finish)), so that an
+/// attempt leaves all of it or none: an attempt that fails, or is cut short by a crash,
+/// records nothing, and the attempt after it records afresh.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunEffects {
+    /// New activity logs; one stored already under its id (by an attempt of a version
+    /// of rics that wrote records at once) is kept as stored.
+    pub logs: Vec<Staged<ActivityLog>>,
+    /// New alerts, as the logs.
+    pub alerts: Vec<Staged<Alert>>,
+    /// Entities with their output fields set, each stored only if its revision is
+    /// still the one before [`Staged::resource`]'s: otherwise the end is refused
+    /// (CONFLICT) and the run is tried again.
+    pub entities: Vec<Staged<Entity>>,
+}
+
+impl RunEffects {
+    /// Whether the run records nothing.
+    pub fn is_empty(&self) -> bool {
+        self.logs.is_empty() && self.alerts.is_empty() && self.entities.is_empty()
+    }
+}
+
+/// The [`RunRecords`] the runner hands a run: each record is checked and completed by
+/// `preparer` and kept, to be written with the run's end ([`StagedRecords::into_effects`]).
+/// A record the run asks for twice under one id is kept once; an entity given several
+/// outputs is kept once, with all of them, expecting the revision the run read.
+pub struct StagedRecords<'a> {
+    preparer: &'a dyn RecordPreparer,
+    effects: Mutex<RunEffects>,
+}
+
+impl<'a> StagedRecords<'a> {
+    /// Records that `preparer` checks and completes, none kept yet.
+    pub fn new(preparer: &'a dyn RecordPreparer) -> StagedRecords<'a> {
+        StagedRecords {
+            preparer,
+            effects: Mutex::new(RunEffects::default()),
+        }
+    }
+
+    /// What the run recorded.
+    pub fn into_effects(self) -> RunEffects {
+        self.effects
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` over the records kept so far.
+    fn with_effects<T>(&self, f: impl FnOnce(&mut RunEffects) -> T) -> T {
+        f(&mut self.effects.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+#[async_trait]
+impl RunRecords for StagedRecords<'_> {
+    async fn log(&self, principal: &Principal, id: &str, log: ActivityLog) -> Result<ActivityLog> {
+        let name = ActivityLog::name_of(id);
+        let kept = self.with_effects(|effects| {
+            effects
+                .logs
+                .iter()
+                .find(|staged| staged.resource.name == name)
+                .map(|staged| staged.resource.clone())
+        });
+        if let Some(kept) = kept {
+            return Ok(kept);
+        }
+        let staged = self.preparer.prepare_log(principal, id, log).await?;
+        let log = staged.resource.clone();
+        self.with_effects(|effects| effects.logs.push(staged));
+        Ok(log)
+    }
+
+    async fn alert(
+        &self,
+        principal: &Principal,
+        id: &str,
+        source: &str,
+        alert: NewAlert,
+    ) -> Result<Alert> {
+        let name = Alert::name_of(id);
+        let kept = self.with_effects(|effects| {
+            effects
+                .alerts
+                .iter()
+                .find(|staged| staged.resource.name == name)
+                .map(|staged| staged.resource.clone())
+        });
+        if let Some(kept) = kept {
+            return Ok(kept);
+        }
+        let staged = self
+            .preparer
+            .prepare_alert(principal, id, source, alert)
+            .await?;
+        let alert = staged.resource.clone();
+        self.with_effects(|effects| effects.alerts.push(staged));
+        Ok(alert)
+    }
+
+    async fn entity_output(
+        &self,
+        tenant: &TenantId,
+        read: Entity,
+        output: EntityOutput,
+        cause: OutputCause,
+    ) -> Result<()> {
+        self.with_effects(|effects| {
+            let kept = effects
+                .entities
+                .iter_mut()
+                .find(|staged| staged.resource.id() == read.id());
+            let Some(kept) = kept else {
+                let staged = self
+                    .preparer
+                    .prepare_output(tenant, &read, &output, &cause)?;
+                effects.entities.extend(staged);
+                return Ok(());
+            };
+            // Applied over the outputs kept already, stored as one change of the
+            // revision the run read.
+            let Some(mut staged) =
+                self.preparer
+                    .prepare_output(tenant, &kept.resource, &output, &cause)?
+            else {
+                return Ok(());
+            };
+            staged.resource.revision = kept.resource.revision;
+            staged.resource.etag = resource::etag(&staged.resource.uid, staged.resource.revision);
+            kept.resource = staged.resource;
+            kept.events.append(&mut staged.events);
+            Ok(())
+        })
+    }
+
+    async fn resolve_alert(
+        &self,
+        principal: &Principal,
+        alert: &str,
+        disposition: Disposition,
+        comment: String,
+    ) -> Result<()> {
+        self.preparer
+            .resolve_alert(principal, alert, disposition, comment)
+            .await
+    }
+}
+
 impl EntityOutput {
     /// The entity's JSON field it sets.
     pub fn field(&self) -> &'static str {
@@ -270,6 +538,7 @@ impl EntityOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::NewEvent;
 
     #[test]
     fn an_output_the_entity_has_writes_nothing() {
@@ -307,5 +576,66 @@ mod tests {
         let newer = details("activityLogs/c", 300);
         let applied = EntityOutput::RiskDetails(newer.clone()).applied_to(&entity);
         assert_eq!(applied.and_then(|e| e.risk_details), Some(newer));
+    }
+
+    #[tokio::test]
+    async fn outputs_of_one_entity_are_kept_as_one_change_of_the_revision_read() {
+        let mut preparer = MockRecordPreparer::new();
+        preparer
+            .expect_prepare_output()
+            .returning(|tenant, entity, output, _| {
+                Ok(output.applied_to(entity).map(|mut changed| {
+                    changed.revision = entity.revision + 1;
+                    let event = NewEvent::new(
+                        "event".into(),
+                        "entity.updated",
+                        "entities/e",
+                        &crate::job::model::worker_principal(tenant),
+                        crate::time::Timestamp::parse_rfc3339("2026-11-29T10:00:00Z").unwrap(),
+                    );
+                    Staged {
+                        resource: changed,
+                        events: vec![event],
+                    }
+                }))
+            });
+        let staged = StagedRecords::new(&preparer);
+        let read = Entity {
+            revision: 4,
+            ..Entity::default()
+        };
+        let tenant = TenantId::new("t1");
+        let cause = || OutputCause {
+            field: "job",
+            name: "entities/e/jobs/j".into(),
+        };
+        for output in [
+            EntityOutput::ScreeningStatus(ScreeningStatus::PotentialMatch),
+            EntityOutput::VerificationStatus(VerificationStatus::Verified),
+            EntityOutput::VerificationStatus(VerificationStatus::Verified),
+        ] {
+            staged
+                .entity_output(&tenant, read.clone(), output, cause())
+                .await
+                .unwrap();
+        }
+        let effects = staged.into_effects();
+        let [kept] = effects.entities.as_slice() else {
+            panic!("one entity: {effects:?}");
+        };
+        assert_eq!(kept.resource.revision, 5, "one change of revision 4");
+        assert_eq!(
+            kept.resource.screening_status,
+            ScreeningStatus::PotentialMatch
+        );
+        assert_eq!(
+            kept.resource.verification_status,
+            VerificationStatus::Verified
+        );
+        assert_eq!(
+            kept.events.len(),
+            2,
+            "the output it had already adds nothing"
+        );
     }
 }

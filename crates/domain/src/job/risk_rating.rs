@@ -99,6 +99,7 @@ impl JobFamily for RiskRatingJobs {
             job: &job_name,
             operation: &task.operation_name,
             task_id: &task.id,
+            records: run.records,
         };
         let evaluated = self
             .evaluator

@@ -14,11 +14,13 @@ use serde_json::json;
 use super::kind::JobKind;
 use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish, worker_principal};
 use super::ports::{JobRepository, QueuedWork};
+use super::records::{RecordPreparer, RunEffects, StagedRecords};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::principal::TenantId;
+use crate::repository::RepositoryError;
 use crate::time::{Clock, Pause, Timestamp};
 
 /// How workers treat queued runs.
@@ -65,6 +67,8 @@ pub struct JobRunner {
     worker: String,
     jobs: Arc<dyn JobRepository>,
     kinds: HashMap<&'static str, Arc<dyn JobKind>>,
+    /// Checks and completes what runs record, which their ends write.
+    records: Arc<dyn RecordPreparer>,
     work: HashMap<&'static str, Arc<dyn QueuedWork>>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -74,12 +78,14 @@ pub struct JobRunner {
 }
 
 impl JobRunner {
-    /// A runner of the families `kinds`; `worker` names it in the operations it
-    /// finishes (`metadata.debug.worker`), so an operator sees which process ran what.
+    /// A runner of the families `kinds`, whose runs record through `records`;
+    /// `worker` names it in the operations it finishes (`metadata.debug.worker`), so
+    /// an operator sees which process ran what.
     pub fn new(
         worker: String,
         jobs: Arc<dyn JobRepository>,
         kinds: Vec<Arc<dyn JobKind>>,
+        records: Arc<dyn RecordPreparer>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         settings: RunnerSettings,
@@ -88,6 +94,7 @@ impl JobRunner {
             worker,
             jobs,
             kinds: kinds.into_iter().map(|k| (k.collection(), k)).collect(),
+            records,
             work: HashMap::new(),
             clock,
             ids,
@@ -204,8 +211,9 @@ impl JobRunner {
             // The job was erased with its entity, and its task with it.
             return Ok(None);
         };
+        let records = StagedRecords::new(&*self.records);
         let outcome = match self.kinds.get(task.family.as_str()) {
-            Some(kind) => match AssertUnwindSafe(kind.execute(job, task))
+            Some(kind) => match AssertUnwindSafe(kind.execute(job, task, &records))
                 .catch_unwind()
                 .await
             {
@@ -235,18 +243,11 @@ impl JobRunner {
                         value: JobState::Running.as_str().to_owned(),
                         debug,
                     },
+                    effects: records.into_effects(),
                 }
             }
-            Ok(result) => self.complete(task, job, Ok(result)),
-            Err(Attempt::Failed(error))
-                if is_retryable(error.code) && task.attempt < self.settings.max_attempts =>
-            {
-                TaskFinish::Retry {
-                    error: error.message,
-                    at: now.plus(self.backoff(task.attempt)),
-                }
-            }
-            Err(Attempt::Failed(error)) => self.complete(task, job, Err(error)),
+            Ok(result) => self.complete(task, job, Ok(result), records.into_effects()),
+            Err(Attempt::Failed(error)) => self.after_failure(task, job, error, now),
             Err(Attempt::Panicked) => self.complete(
                 task,
                 job,
@@ -254,7 +255,21 @@ impl JobRunner {
                     "the '{}' job handler panicked",
                     task.family
                 ))),
+                RunEffects::default(),
             ),
+        };
+        let finish = match self.jobs.finish(task, &finish, now).await {
+            Ok(_) => finish,
+            // An entity the run set an output of changed after the run read it: the
+            // end is not stored, nor anything the run recorded; the attempt failed.
+            Err(RepositoryError::Conflict) => {
+                let changed =
+                    Error::concurrent_modification(&format!("entities/{}", job.entity_id));
+                let failed = self.after_failure(task, job, changed, now);
+                self.jobs.finish(task, &failed, now).await?;
+                failed
+            }
+            Err(e) => return Err(e.into()),
         };
         let outcome = match &finish {
             TaskFinish::Retry { .. } => AttemptOutcome::Retried,
@@ -262,7 +277,6 @@ impl JobRunner {
             TaskFinish::Complete(RunEnd { error: None, .. }) => AttemptOutcome::Succeeded,
             TaskFinish::Complete(_) => AttemptOutcome::Failed,
         };
-        self.jobs.finish(task, &finish, now).await?;
         Ok(Some(FinishedAttempt {
             family: task.family.clone(),
             outcome,
@@ -270,13 +284,33 @@ impl JobRunner {
         }))
     }
 
-    /// The end of a run: the job's new state and result, the operation's outcome and
-    /// the event.
+    /// How an attempt that failed with `error` ends: released for a retry while the
+    /// error is worth retrying and attempts remain, else the run's failure.
+    fn after_failure(
+        &self,
+        task: &ClaimedTask,
+        job: &JobRecord,
+        error: Error,
+        now: Timestamp,
+    ) -> TaskFinish {
+        if is_retryable(error.code) && task.attempt < self.settings.max_attempts {
+            TaskFinish::Retry {
+                error: error.message,
+                at: now.plus(self.backoff(task.attempt)),
+            }
+        } else {
+            self.complete(task, job, Err(error), RunEffects::default())
+        }
+    }
+
+    /// The end of a run: the job's new state and result, the operation's outcome, the
+    /// event and what the run recorded.
     fn complete(
         &self,
         task: &ClaimedTask,
         job: &JobRecord,
         outcome: std::result::Result<serde_json::Value, Error>,
+        effects: RunEffects,
     ) -> TaskFinish {
         let now = self.clock.now();
         let prefix = self
@@ -292,6 +326,7 @@ impl JobRunner {
             event_id: self.ids.resource_id(),
             debug: self.attempt_debug(task, now),
             now,
+            effects,
         }))
     }
 
@@ -333,6 +368,8 @@ pub(super) struct RunEnding<'a> {
     pub debug: serde_json::Value,
     /// When the run ends.
     pub now: Timestamp,
+    /// What the run recorded.
+    pub effects: RunEffects,
 }
 
 /// The job's new state and result, the operation's outcome and the event
@@ -347,6 +384,7 @@ pub(super) fn run_end(ending: RunEnding<'_>) -> RunEnd {
         event_id,
         debug,
         now,
+        effects,
     } = ending;
     let mut ended = job.clone();
     ended.revision = job.revision + 1;
@@ -394,6 +432,7 @@ pub(super) fn run_end(ending: RunEnding<'_>) -> RunEnd {
         response,
         error,
         events: vec![event],
+        effects,
     }
 }
 

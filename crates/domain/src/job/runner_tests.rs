@@ -9,10 +9,14 @@ use serde_json::{Value, json};
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish};
 use super::ports::{MockJobRepository, QueuedWork};
+use super::records::MockRecordPreparer;
 use super::runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
+use crate::activity::model::ActivityLog;
 use crate::error::{Error, Result};
+use crate::event::NewEvent;
 use crate::id::MockIdGenerator;
 use crate::principal::TenantId;
+use crate::repository::{RepositoryError, Staged};
 use crate::time::{MockClock, Pause, Timestamp};
 
 fn now() -> Timestamp {
@@ -84,10 +88,11 @@ async fn a_run_that_ends_elsewhere_is_handed_off_with_what_its_start_gave() {
         1,
     )
     .await;
-    let TaskFinish::HandedOff { metadata } = finish else {
+    let TaskFinish::HandedOff { metadata, effects } = finish else {
         panic!("handed off, not {finish:?}");
     };
     assert_eq!(metadata.value, "RUNNING");
+    assert!(effects.is_empty(), "it recorded nothing");
     assert_eq!(metadata.kind, "rics.v1alpha.TestJob");
     assert_eq!(metadata.debug["execution"], "automations/a/executions/x");
     assert_eq!(metadata.debug["worker"], "worker-1");
@@ -142,13 +147,27 @@ async fn finish_of(kind: Scripted, attempt: u32) -> TaskFinish {
 
 /// Runs one claimed attempt through `kind`: how it was finished, and the runner's report.
 async fn run_attempt<F: JobFamily>(kind: F, attempt: u32) -> (TaskFinish, RunReport) {
+    let (mut finishes, report) =
+        run_recording(kind, attempt, MockRecordPreparer::new(), |_| Ok(true)).await;
+    (finishes.remove(0), report)
+}
+
+/// Runs one claimed attempt through `kind`, whose records `preparer` prepares and
+/// whose finishes the store answers with `store`: every finish written, in order,
+/// and the runner's report.
+async fn run_recording<F: JobFamily>(
+    kind: F,
+    attempt: u32,
+    preparer: MockRecordPreparer,
+    store: fn(&TaskFinish) -> std::result::Result<bool, RepositoryError>,
+) -> (Vec<TaskFinish>, RunReport) {
     let mut jobs = MockJobRepository::new();
     jobs.expect_claim()
         .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
     let (sender, receiver) = std::sync::mpsc::channel();
     jobs.expect_finish().returning(move |_, finish, _| {
         sender.send(finish.clone()).unwrap();
-        Ok(true)
+        store(finish)
     });
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);
@@ -159,6 +178,7 @@ async fn run_attempt<F: JobFamily>(kind: F, attempt: u32) -> (TaskFinish, RunRep
         "worker-1".into(),
         Arc::new(jobs),
         vec![Arc::new(kind)],
+        Arc::new(preparer),
         Arc::new(clock),
         Arc::new(ids),
         RunnerSettings {
@@ -171,7 +191,66 @@ async fn run_attempt<F: JobFamily>(kind: F, attempt: u32) -> (TaskFinish, RunRep
     let report = runner.run_once().await.unwrap();
     assert_eq!(report.claimed, 1);
     assert!(report.unfinished.is_empty());
-    (receiver.recv().unwrap(), report)
+    (receiver.try_iter().collect(), report)
+}
+
+/// A family whose runs record an activity log, then end as the test says.
+struct Recording(fn(u32) -> Result<Value>);
+
+#[async_trait]
+impl JobFamily for Recording {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
+    async fn check_input(
+        &self,
+        _principal: &crate::principal::Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
+        Ok(input)
+    }
+
+    async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
+        let worker = super::model::worker_principal(&run.task.tenant);
+        let log = ActivityLog {
+            description: "screened".into(),
+            ..ActivityLog::default()
+        };
+        let first = run.records.log(&worker, "log-op-1", log.clone()).await?;
+        let again = run.records.log(&worker, "log-op-1", log).await?;
+        assert_eq!(first, again, "a record asked for twice is kept once");
+        (self.0)(run.task.attempt)
+    }
+}
+
+/// A preparer that completes each log with its name and one event.
+fn preparing_logs() -> MockRecordPreparer {
+    let mut preparer = MockRecordPreparer::new();
+    preparer
+        .expect_prepare_log()
+        .times(1)
+        .returning(|principal, id, mut log| {
+            log.name = format!("activityLogs/{id}");
+            let event = NewEvent::new(
+                "event-1".into(),
+                "activity_log.created",
+                &log.name,
+                principal,
+                now(),
+            );
+            Ok(Staged {
+                resource: log,
+                events: vec![event],
+            })
+        });
+    preparer
 }
 
 #[tokio::test]
@@ -212,6 +291,7 @@ async fn a_success_completes_the_job_with_its_result() {
         error,
         events,
         metadata,
+        effects,
     }) = finish
     else {
         panic!("not completed: {finish:?}");
@@ -221,6 +301,7 @@ async fn a_success_completes_the_job_with_its_result() {
     assert_eq!(job.result, Some(json!({"status": "CLEAR"})));
     assert_eq!(response.unwrap()["state"], "SUCCEEDED");
     assert!(error.is_none());
+    assert!(effects.is_empty(), "it recorded nothing");
     assert_eq!(metadata.kind, "rics.v1alpha.TestJob");
     assert_eq!(metadata.debug["worker"], "worker-1");
     assert_eq!(events[0].event_type, "test_job.succeeded");
@@ -268,12 +349,92 @@ async fn permanent_failures_and_panics_fail_at_once() {
     assert_eq!(events[0].event_type, "test_job.failed");
 }
 
+#[tokio::test]
+async fn what_a_run_records_is_written_with_its_end_and_a_failed_attempt_records_nothing() {
+    let (finishes, _) = run_recording(Recording(|_| Ok(json!({}))), 1, preparing_logs(), |_| {
+        Ok(true)
+    })
+    .await;
+    let [TaskFinish::Complete(end)] = finishes.as_slice() else {
+        panic!("one end: {finishes:?}");
+    };
+    let names: Vec<&str> = end
+        .effects
+        .logs
+        .iter()
+        .map(|l| l.resource.name.as_str())
+        .collect();
+    assert_eq!(names, ["activityLogs/log-op-1"]);
+    assert_eq!(
+        end.effects.logs[0].events[0].event_type,
+        "activity_log.created"
+    );
+
+    let (finishes, _) = run_recording(
+        Recording(|_| Err(Error::unavailable("BUSY", "try later"))),
+        1,
+        preparing_logs(),
+        |_| Ok(true),
+    )
+    .await;
+    assert!(matches!(finishes.as_slice(), [TaskFinish::Retry { .. }]));
+
+    let (finishes, _) = run_recording(
+        Recording(|_| Err(Error::not_found("entities/e"))),
+        1,
+        preparing_logs(),
+        |_| Ok(true),
+    )
+    .await;
+    let [TaskFinish::Complete(end)] = finishes.as_slice() else {
+        panic!("one end: {finishes:?}");
+    };
+    assert_eq!(end.job.state, JobState::Failed);
+    assert!(end.effects.is_empty(), "a failed run records nothing");
+}
+
+#[tokio::test]
+async fn an_entity_changed_during_the_run_makes_the_attempt_fail_without_its_records() {
+    // The store refuses an end with records: one of them is the entity's change.
+    let refused = |finish: &TaskFinish| match finish {
+        TaskFinish::Complete(end) if !end.effects.is_empty() => Err(RepositoryError::Conflict),
+        _ => Ok(true),
+    };
+    let (finishes, report) =
+        run_recording(Recording(|_| Ok(json!({}))), 1, preparing_logs(), refused).await;
+    let [TaskFinish::Complete(_), retry] = finishes.as_slice() else {
+        panic!("an end refused, then another: {finishes:?}");
+    };
+    assert_eq!(
+        retry,
+        &TaskFinish::Retry {
+            error: Error::concurrent_modification("entities/e").message,
+            at: now().plus(Duration::from_secs(2)),
+        }
+    );
+    assert_eq!(report.attempts[0].outcome, AttemptOutcome::Retried);
+
+    let (finishes, report) =
+        run_recording(Recording(|_| Ok(json!({}))), 3, preparing_logs(), refused).await;
+    let [_, TaskFinish::Complete(end)] = finishes.as_slice() else {
+        panic!("the last attempt fails the run: {finishes:?}");
+    };
+    assert_eq!(
+        end.error.as_ref().map(|e| e.code),
+        Some(10),
+        "ABORTED's number"
+    );
+    assert!(end.effects.is_empty());
+    assert_eq!(report.attempts[0].outcome, AttemptOutcome::Failed);
+}
+
 #[test]
 fn backoff_doubles_up_to_its_ceiling() {
     let runner = JobRunner::new(
         "worker-1".into(),
         Arc::new(MockJobRepository::new()),
         vec![],
+        Arc::new(MockRecordPreparer::new()),
         Arc::new(MockClock::new()),
         Arc::new(MockIdGenerator::new()),
         RunnerSettings::default(),
@@ -342,6 +503,7 @@ async fn a_run_outlasting_its_lease_has_it_renewed_while_it_works() {
         "worker-1".into(),
         Arc::new(jobs),
         vec![],
+        Arc::new(MockRecordPreparer::new()),
         Arc::new(clock),
         Arc::new(ids),
         RunnerSettings::default(),

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::kind::JobKind;
 use super::model::{JobRecord, JobState, NewTask, RunStart, job_name};
 use super::ports::{JobRepository, RunQueued};
+use super::records::RunEffects;
 use super::runner::{RunEnding, run_end};
 use crate::entity::repository::EntityRepository;
 use crate::error::{Code, Error, Result};
@@ -511,6 +512,7 @@ impl JobService {
             event_id: self.ports.context.ids.resource_id(),
             debug: json!({"endTime": now}),
             now,
+            effects: RunEffects::default(),
         });
         end.events.extend(more_events(&end.job));
         let ended = self

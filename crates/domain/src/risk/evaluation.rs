@@ -34,7 +34,7 @@ const RELATIONSHIP_PAGE: u32 = 1000;
 const DOCUMENTS_READ: u32 = 100;
 
 /// The job run a rating belongs to, when it is one.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct RatingRun<'a> {
     /// The job's name.
     pub job: &'a str,
@@ -42,6 +42,8 @@ pub struct RatingRun<'a> {
     pub operation: &'a str,
     /// The run's queue entry id, from which the records' ids derive.
     pub task_id: &'a str,
+    /// Where the run records the rating, in place of the evaluator's own records.
+    pub records: &'a dyn RunRecords,
 }
 
 /// What a rating recorded.
@@ -153,7 +155,8 @@ impl RiskEvaluator {
             description: summary(&entity, &rating, previous),
             ..ActivityLog::default()
         };
-        let log = self.records.log(principal, &log_id, log).await?;
+        let records = run.map_or(&*self.records, |run| run.records);
+        let log = records.log(principal, &log_id, log).await?;
         // A repeated attempt gets the first attempt's log: rate as it recorded.
         let (rating, previous) = recorded(&log)?;
         let alert = if rating.risk_level.is_high_or_above() && !previous.is_high_or_above() {
@@ -183,7 +186,7 @@ impl RiskEvaluator {
                 name: log.name.clone(),
             },
         };
-        self.records
+        records
             .entity_output(
                 &principal.tenant,
                 entity,
@@ -431,7 +434,8 @@ impl RiskEvaluator {
             ..NewAlert::default()
         };
         let source = run.map_or_else(|| log.name.clone(), |r| r.job.to_owned());
-        self.records
+        let records = run.map_or(&*self.records, |run| run.records);
+        records
             .alert(principal, &format!("edd-{log_id}"), &source, new)
             .await
     }

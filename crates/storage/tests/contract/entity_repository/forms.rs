@@ -12,7 +12,7 @@ use rics_domain::activity::model::{ActivityLog, ActivityType};
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::form::fields::LIST;
 use rics_domain::form::model::{Form, FormState, NewForm};
-use rics_domain::form::ports::{FormRecords, FormRepository, NewLog};
+use rics_domain::form::ports::{FormRecords, FormRepository};
 use rics_domain::form_definition::fields::LIST as DEFINITION_LIST;
 use rics_domain::form_definition::model::{FormDefinition, FormSchema};
 use rics_domain::form_definition::ports::FormRevisions;
@@ -23,7 +23,7 @@ use rics_domain::form_definition::seed::{
 use rics_domain::lifecycle::SoftDeletable;
 use rics_domain::list::ListRequest;
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{RepositoryError, ResourceStore};
+use rics_domain::repository::{RepositoryError, ResourceStore, Staged};
 use rics_domain::tenant::ports::{TenantPlan, TenantRepository};
 use rics_domain::tenant::{Tenant, TenantState, TenantType};
 use rics_domain::workspace::model::{Workspace, WorkspaceState};
@@ -366,8 +366,8 @@ async fn a_submit_stores_the_form_and_its_log_at_once(backend: Backend) {
         ..ActivityLog::default()
     };
     log.begin(ActivityLog::name_of("log-1"), "uid-log-1".into(), at(2));
-    let new_log = NewLog {
-        log: log.clone(),
+    let new_log = Staged {
+        resource: log.clone(),
         events: vec![event("ev-log", Some("amy"), "activity_log.created", 2)],
     };
     let events = [event("ev-submit", Some("amy"), "form.submitted", 2)];

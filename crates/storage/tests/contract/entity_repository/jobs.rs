@@ -6,16 +6,20 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use rics_domain::activity::model::{ActivityLog, ActivityType};
+use rics_domain::entity::model::{Entity, ScreeningStatus};
 use rics_domain::entity::repository::EraseGuard;
 use rics_domain::job::model::{JobRecord, JobState, NewTask, RunEnd, RunStart, TaskFinish};
 use rics_domain::job::ports::JobRepository;
+use rics_domain::job::records::RunEffects;
 use rics_domain::job::service::JOB_LIST;
+use rics_domain::lifecycle::SoftDeletable;
 use rics_domain::operation::{Operation, OperationError, OperationMetadata};
-use rics_domain::repository::RepositoryError;
-use rics_storage::Backend;
+use rics_domain::repository::{RepositoryError, ResourceStore, Staged};
+use rics_storage::{Backend, DieselActivityLogRepository};
 use serde_json::json;
 
-use super::support::{Fixture, entity, event};
+use super::support::{Fixture, as_stored, entity, event};
 use crate::support::{at, t1, t2};
 
 const FAMILY: &str = "pepSanctionIndividualEntityJobs";
@@ -119,6 +123,7 @@ fn complete(job: &JobRecord, run: &str) -> TaskFinish {
             "job.succeeded",
             9,
         )],
+        effects: RunEffects::default(),
     })
 }
 
@@ -259,6 +264,101 @@ async fn start_again(
 
 contract!(a_run_starts_is_claimed_and_completes_once);
 
+async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    let logs = DieselActivityLogRepository::new(f.db.clone());
+    let amy = entity("amy", "Amy", 0);
+    f.create(&t1(), &amy).await;
+    let created = job("job-1", "amy");
+    repo.create(&t1(), &created, None, &[]).await.unwrap();
+    let running = start(repo.as_ref(), &t1(), &created, "run-1", 2).await;
+    let task = repo
+        .claim("c1", at(3), Duration::from_secs(10), 5)
+        .await
+        .unwrap()
+        .remove(0);
+    let mut log = ActivityLog {
+        activity_type: ActivityType::PepAndSanctions,
+        source: "RICS".into(),
+        entity_names: vec!["entities/amy".into()],
+        occur_time: Some(at(4)),
+        ..ActivityLog::default()
+    };
+    log.begin(
+        ActivityLog::name_of("screening-run-1"),
+        "uid-log".into(),
+        at(4),
+    );
+    // The run read amy at revision 1 and sets her status: revision 2.
+    let screened = |read: &Entity| {
+        let mut changed = as_stored(read);
+        changed.screening_status = ScreeningStatus::PotentialMatch;
+        changed.revision = read.revision + 1;
+        changed.etag = rics_domain::resource::etag(&changed.uid, changed.revision);
+        Staged {
+            resource: changed,
+            events: vec![event("ev-amy", Some("amy"), "entity.updated", 4)],
+        }
+    };
+    let recorded = |read: &Entity| {
+        let TaskFinish::Complete(mut end) = complete(&running, "run-1") else {
+            unreachable!("complete ends a run");
+        };
+        end.effects = RunEffects {
+            logs: vec![Staged {
+                resource: log.clone(),
+                events: vec![event("ev-log", Some("amy"), "activity_log.created", 4)],
+            }],
+            alerts: Vec::new(),
+            entities: vec![screened(read)],
+        };
+        TaskFinish::Complete(end)
+    };
+
+    // Amy changed after the run read her: nothing of the end is stored.
+    let mut renamed = as_stored(&amy);
+    renamed.display_name = "Amy Lee".into();
+    renamed.revision = 2;
+    f.repo.update(&t1(), &renamed, 1, &[]).await.unwrap();
+    assert_eq!(
+        repo.finish(&task, &recorded(&amy), at(5)).await,
+        Err(RepositoryError::Conflict)
+    );
+    assert_eq!(
+        ResourceStore::get(&logs, &t1(), "screening-run-1").await,
+        Ok(None)
+    );
+    let job = repo.get(&t1(), FAMILY, "job-1").await.unwrap().unwrap();
+    assert_eq!(job.state, JobState::Running, "the run is not over");
+    assert!(f.event_ids(&t1()).await.iter().all(|id| id != "ev-log"));
+
+    // Read again, the run ends with all it recorded.
+    assert_eq!(
+        repo.finish(&task, &recorded(&renamed), at(6)).await,
+        Ok(true)
+    );
+    let stored = f.repo.get(&t1(), "amy").await.unwrap().unwrap();
+    assert_eq!(
+        (
+            stored.display_name.as_str(),
+            stored.screening_status,
+            stored.revision
+        ),
+        ("Amy Lee", ScreeningStatus::PotentialMatch, 3)
+    );
+    assert_eq!(
+        ResourceStore::get(&logs, &t1(), "screening-run-1").await,
+        Ok(Some(log.clone()))
+    );
+    let ids = f.event_ids(&t1()).await;
+    for id in ["ev-amy", "ev-log", "ev-run-1-done"] {
+        assert!(ids.iter().any(|stored| stored == id), "{id} in {ids:?}");
+    }
+}
+
+contract!(a_run_records_with_its_end_or_not_at_all);
+
 async fn a_run_handed_off_ends_once_outside_the_runner(backend: Backend) {
     let f = Fixture::new(backend);
     let repo = f.jobs.clone();
@@ -276,6 +376,7 @@ async fn a_run_handed_off_ends_once_outside_the_runner(backend: Backend) {
             value: "RUNNING".into(),
             debug: json!({"execution": "automations/a/executions/x"}),
         },
+        effects: RunEffects::default(),
     };
     assert_eq!(repo.finish(&task, &handed_off, at(4)).await, Ok(true));
     assert!(
@@ -467,6 +568,7 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
             details: vec![],
         }),
         events: vec![],
+        effects: RunEffects::default(),
     });
     assert_eq!(repo.finish(&again, &finish, at(31)).await, Ok(true));
     let operation = f
