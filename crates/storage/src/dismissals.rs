@@ -113,9 +113,10 @@ impl DismissalRepository for DieselDismissalRepository {
         entity_id: &str,
     ) -> Result<Vec<Dismissal>, RepositoryError> {
         let (tenant, entity_id) = (tenant.as_str().to_owned(), entity_id.to_owned());
+        // One statement: no transaction around it.
         let rows: Vec<DismissalRow> = self
             .db
-            .read(move |conn| {
+            .run(move |conn| {
                 d::table
                     .filter(d::tenant_id.eq(tenant))
                     .filter(d::entity_id.eq(entity_id))

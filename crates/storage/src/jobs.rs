@@ -39,7 +39,7 @@ use crate::rows::{internal, timestamp};
 use crate::schema::{job_tasks, jobs, operations};
 use crate::sql::Sql;
 use crate::store::{
-    DieselStore, StoredTable, insert_unless_stored, overwrite, row_statements, update_with_events,
+    DieselStore, StoredTable, insert_unless_stored, overwrite, row_statements, update_in,
 };
 
 /// Where the job filter fields live.
@@ -681,8 +681,8 @@ impl JobRepository for DieselStore<JobTable> {
                         if completed == 0 {
                             return Ok(false);
                         }
-                        write_effects(conn, &task.tenant, &end.effects)?;
-                        complete_run(conn, &task.tenant, &task.id, end, now)?;
+                        let recorded = write_effects(conn, &task.tenant, &end.effects)?;
+                        complete_run(conn, &task.tenant, &task.id, end, &recorded, now)?;
                         Ok(true)
                     }
                     TaskFinish::HandedOff { metadata, effects } => {
@@ -698,7 +698,11 @@ impl JobRepository for DieselStore<JobTable> {
                         if handed == 0 {
                             return Ok(false);
                         }
-                        write_effects(conn, &task.tenant, effects)?;
+                        let recorded: Vec<NewEvent> = write_effects(conn, &task.tenant, effects)?
+                            .into_iter()
+                            .cloned()
+                            .collect();
+                        insert_events(conn, tenant, &recorded).map_err(repository_error)?;
                         let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
                         diesel::update(
                             operations::table
@@ -755,7 +759,7 @@ impl JobRepository for DieselStore<JobTable> {
                     }
                     Some(_) => {}
                 }
-                complete_run(conn, &tenant, &operation_id, &end, now)?;
+                complete_run(conn, &tenant, &operation_id, &end, &[], now)?;
                 Ok(true)
             })
             .await
@@ -829,44 +833,47 @@ impl JobRepository for DieselStore<JobTable> {
 /// Stores what a run recorded, in the transaction of its end: each entity's change
 /// first (refused with [`RepositoryError::Conflict`] when the entity changed since the
 /// run read it, before anything else is written), then each new activity log and
-/// alert unless one is stored under its id.
+/// alert unless one is stored under its id. Returns the events of what it stored, for
+/// the end to write with its own in one statement.
 ///
 /// # Errors
 /// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] for an entity that
 /// changed or is gone; what the inserts refuse (an entity a record names erased);
 /// database failures.
-fn write_effects(
+fn write_effects<'a>(
     conn: &mut DbConnection,
     tenant: &TenantId,
-    effects: &RunEffects,
-) -> Result<(), RepositoryError> {
+    effects: &'a RunEffects,
+) -> Result<Vec<&'a NewEvent>, RepositoryError> {
+    let mut events = Vec::new();
     for staged in &effects.entities {
         let row = EntityTable::row(tenant, &staged.resource)?;
-        update_with_events::<EntityTable>(
-            conn,
-            tenant.as_str(),
-            &staged.resource,
-            &row,
-            staged.resource.revision - 1,
-            &staged.events,
-        )?;
+        let read_revision = staged.resource.revision - 1;
+        update_in::<EntityTable>(conn, tenant.as_str(), &staged.resource, &row, read_revision)?;
+        events.extend(&staged.events);
     }
     for staged in &effects.logs {
-        insert_unless_stored::<ActivityLogTable>(conn, tenant, &staged.resource, &staged.events)?;
+        if insert_unless_stored::<ActivityLogTable>(conn, tenant, &staged.resource)? {
+            events.extend(&staged.events);
+        }
     }
     for staged in &effects.alerts {
-        insert_unless_stored::<AlertTable>(conn, tenant, &staged.resource, &staged.events)?;
+        if insert_unless_stored::<AlertTable>(conn, tenant, &staged.resource)? {
+            events.extend(&staged.events);
+        }
     }
-    Ok(())
+    Ok(events)
 }
 
 /// Stores the end of a run: the job, the operation done with its outcome (its
-/// metadata's `debug` merged over the stored one) and the events.
+/// metadata's `debug` merged over the stored one), and the events of the records the
+/// run stored (`recorded`) with those of its end.
 fn complete_run(
     conn: &mut DbConnection,
     tenant: &TenantId,
     operation_id: &str,
     end: &RunEnd,
+    recorded: &[&NewEvent],
     now: Timestamp,
 ) -> Result<(), RepositoryError> {
     let row = JobRow::from_record(tenant, &end.job);
@@ -898,7 +905,13 @@ fn complete_run(
     ))
     .execute(conn)
     .map_err(repository_error)?;
-    insert_events(conn, tenant.as_str(), &end.events).map_err(repository_error)
+    let events: Vec<NewEvent> = recorded
+        .iter()
+        .copied()
+        .chain(&end.events)
+        .cloned()
+        .collect();
+    insert_events(conn, tenant.as_str(), &events).map_err(repository_error)
 }
 
 /// `metadata` as JSON text, its `debug` fields laid over those stored with the

@@ -963,10 +963,10 @@ pub(crate) fn insert_with_events<T: StoredTable>(
     insert_events(conn, tenant.as_str(), events).map_err(repository_error)
 }
 
-/// Writes the new `resource` of `T` for `tenant` in the caller's transaction, with
-/// `events`, unless a resource is stored under its id already: then nothing is
-/// written. What a job run's end writes of the records the run made: an earlier
-/// attempt may have stored them.
+/// Writes the new `resource` of `T` for `tenant` in the caller's transaction unless a
+/// resource is stored under its id already; returns whether it wrote it. What a job
+/// run's end writes of the records the run made (an earlier attempt may have stored
+/// them), with their events beside its own.
 ///
 /// # Errors
 /// As [`insert_with_events`].
@@ -974,36 +974,33 @@ pub(crate) fn insert_unless_stored<T: StoredTable>(
     conn: &mut DbConnection,
     tenant: &TenantId,
     resource: &T::Resource,
-    events: &[NewEvent],
-) -> Result<(), RepositoryError> {
+) -> Result<bool, RepositoryError> {
     let row = T::row(tenant, resource)?;
     if T::load(conn, tenant.as_str(), T::row_id(&row))
         .map_err(repository_error)?
         .is_some()
     {
-        return Ok(());
+        return Ok(false);
     }
-    insert_with_events::<T>(conn, tenant, resource, events)
+    T::insert_new(conn, tenant.as_str(), &[(resource.clone(), row)])?;
+    Ok(true)
 }
 
 /// Overwrites the stored `resource` of `T` (its row `row`) in the caller's
-/// transaction if its revision is still `expected_revision`, with its side rows and
-/// `events`.
+/// transaction if its revision is still `expected_revision`, with its side rows.
 ///
 /// # Errors
 /// [`RepositoryError::NotFound`] when it is gone; [`RepositoryError::Conflict`] when
 /// its revision changed; database failures.
-pub(crate) fn update_with_events<T: StoredTable>(
+pub(crate) fn update_in<T: StoredTable>(
     conn: &mut DbConnection,
     tenant: &str,
     resource: &T::Resource,
     row: &T::Row,
     expected_revision: i64,
-    events: &[NewEvent],
 ) -> Result<(), RepositoryError> {
     overwrite::<T>(conn, tenant, row, expected_revision)?;
-    T::write_side_rows(conn, resource, row, Write::Update)?;
-    insert_events(conn, tenant, events).map_err(repository_error)
+    T::write_side_rows(conn, resource, row, Write::Update)
 }
 
 /// A row with its relevance, in ranked (fuzzy) searches.
@@ -1195,14 +1192,8 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         );
         self.db
             .write(move |conn| {
-                update_with_events::<T>(
-                    conn,
-                    &tenant,
-                    &resource,
-                    &row,
-                    expected_revision,
-                    &new_events,
-                )
+                update_in::<T>(conn, &tenant, &resource, &row, expected_revision)?;
+                insert_events(conn, &tenant, &new_events).map_err(repository_error)
             })
             .await
     }
