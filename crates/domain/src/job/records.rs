@@ -390,26 +390,43 @@ impl<'a> StagedRecords<'a> {
     fn with_effects<T>(&self, f: impl FnOnce(&mut RunEffects) -> T) -> T {
         f(&mut self.effects.lock().unwrap_or_else(PoisonError::into_inner))
     }
-}
 
-#[async_trait]
-impl RunRecords for StagedRecords<'_> {
-    async fn log(&self, principal: &Principal, id: &str, log: ActivityLog) -> Result<ActivityLog> {
-        let name = ActivityLog::name_of(id);
+    /// The record named `name` among those `kind` picks of the kept ones, when the run
+    /// asked for it before; else the one `prepared` makes, kept.
+    async fn once<R: Clone>(
+        &self,
+        kind: fn(&mut RunEffects) -> &mut Vec<Staged<R>>,
+        name: &str,
+        name_of: fn(&R) -> &str,
+        prepared: impl Future<Output = Result<Staged<R>>>,
+    ) -> Result<R> {
         let kept = self.with_effects(|effects| {
-            effects
-                .logs
+            kind(effects)
                 .iter()
-                .find(|staged| staged.resource.name == name)
+                .find(|staged| name_of(&staged.resource) == name)
                 .map(|staged| staged.resource.clone())
         });
         if let Some(kept) = kept {
             return Ok(kept);
         }
-        let staged = self.preparer.prepare_log(principal, id, log).await?;
-        let log = staged.resource.clone();
-        self.with_effects(|effects| effects.logs.push(staged));
-        Ok(log)
+        let staged = prepared.await?;
+        let record = staged.resource.clone();
+        self.with_effects(|effects| kind(effects).push(staged));
+        Ok(record)
+    }
+}
+
+#[async_trait]
+impl RunRecords for StagedRecords<'_> {
+    async fn log(&self, principal: &Principal, id: &str, log: ActivityLog) -> Result<ActivityLog> {
+        let prepared = self.preparer.prepare_log(principal, id, log);
+        self.once(
+            |e| &mut e.logs,
+            &ActivityLog::name_of(id),
+            |l| &l.name,
+            prepared,
+        )
+        .await
     }
 
     async fn alert(
@@ -419,24 +436,14 @@ impl RunRecords for StagedRecords<'_> {
         source: &str,
         alert: NewAlert,
     ) -> Result<Alert> {
-        let name = Alert::name_of(id);
-        let kept = self.with_effects(|effects| {
-            effects
-                .alerts
-                .iter()
-                .find(|staged| staged.resource.name == name)
-                .map(|staged| staged.resource.clone())
-        });
-        if let Some(kept) = kept {
-            return Ok(kept);
-        }
-        let staged = self
-            .preparer
-            .prepare_alert(principal, id, source, alert)
-            .await?;
-        let alert = staged.resource.clone();
-        self.with_effects(|effects| effects.alerts.push(staged));
-        Ok(alert)
+        let prepared = self.preparer.prepare_alert(principal, id, source, alert);
+        self.once(
+            |e| &mut e.alerts,
+            &Alert::name_of(id),
+            |a| &a.name,
+            prepared,
+        )
+        .await
     }
 
     async fn entity_output(
