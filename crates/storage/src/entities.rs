@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
 use rics_domain::entity::model::{Entity, ScreeningStatus, VerificationStatus};
 use rics_domain::entity::relationship::{RelationshipRecord, RelationshipType};
-use rics_domain::entity::repository::{EntityRepository, EraseGuard, ErasureCounts};
+use rics_domain::entity::repository::{EntityRepository, EraseGuard, ErasureCounts, Presence};
 use rics_domain::event::NewEvent;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
@@ -25,6 +25,10 @@ use crate::search_index::ChangeLog;
 use crate::side_rows::delete_owned;
 use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
+
+/// Most ids one statement of [`EntityRepository::presence`] looks up (SQLite binds at
+/// most 32,766 parameters).
+const PRESENCE_CHUNK: usize = 500;
 
 /// An entity's display name, searched in the in-memory index of its change log.
 const NAME_SEARCH: FuzzyIndex = FuzzyIndex {
@@ -669,6 +673,34 @@ impl EntityRepository for DieselStore<EntityTable> {
         ids: &[String],
     ) -> Result<Vec<Entity>, RepositoryError> {
         self.read_many(tenant, ids).await
+    }
+
+    async fn presence(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<Presence>, RepositoryError> {
+        let (tenant, ids) = (tenant.as_str().to_owned(), ids.to_vec());
+        // One statement per chunk of ids (one in every check of a reference): no
+        // transaction around it.
+        self.db()
+            .run(move |conn| {
+                let mut found = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(PRESENCE_CHUNK) {
+                    let rows: Vec<(String, Option<i64>)> = entities::table
+                        .filter(entities::tenant_id.eq(&tenant))
+                        .filter(entities::id.eq_any(chunk))
+                        .select((entities::id, entities::delete_time))
+                        .load(conn)
+                        .map_err(repository_error)?;
+                    found.extend(rows.into_iter().map(|(id, delete_time)| Presence {
+                        id,
+                        deleted: delete_time.is_some(),
+                    }));
+                }
+                Ok(found)
+            })
+            .await
     }
 
     async fn list(

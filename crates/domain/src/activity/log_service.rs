@@ -278,14 +278,14 @@ impl ActivityLogService {
             .collect();
         let found = self
             .entities
-            .get_many(&principal.tenant, &ids)
+            .presence(&principal.tenant, &ids)
             .await
             .map_err(Error::from)?;
         for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
             let field = format!("activityLog.entityNames[{i}]");
-            match found.iter().find(|entity| entity.id() == id) {
+            match found.iter().find(|entity| entity.id == *id) {
                 None => return Err(Error::not_found(name).with_metadata("field", field)),
-                Some(entity) if entity.is_deleted() => {
+                Some(entity) if entity.deleted => {
                     return Err(lifecycle::referred_deleted(Referred::Entity, name)
                         .with_metadata("field", field));
                 }

@@ -10,7 +10,7 @@ use super::log_service::{ActivityLogPorts, ActivityLogService};
 use super::model::{ActivityLog, ActivityLogType, ActivityType};
 use super::ports::{MockActivityLogRepository, MockActivityLogTypeRepository};
 use crate::entity::model::Entity;
-use crate::entity::repository::MockEntityRepository;
+use crate::entity::repository::{MockEntityRepository, Presence};
 use crate::error::Code;
 use crate::housekeeping::Purge;
 use crate::id::MockIdGenerator;
@@ -62,9 +62,16 @@ fn entities() -> MockEntityRepository {
             ..Entity::default()
         })
     };
-    entities
-        .expect_get_many()
-        .returning(move |_, ids| Ok(ids.iter().filter_map(|id| known(id)).collect()));
+    entities.expect_presence().returning(move |_, ids| {
+        Ok(ids
+            .iter()
+            .filter_map(|id| known(id))
+            .map(|e| Presence {
+                id: e.id().to_owned(),
+                deleted: e.is_deleted(),
+            })
+            .collect())
+    });
     entities.expect_get().returning(move |_, id| Ok(known(id)));
     entities
 }

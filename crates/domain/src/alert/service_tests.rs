@@ -11,8 +11,7 @@ use super::model::{
 };
 use super::ports::{MockAlertRepository, MockAlertTypeRepository};
 use super::service::{AlertService, DefaultAlertTypes};
-use crate::entity::model::Entity;
-use crate::entity::repository::MockEntityRepository;
+use crate::entity::repository::{MockEntityRepository, Presence};
 use crate::error::Code;
 use crate::event::NewEvent;
 use crate::housekeeping::Purge;
@@ -56,14 +55,13 @@ fn types() -> MockAlertTypeRepository {
 /// Entities `live-*` exist, `gone-*` are soft-deleted, others do not exist.
 fn entities() -> MockEntityRepository {
     let mut entities = MockEntityRepository::new();
-    entities.expect_get_many().returning(|_, ids| {
+    entities.expect_presence().returning(|_, ids| {
         Ok(ids
             .iter()
             .filter(|id| id.starts_with("live-") || id.starts_with("gone-"))
-            .map(|id| Entity {
-                name: Entity::name_of(id),
-                delete_time: id.starts_with("gone-").then(now),
-                ..Entity::default()
+            .map(|id| Presence {
+                id: id.clone(),
+                deleted: id.starts_with("gone-"),
             })
             .collect())
     });

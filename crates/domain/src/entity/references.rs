@@ -55,12 +55,12 @@ pub async fn check_named_entities(
         return Ok(());
     }
     let ids: Vec<String> = added.iter().map(|(_, id)| id.clone()).collect();
-    let found = entities.get_many(tenant, &ids).await.map_err(Error::from)?;
+    let found = entities.presence(tenant, &ids).await.map_err(Error::from)?;
     for (i, id) in &added {
         live(
             &format!("{field}[{i}]"),
             &format!("entities/{id}"),
-            found.iter().find(|e| e.id() == id),
+            found.iter().find(|e| e.id == *id).map(|e| e.deleted),
         )?;
     }
     Ok(())
@@ -88,7 +88,7 @@ pub async fn check_named_entity(
         ));
     };
     let found = entities.get(tenant, id).await.map_err(Error::from)?;
-    live(field, name, found.as_ref())
+    live(field, name, found.as_ref().map(Entity::is_deleted))
 }
 
 /// The id of a well-formed entity name.
@@ -101,16 +101,17 @@ fn not_an_entity_name(name: &str) -> String {
     format!("'{name}' is not an entity name (entities/{{entity}})")
 }
 
-/// The verdict on the entity `name` named in `field`, as `found` in the tenant.
-fn live(field: &str, name: &str, found: Option<&Entity>) -> Result<()> {
-    match found {
+/// The verdict on the entity `name` named in `field`: whether it is `deleted`, `None`
+/// when the tenant has no such entity.
+fn live(field: &str, name: &str, deleted: Option<bool>) -> Result<()> {
+    match deleted {
         None => Err(Error::invalid_field(
             field,
             "ENTITY_NOT_FOUND",
             format!("'{name}' does not exist"),
         )
         .with_code(Code::NotFound)),
-        Some(entity) if entity.is_deleted() => Err(referred_deleted(Referred::Entity, name)),
-        Some(_) => Ok(()),
+        Some(true) => Err(referred_deleted(Referred::Entity, name)),
+        Some(false) => Ok(()),
     }
 }

@@ -28,6 +28,15 @@ pub enum EraseGuard {
     PurgeDue(Timestamp),
 }
 
+/// A stored entity, as a reference to it is checked: live or deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Presence {
+    /// Its id.
+    pub id: String,
+    /// Whether it is soft-deleted.
+    pub deleted: bool,
+}
+
 /// Stores entities, their tags, external ids and relationships, with their events.
 ///
 /// Every method takes the caller's tenant and never sees another tenant's rows. Each
@@ -85,6 +94,17 @@ pub trait EntityRepository: Send + Sync {
         tenant: &TenantId,
         ids: &[String],
     ) -> Result<Vec<Entity>, RepositoryError>;
+
+    /// Which of `ids` are stored, each as live or deleted, in any order: what a check
+    /// of references to entities reads, in one statement, without the entities.
+    ///
+    /// # Errors
+    /// Only the common errors.
+    async fn presence(
+        &self,
+        tenant: &TenantId,
+        ids: &[String],
+    ) -> Result<Vec<Presence>, RepositoryError>;
 
     /// One page of entities matching the query.
     ///

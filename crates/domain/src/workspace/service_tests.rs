@@ -8,8 +8,7 @@ use serde_json::json;
 use super::model::{Workspace, WorkspaceState};
 use super::ports::MockWorkspaceRepository;
 use super::service::WorkspaceService;
-use crate::entity::model::Entity;
-use crate::entity::repository::MockEntityRepository;
+use crate::entity::repository::{MockEntityRepository, Presence};
 use crate::error::Code;
 use crate::form::ports::{MockFormRecords, MockFormRepository};
 use crate::form::service::{FormPorts, FormService};
@@ -40,14 +39,13 @@ fn principal() -> Principal {
 /// Entities `live-*` exist, `gone-*` are soft-deleted, others do not exist.
 fn entities() -> MockEntityRepository {
     let mut entities = MockEntityRepository::new();
-    entities.expect_get_many().returning(|_, ids| {
+    entities.expect_presence().returning(|_, ids| {
         Ok(ids
             .iter()
             .filter(|id| id.starts_with("live-") || id.starts_with("gone-"))
-            .map(|id| Entity {
-                name: Entity::name_of(id),
-                delete_time: id.starts_with("gone-").then(now),
-                ..Entity::default()
+            .map(|id| Presence {
+                id: id.clone(),
+                deleted: id.starts_with("gone-"),
             })
             .collect())
     });

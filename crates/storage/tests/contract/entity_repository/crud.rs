@@ -1,4 +1,4 @@
-//! create, get, get_many and update.
+//! create, get, get_many, presence and update.
 
 use rics_domain::entity::model::Entity;
 use rics_domain::list::ListRequest;
@@ -159,6 +159,22 @@ async fn get_many_returns_the_existing_ones_of_the_tenant(backend: Backend) {
     assert!(
         f.repo
             .get_many(&t2(), &ids(&["e0"]))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The presence of the same ids: what a reference check reads.
+    let mut present = f
+        .repo
+        .presence(&t1(), &ids(&["e4", "missing", "e0", "e3", "t2e"]))
+        .await
+        .unwrap();
+    present.sort_by(|a, b| a.id.cmp(&b.id));
+    let present: Vec<(&str, bool)> = present.iter().map(|p| (p.id.as_str(), p.deleted)).collect();
+    assert_eq!(present, [("e0", false), ("e3", true), ("e4", false)]);
+    assert!(
+        f.repo
+            .presence(&t2(), &ids(&["e0"]))
             .await
             .unwrap()
             .is_empty()
