@@ -86,6 +86,19 @@ impl OutputWriter {
         Err(Error::concurrent_modification(&name))
     }
 
+    /// The entity `id` of `tenant` as it is stored now.
+    ///
+    /// # Errors
+    /// NOT_FOUND when it is gone; what the store fails with.
+    pub async fn current(&self, tenant: &TenantId, id: &str) -> Result<Entity> {
+        let name = format!("entities/{id}");
+        self.entities
+            .get(tenant, id)
+            .await
+            .map_err(|e| e.for_resource(&name))?
+            .ok_or_else(|| Error::not_found(&name))
+    }
+
     /// The entity `entity` (of `tenant`) as `change` leaves it, with its next revision,
     /// and the `entity.updated` event that records the change of `field` with its
     /// `cause`; `None` when `change` leaves it as it is. Nothing is written: a job run

@@ -5,9 +5,11 @@ use serde_json::{Map, Value, json};
 use super::id_verification::IdVerificationJobs;
 use super::kind::JobFamily;
 use super::records::RunEffects;
+use crate::entity::model::Entity;
 use crate::event::NewEvent;
 use crate::operation::{OperationError, OperationMetadata};
 use crate::proto_enum;
+use crate::repository::Staged;
 use crate::time::Timestamp;
 
 proto_enum! {
@@ -229,6 +231,18 @@ pub enum TaskFinish {
         /// What the runner's part of the run recorded.
         effects: RunEffects,
     },
+}
+
+impl TaskFinish {
+    /// Puts `entities` in place of the entities with outputs that the end stores; an
+    /// end that stores no records is left as it is.
+    pub fn set_entities(&mut self, entities: Vec<Staged<Entity>>) {
+        match self {
+            TaskFinish::Complete(end) => end.effects.entities = entities,
+            TaskFinish::HandedOff { effects, .. } => effects.entities = entities,
+            TaskFinish::Retry { .. } => {}
+        }
+    }
 }
 
 /// The end of a run: the job as the run leaves it, the operation's outcome and the

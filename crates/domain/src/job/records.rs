@@ -267,6 +267,13 @@ pub trait RecordPreparer: Send + Sync {
         cause: &OutputCause,
     ) -> Result<Option<Staged<Entity>>>;
 
+    /// The entity `id` of `tenant` as it is stored now: what an output is set on
+    /// again when the run's end found the entity changed since the run read it.
+    ///
+    /// # Errors
+    /// NOT_FOUND when the entity is gone.
+    async fn current_entity(&self, tenant: &TenantId, id: &str) -> Result<Entity>;
+
     /// Resolves the alert at once, as [`RunRecords::resolve_alert`] does: a resolve
     /// is no record of the run, and is idempotent.
     ///
@@ -326,6 +333,10 @@ impl RecordPreparer for ServiceRecords {
         }))
     }
 
+    async fn current_entity(&self, tenant: &TenantId, id: &str) -> Result<Entity> {
+        self.output.current(tenant, id).await
+    }
+
     async fn resolve_alert(
         &self,
         principal: &Principal,
@@ -368,6 +379,17 @@ impl RunEffects {
 pub struct StagedRecords<'a> {
     preparer: &'a dyn RecordPreparer,
     effects: Mutex<RunEffects>,
+    outputs: Mutex<Vec<SetOutput>>,
+}
+
+/// An output a run set on an entity, kept to be set again on the entity as it is
+/// stored now when the run's end found it changed ([`StagedRecords::set_again`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetOutput {
+    tenant: TenantId,
+    entity_id: String,
+    output: EntityOutput,
+    cause: OutputCause,
 }
 
 impl<'a> StagedRecords<'a> {
@@ -376,14 +398,42 @@ impl<'a> StagedRecords<'a> {
         StagedRecords {
             preparer,
             effects: Mutex::new(RunEffects::default()),
+            outputs: Mutex::new(Vec::new()),
         }
     }
 
-    /// What the run recorded.
-    pub fn into_effects(self) -> RunEffects {
-        self.effects
+    /// What the run recorded, and the outputs it set on entities.
+    pub fn into_effects(self) -> (RunEffects, Vec<SetOutput>) {
+        let effects = self
+            .effects
             .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner);
+        let outputs = self
+            .outputs
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        (effects, outputs)
+    }
+
+    /// The entities of `outputs` as they are stored now with those outputs set again,
+    /// for the end to store in place of the ones the run staged: the end found an
+    /// entity changed since the run read it (a user's update, another run's output).
+    /// As [`OutputWriter`] does for an output written at once, neither change is lost.
+    ///
+    /// # Errors
+    /// NOT_FOUND when an entity is gone; what reading it fails with.
+    pub async fn set_again(
+        preparer: &dyn RecordPreparer,
+        outputs: &[SetOutput],
+    ) -> Result<Vec<Staged<Entity>>> {
+        let again = StagedRecords::new(preparer);
+        for set in outputs {
+            let current = preparer.current_entity(&set.tenant, &set.entity_id).await?;
+            again
+                .entity_output(&set.tenant, current, set.output.clone(), set.cause.clone())
+                .await?;
+        }
+        Ok(again.into_effects().0.entities)
     }
 
     /// Runs `f` over the records kept so far.
@@ -453,6 +503,15 @@ impl RunRecords for StagedRecords<'_> {
         output: EntityOutput,
         cause: OutputCause,
     ) -> Result<()> {
+        self.outputs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(SetOutput {
+                tenant: tenant.clone(),
+                entity_id: read.id().to_owned(),
+                output: output.clone(),
+                cause: cause.clone(),
+            });
         self.with_effects(|effects| {
             let kept = effects
                 .entities
@@ -626,7 +685,8 @@ mod tests {
                 .await
                 .unwrap();
         }
-        let effects = staged.into_effects();
+        let (effects, outputs) = staged.into_effects();
+        assert_eq!(outputs.len(), 3, "each output is kept to be set again");
         let [kept] = effects.entities.as_slice() else {
             panic!("one entity: {effects:?}");
         };

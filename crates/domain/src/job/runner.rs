@@ -23,6 +23,11 @@ use crate::principal::TenantId;
 use crate::repository::RepositoryError;
 use crate::time::{Clock, Pause, Timestamp};
 
+/// How often a run's end is tried again after the entities it set outputs on changed
+/// since the run read them, before the attempt fails: as often as
+/// [`OutputWriter`](crate::entity::output::OutputWriter) retries a write at once.
+const OUTPUT_TRIES: usize = 5;
+
 /// How workers treat queued runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunnerSettings {
@@ -226,7 +231,8 @@ impl JobRunner {
             ))),
         };
         let now = self.clock.now();
-        let finish = match outcome {
+        let (effects, outputs) = records.into_effects();
+        let mut finish = match outcome {
             Ok(output)
                 if self
                     .kinds
@@ -243,10 +249,10 @@ impl JobRunner {
                         value: JobState::Running.as_str().to_owned(),
                         debug,
                     },
-                    effects: records.into_effects(),
+                    effects,
                 }
             }
-            Ok(result) => self.complete(task, job, Ok(result), records.into_effects()),
+            Ok(result) => self.complete(task, job, Ok(result), effects),
             Err(Attempt::Failed(error)) => self.after_failure(task, job, error, now),
             Err(Attempt::Panicked) => self.complete(
                 task,
@@ -258,18 +264,28 @@ impl JobRunner {
                 RunEffects::default(),
             ),
         };
-        let finish = match self.jobs.finish(task, &finish, now).await {
-            Ok(_) => finish,
-            // An entity the run set an output of changed after the run read it: the
-            // end is not stored, nor anything the run recorded; the attempt failed.
-            Err(RepositoryError::Conflict) => {
-                let changed =
-                    Error::concurrent_modification(&format!("entities/{}", job.entity_id));
-                let failed = self.after_failure(task, job, changed, now);
-                self.jobs.finish(task, &failed, now).await?;
-                failed
+        let mut tries = 0;
+        let finish = loop {
+            match self.jobs.finish(task, &finish, now).await {
+                Ok(_) => break finish,
+                // An entity the run set an output of changed after the run read it:
+                // nothing was stored. The outputs are set again on the entity as it is
+                // now, and the end tried again, as often as a write at once would be.
+                Err(RepositoryError::Conflict) if !outputs.is_empty() && tries < OUTPUT_TRIES => {
+                    tries += 1;
+                    match StagedRecords::set_again(&*self.records, &outputs).await {
+                        Ok(entities) => finish.set_entities(entities),
+                        Err(error) => finish = self.after_failure(task, job, error, now),
+                    }
+                }
+                // It kept changing: the attempt failed, with nothing stored.
+                Err(RepositoryError::Conflict) => {
+                    let changed =
+                        Error::concurrent_modification(&format!("entities/{}", job.entity_id));
+                    finish = self.after_failure(task, job, changed, now);
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
         };
         let outcome = match &finish {
             TaskFinish::Retry { .. } => AttemptOutcome::Retried,

@@ -9,9 +9,10 @@ use serde_json::{Value, json};
 use super::kind::{JobFamily, NoRunInput, Run, RunRequest};
 use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish};
 use super::ports::{MockJobRepository, QueuedWork};
-use super::records::MockRecordPreparer;
+use super::records::{EntityOutput, MockRecordPreparer, OutputCause};
 use super::runner::{AttemptOutcome, FinishedAttempt, JobRunner, RunReport, RunnerSettings};
 use crate::activity::model::ActivityLog;
+use crate::entity::model::{Entity, ScreeningStatus};
 use crate::error::{Error, Result};
 use crate::event::NewEvent;
 use crate::id::MockIdGenerator;
@@ -426,6 +427,95 @@ async fn an_entity_changed_during_the_run_makes_the_attempt_fail_without_its_rec
     );
     assert!(end.effects.is_empty());
     assert_eq!(report.attempts[0].outcome, AttemptOutcome::Failed);
+}
+
+/// A family whose runs set the screening status of the entity they read at
+/// revision 1.
+struct SettingStatus;
+
+#[async_trait]
+impl JobFamily for SettingStatus {
+    const COLLECTION: &'static str = "testJobs";
+    const EVENT_PREFIX: &'static str = "test_job";
+    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+    type Input = Value;
+    type RunRequest = RunRequest;
+    type RunInput = NoRunInput;
+    type Output = Value;
+
+    async fn check_input(
+        &self,
+        _principal: &crate::principal::Principal,
+        _entity_id: &str,
+        input: Value,
+    ) -> Result<Value> {
+        Ok(input)
+    }
+
+    async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
+        let read = Entity {
+            name: "entities/e".into(),
+            revision: 1,
+            ..Entity::default()
+        };
+        let cause = OutputCause {
+            field: "job",
+            name: run.job.name(),
+        };
+        let status = EntityOutput::ScreeningStatus(ScreeningStatus::PotentialMatch);
+        run.records
+            .entity_output(&run.task.tenant, read, status, cause)
+            .await?;
+        Ok(json!({}))
+    }
+}
+
+#[tokio::test]
+async fn an_entity_changed_during_the_run_gets_the_output_set_again_at_its_end() {
+    let mut preparer = MockRecordPreparer::new();
+    preparer
+        .expect_prepare_output()
+        .returning(|_, entity, output, _| {
+            Ok(output.applied_to(entity).map(|mut changed| {
+                changed.revision = entity.revision + 1;
+                Staged {
+                    resource: changed,
+                    events: Vec::new(),
+                }
+            }))
+        });
+    // Another writer took the entity to revision 7 meanwhile.
+    preparer.expect_current_entity().times(1).returning(|_, _| {
+        Ok(Entity {
+            name: "entities/e".into(),
+            display_name: "Renamed".into(),
+            revision: 7,
+            ..Entity::default()
+        })
+    });
+    let first_refused = |finish: &TaskFinish| match finish {
+        TaskFinish::Complete(end) if end.effects.entities[0].resource.revision == 2 => {
+            Err(RepositoryError::Conflict)
+        }
+        _ => Ok(true),
+    };
+    let (finishes, report) = run_recording(SettingStatus, 1, preparer, first_refused).await;
+    let [TaskFinish::Complete(_), TaskFinish::Complete(end)] = finishes.as_slice() else {
+        panic!("an end refused, then the end again: {finishes:?}");
+    };
+    let entity = &end.effects.entities[0].resource;
+    assert_eq!(
+        (
+            entity.revision,
+            entity.display_name.as_str(),
+            entity.screening_status
+        ),
+        (8, "Renamed", ScreeningStatus::PotentialMatch),
+        "set on the entity as it is now, keeping the other change"
+    );
+    assert_eq!(end.job.state, JobState::Succeeded);
+    assert_eq!(report.attempts[0].outcome, AttemptOutcome::Succeeded);
 }
 
 #[test]
