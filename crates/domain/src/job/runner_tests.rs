@@ -20,6 +20,36 @@ use crate::principal::TenantId;
 use crate::repository::{RepositoryError, Staged};
 use crate::time::{MockClock, Pause, Timestamp};
 
+/// Declares the test family `$family`: a family of `testJobs` that takes any inputs,
+/// with the items given (its `execute`, and `ENDS_ELSEWHERE` for one that ends
+/// elsewhere).
+macro_rules! test_family {
+    ($family:ident { $($items:tt)* }) => {
+        #[async_trait]
+        impl JobFamily for $family {
+            const COLLECTION: &'static str = "testJobs";
+            const EVENT_PREFIX: &'static str = "test_job";
+            const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+
+            type Input = Value;
+            type RunRequest = RunRequest;
+            type RunInput = NoRunInput;
+            type Output = Value;
+
+            async fn check_input(
+                &self,
+                _principal: &crate::principal::Principal,
+                _entity_id: &str,
+                input: Value,
+            ) -> Result<Value> {
+                Ok(input)
+            }
+
+            $($items)*
+        }
+    };
+}
+
 fn now() -> Timestamp {
     Timestamp::parse_rfc3339("2026-11-22T10:00:00Z").unwrap()
 }
@@ -28,59 +58,21 @@ fn now() -> Timestamp {
 /// attempt); the service tests use it too.
 pub(super) struct Scripted(pub(super) fn(u32) -> Result<Value>);
 
-#[async_trait]
-impl JobFamily for Scripted {
-    const COLLECTION: &'static str = "testJobs";
-    const EVENT_PREFIX: &'static str = "test_job";
-    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
-
-    type Input = Value;
-    type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
-    type Output = Value;
-
-    async fn check_input(
-        &self,
-        _principal: &crate::principal::Principal,
-        _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        Ok(input)
-    }
-
+test_family!(Scripted {
     async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
         (self.0)(run.task.attempt)
     }
-}
+});
 
 /// A family whose runs go on elsewhere once started: an automation execution, say.
 struct HandsOff(Result<Value>);
 
-#[async_trait]
-impl JobFamily for HandsOff {
-    const COLLECTION: &'static str = "testJobs";
-    const EVENT_PREFIX: &'static str = "test_job";
-    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
+test_family!(HandsOff {
     const ENDS_ELSEWHERE: bool = true;
-
-    type Input = Value;
-    type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
-    type Output = Value;
-
-    async fn check_input(
-        &self,
-        _principal: &crate::principal::Principal,
-        _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        Ok(input)
-    }
-
     async fn execute(&self, _run: Run<'_, Self>) -> Result<Value> {
         self.0.clone()
     }
-}
+});
 
 #[tokio::test]
 async fn a_run_that_ends_elsewhere_is_handed_off_with_what_its_start_gave() {
@@ -198,26 +190,7 @@ async fn run_recording<F: JobFamily>(
 /// A family whose runs record an activity log, then end as the test says.
 struct Recording(fn(u32) -> Result<Value>);
 
-#[async_trait]
-impl JobFamily for Recording {
-    const COLLECTION: &'static str = "testJobs";
-    const EVENT_PREFIX: &'static str = "test_job";
-    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
-
-    type Input = Value;
-    type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
-    type Output = Value;
-
-    async fn check_input(
-        &self,
-        _principal: &crate::principal::Principal,
-        _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        Ok(input)
-    }
-
+test_family!(Recording {
     async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
         let worker = super::model::worker_principal(&run.task.tenant);
         let log = ActivityLog {
@@ -229,7 +202,7 @@ impl JobFamily for Recording {
         assert_eq!(first, again, "a record asked for twice is kept once");
         (self.0)(run.task.attempt)
     }
-}
+});
 
 /// A preparer that completes each log with its name and one event.
 fn preparing_logs() -> MockRecordPreparer {
@@ -433,26 +406,7 @@ async fn an_entity_changed_during_the_run_makes_the_attempt_fail_without_its_rec
 /// revision 1.
 struct SettingStatus;
 
-#[async_trait]
-impl JobFamily for SettingStatus {
-    const COLLECTION: &'static str = "testJobs";
-    const EVENT_PREFIX: &'static str = "test_job";
-    const OPERATION_TYPE: &'static str = "rics.v1alpha.TestJob";
-
-    type Input = Value;
-    type RunRequest = RunRequest;
-    type RunInput = NoRunInput;
-    type Output = Value;
-
-    async fn check_input(
-        &self,
-        _principal: &crate::principal::Principal,
-        _entity_id: &str,
-        input: Value,
-    ) -> Result<Value> {
-        Ok(input)
-    }
-
+test_family!(SettingStatus {
     async fn execute(&self, run: Run<'_, Self>) -> Result<Value> {
         let read = Entity {
             name: "entities/e".into(),
@@ -469,7 +423,7 @@ impl JobFamily for SettingStatus {
             .await?;
         Ok(json!({}))
     }
-}
+});
 
 #[tokio::test]
 async fn an_entity_changed_during_the_run_gets_the_output_set_again_at_its_end() {
