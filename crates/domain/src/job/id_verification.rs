@@ -4,8 +4,8 @@
 //! [`crate::document::verification`], writes a DOCUMENT_VERIFICATION activity log, sets
 //! the entity's `verificationStatus` (VERIFIED or FAILED), and raises "Individual
 //! Verification Failed" when a check failed. The log and the alert take ids derived
-//! from the run, so a run repeated after a crash writes each once and reports what the
-//! first attempt recorded.
+//! from the run and are written with its end, so a run repeated after a crash writes
+//! each once; the result reports what the log records.
 
 use std::sync::Arc;
 
