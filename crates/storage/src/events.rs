@@ -1,6 +1,8 @@
 //! The event log: appended inside each change's transaction (the outbox), read back
 //! by [`DieselEventRepository`].
 
+use std::borrow::Borrow;
+
 use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
@@ -25,14 +27,15 @@ use crate::store::{ListedTable, ReadTable, list_page, read_one};
 ///
 /// # Errors
 /// Database failures.
-pub fn insert_events(
+pub fn insert_events<E: Borrow<NewEvent>>(
     conn: &mut DbConnection,
     tenant: &str,
-    new_events: &[NewEvent],
+    new_events: &[E],
 ) -> QueryResult<()> {
     let rows = new_events
         .iter()
         .map(|event| {
+            let event = event.borrow();
             vec![
                 tenant.into(),
                 event.id.as_str().into(),

@@ -698,10 +698,7 @@ impl JobRepository for DieselStore<JobTable> {
                         if handed == 0 {
                             return Ok(false);
                         }
-                        let recorded: Vec<NewEvent> = write_effects(conn, &task.tenant, effects)?
-                            .into_iter()
-                            .cloned()
-                            .collect();
+                        let recorded = write_effects(conn, &task.tenant, effects)?;
                         insert_events(conn, tenant, &recorded).map_err(repository_error)?;
                         let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
                         diesel::update(
@@ -905,12 +902,7 @@ fn complete_run(
     ))
     .execute(conn)
     .map_err(repository_error)?;
-    let events: Vec<NewEvent> = recorded
-        .iter()
-        .copied()
-        .chain(&end.events)
-        .cloned()
-        .collect();
+    let events: Vec<&NewEvent> = recorded.iter().copied().chain(&end.events).collect();
     insert_events(conn, tenant.as_str(), &events).map_err(repository_error)
 }
 

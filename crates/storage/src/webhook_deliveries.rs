@@ -3,6 +3,7 @@
 //! workers with a lease and `FOR UPDATE SKIP LOCKED` as job runs are, in order per
 //! endpoint and entity.
 
+use std::borrow::Borrow;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -37,10 +38,10 @@ use crate::store::{ListedTable, list_page};
 ///
 /// # Errors
 /// Database failures; a stored endpoint body that does not read back.
-pub fn queue_deliveries(
+pub fn queue_deliveries<E: Borrow<NewEvent>>(
     conn: &mut DbConnection,
     tenant: &str,
-    new_events: &[NewEvent],
+    new_events: &[E],
 ) -> QueryResult<()> {
     if new_events.is_empty() {
         return Ok(());
@@ -69,6 +70,7 @@ pub fn queue_deliveries(
         subscriptions.push((endpoint_id, patterns));
     }
     for event in new_events {
+        let event = event.borrow();
         let direct = |endpoint_id: &str| matches!(&event.deliver_to, Some(DirectDelivery::Endpoint(id)) if id == endpoint_id);
         for (endpoint_id, _) in subscriptions
             .iter()
