@@ -101,9 +101,7 @@ struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> tracing::Span {
-        let route = request
-            .match_pattern()
-            .map_or_else(|| "unmatched".to_owned(), |p| routes::openapi_path(&p));
+        let route = routes::label_of(request);
         tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),

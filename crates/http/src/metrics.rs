@@ -2,6 +2,7 @@
 //! status, and how long they took. Labels carry the route template, never a path, so
 //! their number is bounded by the route table (ids are chosen by clients).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -15,14 +16,6 @@ pub const REQUESTS: &str = "rics_http_requests_total";
 /// Seconds from a request's arrival to its answer's head, by `route` and `method`.
 pub const REQUEST_DURATION: &str = "rics_http_request_duration_seconds";
 
-/// The route label of a request: its template (`/v1alpha/entities/{entity}`), or
-/// `unmatched` for a path of no route.
-fn route_of(request: &ServiceRequest) -> String {
-    request
-        .match_pattern()
-        .map_or_else(|| "unmatched".to_owned(), |p| routes::openapi_path(&p))
-}
-
 /// Records each request in [`REQUESTS`] and [`REQUEST_DURATION`]. A request refused by
 /// a middleware (an error, not a response) counts with the error's status.
 ///
@@ -33,14 +26,14 @@ pub async fn record(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
-    let route = route_of(&request);
+    let route = routes::label_of(&request);
     let method = request.method().as_str().to_owned();
     let outcome = next.call(request).await;
     let status = match &outcome {
         Ok(response) => response.status(),
         Err(error) => error.as_response_error().status_code(),
     };
-    metrics::counter!(REQUESTS, "route" => route.clone(), "method" => method.clone(),
+    metrics::counter!(REQUESTS, "route" => Arc::clone(&route), "method" => method.clone(),
         "status" => status.as_str().to_owned())
     .increment(1);
     metrics::histogram!(REQUEST_DURATION, "route" => route, "method" => method)

@@ -32,8 +32,9 @@ pub mod verification;
 pub mod webhook_endpoints;
 pub mod workspaces;
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
+use actix_web::HttpMessage;
 use actix_web::body::BoxBody;
 use actix_web::dev::{ResourceDef, ServiceRequest};
 use actix_web::http::Method;
@@ -273,6 +274,29 @@ const VARIABLE_PATTERN: &str = ":[^/:]+}";
 /// (`/v1alpha/entities/{entity}`) as logs and the document show it.
 pub fn openapi_path(pattern: &str) -> String {
     pattern.replace(VARIABLE_PATTERN, "}")
+}
+
+/// The route template of a request, as [`label_of`] keeps it in the request's extensions.
+#[derive(Debug, Clone)]
+struct RouteLabel(Arc<str>);
+
+/// The route template of a request (`/v1alpha/entities/{entity}`), or `unmatched` for a
+/// path of no route: the label of its log span and its metrics.
+///
+/// Matching the path against the route table again is a regular-expression walk of
+/// every route (about 1 % of a GET's CPU, docs/benchmarks.md), so the first middleware
+/// that asks keeps the answer in the request's extensions and the next reads it there.
+pub fn label_of(request: &ServiceRequest) -> Arc<str> {
+    if let Some(RouteLabel(label)) = request.extensions().get::<RouteLabel>() {
+        return Arc::clone(label);
+    }
+    let label: Arc<str> = request
+        .match_pattern()
+        .map_or_else(|| "unmatched".into(), |p| openapi_path(&p).into());
+    request
+        .extensions_mut()
+        .insert(RouteLabel(Arc::clone(&label)));
+    label
 }
 
 /// The actix pattern of an OpenAPI path: path variables match one segment without
