@@ -102,6 +102,13 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
     /// Database failures (a unique violation when the id is taken).
     fn insert(conn: &mut DbConnection, row: &Self::Row) -> QueryResult<usize>;
 
+    /// Inserts `row` unless a row with its key is stored (`ON CONFLICT DO NOTHING`);
+    /// returns how many rows it wrote, 0 or 1. Written by [`row_statements!`].
+    ///
+    /// # Errors
+    /// Database failures.
+    fn insert_unless_taken(conn: &mut DbConnection, row: &Self::Row) -> QueryResult<usize>;
+
     /// The row of `id` in `tenant`, if any. Usually written by [`row_statements!`].
     ///
     /// # Errors
@@ -395,6 +402,21 @@ macro_rules! row_statements {
             $row: &Self::Row,
         ) -> diesel::QueryResult<usize> {
             diesel::insert_into($table::table).values($row).execute(conn)
+        }
+
+        fn insert_unless_taken(
+            conn: &mut $crate::connection::DbConnection,
+            $row: &Self::Row,
+        ) -> diesel::QueryResult<usize> {
+            // Diesel's connection over both backends has no ON CONFLICT clause; each
+            // backend's own has.
+            let insert = diesel::insert_into($table::table)
+                .values($row)
+                .on_conflict_do_nothing();
+            match conn {
+                $crate::connection::DbConnection::Postgresql(pg) => insert.execute(pg),
+                $crate::connection::DbConnection::Sqlite(lite) => insert.execute(lite),
+            }
         }
     };
 }
@@ -965,24 +987,24 @@ pub(crate) fn insert_with_events<T: StoredTable>(
 
 /// Writes the new `resource` of `T` for `tenant` in the caller's transaction unless a
 /// resource is stored under its id already; returns whether it wrote it. What a job
-/// run's end writes of the records the run made (an earlier attempt may have stored
-/// them), with their events beside its own.
+/// run's end writes of the records the run made (a run under way during an upgrade may
+/// have stored them before its end), with their events beside its own. One statement
+/// when nothing is stored: the insert itself, which skips a taken key.
 ///
 /// # Errors
-/// As [`insert_with_events`].
+/// What [`StoredTable::before_insert`] and [`StoredTable::write_side_rows`] refuse;
+/// database failures.
 pub(crate) fn insert_unless_stored<T: StoredTable>(
     conn: &mut DbConnection,
     tenant: &TenantId,
     resource: &T::Resource,
 ) -> Result<bool, RepositoryError> {
     let row = T::row(tenant, resource)?;
-    if T::load(conn, tenant.as_str(), T::row_id(&row))
-        .map_err(repository_error)?
-        .is_some()
-    {
+    T::before_insert(conn, tenant.as_str(), resource)?;
+    if T::insert_unless_taken(conn, &row).map_err(repository_error)? == 0 {
         return Ok(false);
     }
-    T::insert_new(conn, tenant.as_str(), &[(resource.clone(), row)])?;
+    T::write_side_rows(conn, resource, &row, Write::Insert)?;
     Ok(true)
 }
 

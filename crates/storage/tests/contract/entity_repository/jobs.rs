@@ -333,10 +333,39 @@ async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
     assert_eq!(job.state, JobState::Running, "the run is not over");
     assert!(f.event_ids(&t1()).await.iter().all(|id| id != "ev-log"));
 
+    // A log stored already under its id (by an attempt of a version of rics that
+    // wrote records at once) is kept as stored, without a second event.
+    let mut earlier = log.clone();
+    earlier.begin(
+        ActivityLog::name_of("screening-run-0"),
+        "uid-0".into(),
+        at(2),
+    );
+    ResourceStore::create(&logs, &t1(), &earlier, None, &[])
+        .await
+        .unwrap();
+    let mut again = log.clone();
+    again.begin(
+        ActivityLog::name_of("screening-run-0"),
+        "uid-again".into(),
+        at(6),
+    );
+    let TaskFinish::Complete(mut end) = recorded(&renamed) else {
+        unreachable!("recorded completes the run");
+    };
+    end.effects.logs.push(Staged {
+        resource: again,
+        events: vec![event("ev-again", Some("amy"), "activity_log.created", 6)],
+    });
+
     // Read again, the run ends with all it recorded.
     assert_eq!(
-        repo.finish(&task, &recorded(&renamed), at(6)).await,
+        repo.finish(&task, &TaskFinish::Complete(end), at(6)).await,
         Ok(true)
+    );
+    assert_eq!(
+        ResourceStore::get(&logs, &t1(), "screening-run-0").await,
+        Ok(Some(earlier))
     );
     let stored = f.repo.get(&t1(), "amy").await.unwrap().unwrap();
     assert_eq!(
@@ -355,6 +384,7 @@ async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
     for id in ["ev-amy", "ev-log", "ev-run-1-done"] {
         assert!(ids.iter().any(|stored| stored == id), "{id} in {ids:?}");
     }
+    assert!(!ids.iter().any(|id| id == "ev-again"), "{ids:?}");
 }
 
 contract!(a_run_records_with_its_end_or_not_at_all);
