@@ -151,7 +151,16 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup 
                  PRAGMA journal_size_limit = 67108864;",
                 self.busy_timeout.as_millis()
             ),
-            DbConnection::Postgresql(_) => "SET TIME ZONE 'UTC';".to_owned(),
+            // Values too large for a row (a run's result, an event with its resource
+            // before and after, about 33 KB of JSON per screening run) are compressed
+            // with lz4, several times faster than the default pglz, whose compression
+            // alone took 3 % of the two cores while job runs drained
+            // (docs/benchmarks.md, "Screening jobs"). A server built without lz4
+            // keeps pglz.
+            DbConnection::Postgresql(_) => "SET TIME ZONE 'UTC'; \
+                 DO $$ BEGIN PERFORM set_config('default_toast_compression', 'lz4', false); \
+                 EXCEPTION WHEN invalid_parameter_value THEN NULL; END $$;"
+                .to_owned(),
         };
         conn.batch_execute(&sql)
             .map_err(diesel::r2d2::Error::QueryError)
