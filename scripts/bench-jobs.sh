@@ -3,6 +3,8 @@
 # with BENCH_WORKERS job workers (default 2) and the bundled lists; scripts/bench_jobs.py
 # measures runs per second with every run queued at once, and the time from `:run` to
 # `done` at a steady rate. docs/benchmarks.md records the figures with the machine.
+# BENCH_BINARY serves a given build instead of building one (to compare two builds in
+# turn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +12,11 @@ port="${BENCH_PORT:-18182}"
 workers="${BENCH_WORKERS:-2}"
 work="target/bench"
 mkdir -p "$work"
-cargo build --release -p rics
+binary="${BENCH_BINARY:-}"
+if [ -z "$binary" ]; then
+  cargo build --release -p rics
+  binary="${CARGO_TARGET_DIR:-target}/release/rics"
+fi
 
 pg="$(scripts/test-postgres.sh)"
 psql "$pg" -qc "DROP DATABASE IF EXISTS rics_bench_jobs" -c "CREATE DATABASE rics_bench_jobs" >/dev/null
@@ -18,7 +24,7 @@ RICS_DATABASE_URL="${pg%/*}/rics_bench_jobs" RICS_MIGRATE_ON_START=true \
   RICS_BIND_ADDRESS="127.0.0.1:$port" RICS_JOB_CONCURRENCY="$workers" \
   RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
   RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
-  RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/release/rics" serve >"$work/server-jobs.out" 2>"$work/server-jobs.log" &
+  RICS_LOG=warn "$binary" serve >"$work/server-jobs.out" 2>"$work/server-jobs.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done

@@ -19,7 +19,8 @@ cd "$(dirname "$0")/.."
 
 # BENCH_SEED=copy seeds PostgreSQL with COPY rather than through the API (the same
 # entities, written as a create writes them; scripts/bench_seed.py --copy), for a million:
-# the API takes about half an hour at 593/s.
+# the API takes about half an hour at 593/s. BENCH_SEED=import seeds either backend with
+# `rics import` (about 10,000 entities/s).
 entities="${BENCH_ENTITIES:-100000}"
 connections="${BENCH_CONNECTIONS:-32}"
 duration="${BENCH_DURATION:-20s}"
@@ -100,6 +101,10 @@ for backend in $backends; do
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')"
   seed=(--port "$port" --count "$entities" --token "$token")
   if [ "${BENCH_SEED:-api}" = copy ] && [ "$backend" = postgres ]; then seed+=(--copy "$url"); fi
+  if [ "${BENCH_SEED:-api}" = import ]; then
+    tenant="$(grep -o "tenants/[0-9a-f-]*" "$work/server-$backend.out" "$work/server-$backend.log" | head -1 | cut -d: -f2)"
+    seed+=(--import "${CARGO_TARGET_DIR:-target}/release/rics" --database "$url" --tenant "$tenant")
+  fi
   python3 scripts/bench_seed.py "${seed[@]}"
   # Steady state, as autovacuum leaves it: statistics and the visibility map current.
   if [ "$backend" = postgres ]; then psql "$url" -qc "VACUUM ANALYZE" >/dev/null; fi
