@@ -116,7 +116,7 @@ impl ActivityLogService {
         if let Some(existing) = self.stored_under(principal, id).await? {
             return Ok(existing);
         }
-        let (log, events) = self.prepare_record(principal, id, log).await?;
+        let (log, events) = self.prepare_record(principal, id, log, &[]).await?;
         match self
             .logs
             .create(&principal.tenant, &log, None, &events)
@@ -143,7 +143,8 @@ impl ActivityLogService {
 
     /// What [`ActivityLogService::record`] writes under `id` when nothing is stored
     /// under it, checked and completed but not written: the log and its event, for a
-    /// job run to write with its end in one transaction.
+    /// job run to write with its end in one transaction. The entities named in `live`
+    /// (`entities/{id}`) are not read again: the run read them live.
     ///
     /// # Errors
     /// As [`ActivityLogService::record`].
@@ -152,6 +153,7 @@ impl ActivityLogService {
         principal: &Principal,
         id: &str,
         mut log: ActivityLog,
+        live: &[String],
     ) -> Result<(ActivityLog, Vec<NewEvent>)> {
         check_record_id(id)?;
         // An identity verification provider's outcome keeps the provider as its
@@ -163,7 +165,8 @@ impl ActivityLogService {
         } else {
             RESERVED_SOURCE.to_owned()
         };
-        self.check_entities(principal, &log.entity_names).await?;
+        self.check_entities(principal, &log.entity_names, live)
+            .await?;
         let now = self.context.clock.now();
         log.begin(ActivityLog::name_of(id), self.context.ids.uid(), now);
         log.occur_time = log.occur_time.or(Some(now));
@@ -270,18 +273,32 @@ impl ActivityLogService {
         Ok(Some(log_type))
     }
 
-    /// Checks that every named entity exists in the caller's tenant and is live.
-    async fn check_entities(&self, principal: &Principal, names: &[String]) -> Result<()> {
-        let ids: Vec<String> = names
+    /// Checks that every named entity exists in the caller's tenant and is live, but
+    /// those in `live` (known live already).
+    async fn check_entities(
+        &self,
+        principal: &Principal,
+        names: &[String],
+        live: &[String],
+    ) -> Result<()> {
+        let unknown: Vec<(usize, &String)> = names
             .iter()
-            .map(|name| name.strip_prefix("entities/").unwrap_or(name).to_owned())
+            .enumerate()
+            .filter(|(_, name)| !live.contains(name))
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<String> = unknown
+            .iter()
+            .map(|(_, name)| name.strip_prefix("entities/").unwrap_or(name).to_owned())
             .collect();
         let found = self
             .entities
             .presence(&principal.tenant, &ids)
             .await
             .map_err(Error::from)?;
-        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
+        for ((i, name), id) in unknown.into_iter().zip(&ids) {
             let field = format!("activityLog.entityNames[{i}]");
             match found.iter().find(|entity| entity.id == *id) {
                 None => return Err(Error::not_found(name).with_metadata("field", field)),
@@ -486,7 +503,8 @@ impl CreateMethod for ActivityLogService {
                 "is required unless the activityLogType gives one",
             ));
         }
-        self.check_entities(principal, &log.entity_names).await?;
+        self.check_entities(principal, &log.entity_names, &[])
+            .await?;
         check_named_workspace(
             self.workspaces.as_ref(),
             &principal.tenant,

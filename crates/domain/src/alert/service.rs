@@ -118,7 +118,7 @@ impl AlertService {
         {
             return same_source(existing, source);
         }
-        let (alert, events) = self.prepare_raise(principal, id, source, new).await?;
+        let (alert, events) = self.prepare_raise(principal, id, source, new, &[]).await?;
         match self
             .alerts
             .create(&principal.tenant, &alert, None, &events)
@@ -135,7 +135,8 @@ impl AlertService {
 
     /// What [`AlertService::raise`] writes under `id` when nothing is stored under
     /// it, checked and completed but not written: the alert and its event, for a job
-    /// run to write with its end in one transaction.
+    /// run to write with its end in one transaction. The entities named in `live`
+    /// (`entities/{id}`) are not read again: the run read them live.
     ///
     /// # Errors
     /// As [`AlertService::raise`], but for ALREADY_EXISTS.
@@ -145,6 +146,7 @@ impl AlertService {
         id: &str,
         source: &str,
         new: NewAlert,
+        live: &[String],
     ) -> Result<(Alert, Vec<NewEvent>)> {
         check_raised(id, source)?;
         let mut alert = new.into_alert();
@@ -153,7 +155,7 @@ impl AlertService {
             // description): titled after its type.
             alert.title = self.alert_type(principal, &alert).await?.display_name;
         }
-        self.admit(principal, &mut alert).await?;
+        self.admit(principal, &mut alert, live).await?;
         let now = self.context.clock.now();
         self.complete(&mut alert, id, source.to_owned(), now);
         let events = self.events(
@@ -293,8 +295,8 @@ impl AlertService {
 
     /// Checks an alert a caller asks for and fills in the alert type's default
     /// severity: its fields, then its alert type, entities and workspace, each of the
-    /// caller's tenant.
-    async fn admit(&self, principal: &Principal, alert: &mut Alert) -> Result<()> {
+    /// caller's tenant; the entities in `live` are known live already (a run read them).
+    async fn admit(&self, principal: &Principal, alert: &mut Alert, live: &[String]) -> Result<()> {
         validate(alert)?;
         let alert_type = self.alert_type(principal, alert).await?;
         if alert.severity.is_unspecified() {
@@ -305,7 +307,7 @@ impl AlertService {
             &principal.tenant,
             "alert.entities",
             &alert.entities,
-            &[],
+            live,
             MAX_ENTITIES,
         )
         .await?;
@@ -486,7 +488,7 @@ impl CreateMethod for AlertService {
         alert: &mut Alert,
         _now: Timestamp,
     ) -> Result<()> {
-        self.admit(principal, alert).await
+        self.admit(principal, alert, &[]).await
     }
 
     /// A new alert is ACTIVE, raised by the caller (`principals/{subject}`).

@@ -232,6 +232,8 @@ impl RunRecords for ServiceRecords {
 #[async_trait]
 pub trait RecordPreparer: Send + Sync {
     /// The log `log` as [`RunRecords::log`] would write it under `id`, with its event.
+    /// The entities named in `live` (`entities/{id}`), which the run read live, are not
+    /// read again to check that they exist.
     ///
     /// # Errors
     /// As [`RunRecords::log`].
@@ -240,9 +242,11 @@ pub trait RecordPreparer: Send + Sync {
         principal: &Principal,
         id: &str,
         log: ActivityLog,
+        live: &[String],
     ) -> Result<Staged<ActivityLog>>;
 
-    /// The alert as [`RunRecords::alert`] would raise it under `id`, with its event.
+    /// The alert as [`RunRecords::alert`] would raise it under `id`, with its event;
+    /// `live` as for [`RecordPreparer::prepare_log`].
     ///
     /// # Errors
     /// As [`RunRecords::alert`].
@@ -252,6 +256,7 @@ pub trait RecordPreparer: Send + Sync {
         id: &str,
         source: &str,
         alert: NewAlert,
+        live: &[String],
     ) -> Result<Staged<Alert>>;
 
     /// The entity `entity` with `output` set, its next revision and its
@@ -295,8 +300,9 @@ impl RecordPreparer for ServiceRecords {
         principal: &Principal,
         id: &str,
         log: ActivityLog,
+        live: &[String],
     ) -> Result<Staged<ActivityLog>> {
-        let (resource, events) = self.logs.prepare_record(principal, id, log).await?;
+        let (resource, events) = self.logs.prepare_record(principal, id, log, live).await?;
         Ok(Staged { resource, events })
     }
 
@@ -306,10 +312,11 @@ impl RecordPreparer for ServiceRecords {
         id: &str,
         source: &str,
         alert: NewAlert,
+        live: &[String],
     ) -> Result<Staged<Alert>> {
         let (resource, events) = self
             .alerts
-            .prepare_raise(principal, id, source, alert)
+            .prepare_raise(principal, id, source, alert, live)
             .await?;
         Ok(Staged { resource, events })
     }
@@ -380,6 +387,9 @@ pub struct StagedRecords<'a> {
     preparer: &'a dyn RecordPreparer,
     effects: Mutex<RunEffects>,
     outputs: Mutex<Vec<SetOutput>>,
+    /// The entities the run handed over as it read them live (`entities/{id}`), whose
+    /// existence a log or an alert naming them need not read again.
+    read_live: Mutex<Vec<String>>,
 }
 
 /// An output a run set on an entity, kept to be set again on the entity as it is
@@ -399,6 +409,7 @@ impl<'a> StagedRecords<'a> {
             preparer,
             effects: Mutex::new(RunEffects::default()),
             outputs: Mutex::new(Vec::new()),
+            read_live: Mutex::new(Vec::new()),
         }
     }
 
@@ -436,6 +447,14 @@ impl<'a> StagedRecords<'a> {
         Ok(again.into_effects().0.entities)
     }
 
+    /// The entities the run read live so far.
+    fn read_live(&self) -> Vec<String> {
+        self.read_live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Runs `f` over the records kept so far.
     fn with_effects<T>(&self, f: impl FnOnce(&mut RunEffects) -> T) -> T {
         f(&mut self.effects.lock().unwrap_or_else(PoisonError::into_inner))
@@ -469,7 +488,8 @@ impl<'a> StagedRecords<'a> {
 #[async_trait]
 impl RunRecords for StagedRecords<'_> {
     async fn log(&self, principal: &Principal, id: &str, log: ActivityLog) -> Result<ActivityLog> {
-        let prepared = self.preparer.prepare_log(principal, id, log);
+        let live = self.read_live();
+        let prepared = self.preparer.prepare_log(principal, id, log, &live);
         self.once(
             |e| &mut e.logs,
             &ActivityLog::name_of(id),
@@ -486,7 +506,10 @@ impl RunRecords for StagedRecords<'_> {
         source: &str,
         alert: NewAlert,
     ) -> Result<Alert> {
-        let prepared = self.preparer.prepare_alert(principal, id, source, alert);
+        let live = self.read_live();
+        let prepared = self
+            .preparer
+            .prepare_alert(principal, id, source, alert, &live);
         self.once(
             |e| &mut e.alerts,
             &Alert::name_of(id),
@@ -503,6 +526,16 @@ impl RunRecords for StagedRecords<'_> {
         output: EntityOutput,
         cause: OutputCause,
     ) -> Result<()> {
+        if !read.is_deleted() {
+            let name = format!("entities/{}", read.id());
+            let mut live = self
+                .read_live
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if !live.contains(&name) {
+                live.push(name);
+            }
+        }
         self.outputs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -704,5 +737,65 @@ mod tests {
             2,
             "the output it had already adds nothing"
         );
+    }
+
+    #[tokio::test]
+    async fn a_log_and_an_alert_do_not_check_again_the_entities_the_run_read_live() {
+        let mut preparer = MockRecordPreparer::new();
+        preparer
+            .expect_prepare_output()
+            .returning(|_, _, _, _| Ok(None));
+        preparer
+            .expect_prepare_log()
+            .withf(|_, _, _, live| live == ["entities/amy".to_owned()])
+            .times(1)
+            .returning(|_, _, log, _| {
+                Ok(Staged {
+                    resource: log,
+                    events: Vec::new(),
+                })
+            });
+        preparer
+            .expect_prepare_alert()
+            .withf(|_, _, _, _, live| live == ["entities/amy".to_owned()])
+            .times(1)
+            .returning(|_, id, _, _, _| {
+                Ok(Staged {
+                    resource: Alert {
+                        name: Alert::name_of(id),
+                        ..Alert::default()
+                    },
+                    events: Vec::new(),
+                })
+            });
+        let staged = StagedRecords::new(&preparer);
+        let tenant = TenantId::new("t1");
+        let worker = crate::job::model::worker_principal(&tenant);
+        let read = |id: &str, deleted: bool| Entity {
+            name: format!("entities/{id}"),
+            delete_time: deleted
+                .then(|| crate::time::Timestamp::parse_rfc3339("2026-11-29T10:00:00Z").unwrap()),
+            ..Entity::default()
+        };
+        for entity in [read("amy", false), read("bob", true)] {
+            let cause = OutputCause {
+                field: "job",
+                name: "entities/amy/jobs/j".into(),
+            };
+            let output = EntityOutput::ScreeningStatus(ScreeningStatus::Clear);
+            staged
+                .entity_output(&tenant, entity, output, cause)
+                .await
+                .unwrap();
+        }
+        let log = ActivityLog {
+            entity_names: vec!["entities/amy".into(), "entities/bob".into()],
+            ..ActivityLog::default()
+        };
+        staged.log(&worker, "log-1", log).await.unwrap();
+        staged
+            .alert(&worker, "alert-1", "job", NewAlert::default())
+            .await
+            .unwrap();
     }
 }

@@ -210,7 +210,7 @@ fn preparing_logs() -> MockRecordPreparer {
     preparer
         .expect_prepare_log()
         .times(1)
-        .returning(|principal, id, mut log| {
+        .returning(|principal, id, mut log, _| {
             log.name = format!("activityLogs/{id}");
             let event = NewEvent::new(
                 "event-1".into(),
