@@ -21,7 +21,7 @@ use crate::filter::{Column, FieldMap, FuzzyIndex, FuzzySource, ScalarKind, Unset
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::{entities, entity_bodies, entity_relationships};
-use crate::search_index::ChangeLog;
+use crate::search_index::{ChangeLog, Facets, SideTable};
 use crate::side_rows::delete_owned;
 use crate::sql::{Bind, Sql, insert_rows};
 use crate::store::{DieselStore, StoredTable, Write, row_statements};
@@ -34,15 +34,28 @@ const PRESENCE_CHUNK: usize = 500;
 const NAME_SEARCH: FuzzyIndex = FuzzyIndex {
     field: "displayName",
     count_column: "e.display_name_trigrams",
-    source: FuzzySource::Memory(NAME_CHANGES),
+    source: FuzzySource::Memory(ENTITY_CHANGES),
 };
 
-/// The log of display-name changes the in-memory index of entity names follows.
-const NAME_CHANGES: ChangeLog = ChangeLog {
+/// The log of entity changes the in-memory index of a tenant's entities follows: it
+/// searches their names, and answers lists filtered by type and tags alone.
+const ENTITY_CHANGES: ChangeLog = ChangeLog {
     table: "entity_search_changes",
     owner: "entity_id",
     source: "entities",
     text: "display_name",
+    facets: Facets {
+        kind: ("entityType", "entity_type"),
+        values: (
+            "tags",
+            SideTable {
+                table: "entity_tags",
+                owner: "entity_id",
+                value: "tag",
+            },
+        ),
+        create_time: ("createTime", "create_time"),
+    },
 };
 
 /// An entity's `monitoring`, kept beside its body (the row of `entities` has as many

@@ -15,7 +15,7 @@ use rics_domain::time::Timestamp;
 use std::collections::HashMap;
 
 use crate::connection::Backend;
-use crate::search_index::ChangeLog;
+use crate::search_index::{ChangeLog, FacetFilter, Facets};
 use crate::sql::{Bind, Sql};
 
 /// What kind of value a scalar column holds.
@@ -168,6 +168,14 @@ impl FieldMap {
         })
     }
 
+    /// The change log of the in-memory index over this table's rows, if it has one.
+    pub fn memory_index(&self) -> Option<ChangeLog> {
+        self.fuzzy.iter().find_map(|index| match index.source {
+            FuzzySource::Memory(changes) => Some(changes),
+            FuzzySource::Trigrams(_) => None,
+        })
+    }
+
     fn id_of_main_row(&self) -> String {
         self.id_column.to_owned()
     }
@@ -291,6 +299,59 @@ pub fn compile(
         Condition::Call { function, .. } => Err(RepositoryError::Internal(format!(
             "filter function '{function}' has no SQL translation"
         ))),
+    }
+}
+
+/// `condition` as a filter over the facets an in-memory index keeps, when every part
+/// of it refers to them: equality with the enum field, elements of the repeated field
+/// (matched, or present), and their `AND`, `OR` and `NOT`. The translation keeps what
+/// [`compile`] means: the enum column is never NULL, and a repeated field matches when
+/// one of its elements does.
+pub fn facet_filter(condition: &Condition, map: &FieldMap, facets: &Facets) -> Option<FacetFilter> {
+    let all = |parts: &[Condition]| {
+        parts
+            .iter()
+            .map(|part| facet_filter(part, map, facets))
+            .collect::<Option<Vec<_>>>()
+    };
+    let repeated = |field: &str| {
+        *field == *facets.values.0
+            && matches!(map.column(field), Ok(Column::Repeated { table, .. })
+                if table == facets.values.1.table)
+    };
+    match condition {
+        Condition::And(parts) => all(parts).map(FacetFilter::All),
+        Condition::Or(parts) => all(parts).map(FacetFilter::Any),
+        Condition::Not(part) => {
+            facet_filter(part, map, facets).map(|part| FacetFilter::Not(Box::new(part)))
+        }
+        Condition::Compare {
+            field,
+            op: op @ (Comparator::Eq | Comparator::Ne),
+            value: Literal::Enum(value),
+        } if *field == facets.kind.0
+            && matches!(
+                map.column(field),
+                Ok(Column::Scalar {
+                    unset: Unset::NotNull,
+                    ..
+                })
+            ) =>
+        {
+            let equal = FacetFilter::Kind((*value).to_owned());
+            Some(if *op == Comparator::Ne {
+                FacetFilter::Not(Box::new(equal))
+            } else {
+                equal
+            })
+        }
+        Condition::Contains { field, value } if repeated(field) => {
+            Some(FacetFilter::Value(value.clone()))
+        }
+        Condition::Present { field } if repeated(field) => {
+            Some(FacetFilter::Value(StringMatch::Prefix(String::new())))
+        }
+        _ => None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! Fuzzy search over a tenant's texts in memory, kept current from the database.
+//! Fuzzy search and filtered lists over a tenant's rows in memory, kept current from
+//! the database.
 //!
 //! A fuzzy search over trigram tables must aggregate every posting of the query's
 //! trigrams (half a million rows for `jon smith` over a million names) to rank the page
@@ -9,9 +10,15 @@
 //! matches with at least half the query's trigrams, ranked by Jaccard similarity in
 //! millionths), so results are those of the SQL path, on both backends.
 //!
+//! Beside each row's text the index keeps what [`Facets`] names: an enum column, a
+//! repeated string field and the creation time. A list filtered by those alone (and
+//! ordered by creation) is then filtered, paged and counted exactly in memory
+//! ([`TenantIndex::list`]): an exact count over a million rows in SQL must visit every
+//! match, here it is a pass over a bitset.
+//!
 //! The index is built from the table on first use and then follows the table's change
-//! log ([`ChangeLog`]), which triggers write for every insert, rename, soft delete,
-//! undelete and removal. Before each search it reads the changes since its last read,
+//! log ([`ChangeLog`]), which triggers write for every insert, rename, change of kind or
+//! values, soft delete, undelete and removal. Before each search it reads the changes since its last read,
 //! one indexed statement, so a write is searchable on every replica as soon as it is
 //! committed. Each read starts at a horizon no later commit can precede: on PostgreSQL
 //! the xmin of a snapshot taken before the read (every transaction below it has
@@ -24,6 +31,7 @@ use std::time::Instant;
 
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{QueryableByName, RunQueryDsl};
+use rics_aip::filter::StringMatch;
 use rics_domain::repository::RepositoryError;
 use rics_domain::text_search;
 
@@ -45,6 +53,47 @@ pub struct ChangeLog {
     pub source: &'static str,
     /// Its column holding the indexed text.
     pub text: &'static str,
+    /// What else of each row the index keeps.
+    pub facets: Facets,
+}
+
+/// The fields of a row kept beside its text, each with where it is stored: lists
+/// filtered by them and ordered by creation time are answered in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facets {
+    /// The enum field (`entityType`) and its column in the source.
+    pub kind: (&'static str, &'static str),
+    /// The repeated string field (`tags`) and its side table.
+    pub values: (&'static str, SideTable),
+    /// The creation time field (`createTime`) and its column in the source.
+    pub create_time: (&'static str, &'static str),
+}
+
+/// A side table holding one row per element of a repeated field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SideTable {
+    /// The table (with a `tenant_id` column).
+    pub table: &'static str,
+    /// Its column holding the owner's id.
+    pub owner: &'static str,
+    /// Its column holding the element.
+    pub value: &'static str,
+}
+
+/// A filter over the facets, as a list's filter condition translates
+/// ([`crate::filter::facet_filter`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FacetFilter {
+    /// Every part holds (none: every row).
+    All(Vec<FacetFilter>),
+    /// At least one part holds.
+    Any(Vec<FacetFilter>),
+    /// The part does not hold.
+    Not(Box<FacetFilter>),
+    /// The enum field equals this value.
+    Kind(String),
+    /// An element of the repeated field matches.
+    Value(StringMatch),
 }
 
 /// The in-memory indexes of one process, one per change log and tenant, built on
@@ -111,6 +160,34 @@ pub(crate) struct Found {
     pub total: i64,
 }
 
+/// One page of a list in creation order: the page's ids, whether more follow, and
+/// how many rows match in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    /// The page's rows, each with its creation time.
+    pub page: Vec<(i64, String)>,
+    /// Whether more rows follow the page.
+    pub more: bool,
+    /// How many rows match in all.
+    pub total: i64,
+}
+
+/// Where a list in creation order starts: the page after `after` (a creation time and
+/// id), skipping `skip`, at most `limit` rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span<'a> {
+    /// The last row of the previous page.
+    pub after: Option<(i64, &'a str)>,
+    /// Newest first (ties by id, descending) instead of oldest first.
+    pub descending: bool,
+    /// Rows to skip after it.
+    pub skip: usize,
+    /// Most rows to return.
+    pub limit: usize,
+    /// Whether soft-deleted rows count.
+    pub show_deleted: bool,
+}
+
 /// Where a ranked search starts: the page after `after` (a score and id), skipping
 /// `skip`, at most `limit` rows.
 #[derive(Debug, Clone, Copy)]
@@ -125,15 +202,29 @@ pub(crate) struct Window<'a> {
     pub show_deleted: bool,
 }
 
-/// A row read from the table or the log: its text, or `None` when it is gone.
+/// A row read from the table or the log: its text and facets, or `None` when it is
+/// gone.
 #[derive(Debug, QueryableByName)]
 struct Change {
     #[diesel(sql_type = Text)]
     id: String,
     #[diesel(sql_type = Nullable<Text>)]
     text: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    kind: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    create_time: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     delete_time: Option<i64>,
+}
+
+/// An element of a row's repeated field.
+#[derive(Debug, QueryableByName)]
+struct Element {
+    #[diesel(sql_type = Text)]
+    owner: String,
+    #[diesel(sql_type = Text)]
+    value: String,
 }
 
 #[derive(Debug, QueryableByName)]
@@ -169,9 +260,16 @@ impl TenantIndex {
             .since;
         let began = Instant::now();
         let horizon = self.horizon(conn, tenant)?;
-        let changes = match since {
-            None => self.rows(conn, tenant)?,
-            Some(since) => self.changes(conn, tenant, since)?,
+        let (changes, mut elements) = match since {
+            None => (self.rows(conn, tenant)?, self.elements(conn, tenant, None)?),
+            Some(since) => {
+                let changes = self.changes(conn, tenant, since)?;
+                if changes.is_empty() {
+                    (changes, HashMap::new())
+                } else {
+                    (changes, self.elements(conn, tenant, Some(since))?)
+                }
+            }
         };
         if since == Some(horizon) && changes.is_empty() {
             return Ok(());
@@ -181,7 +279,10 @@ impl TenantIndex {
             .write()
             .unwrap_or_else(PoisonError::into_inner);
         for change in changes {
-            postings.apply(change);
+            let mut values = elements.remove(&change.id).unwrap_or_default();
+            values.sort_unstable();
+            values.dedup();
+            postings.apply(change, values);
         }
         if since.is_none() {
             postings.shrink();
@@ -198,6 +299,14 @@ impl TenantIndex {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .search(text, window)
+    }
+
+    /// One page of the rows `filter` selects, in creation order, with their count.
+    pub(crate) fn list(&self, filter: &FacetFilter, span: Span<'_>) -> Listed {
+        self.postings
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .list(filter, span)
     }
 
     /// Every row matching `text`, deleted or not, with its hits (trigrams in common with
@@ -235,16 +344,64 @@ impl TenantIndex {
             .ok_or_else(|| RepositoryError::Internal("no search log horizon".into()))
     }
 
+    /// The columns of a row the index keeps, from the source aliased `s`.
+    fn kept_columns(&self) -> String {
+        format!(
+            "s.{text} AS text, s.{kind} AS kind, s.{create_time} AS create_time, \
+             s.delete_time AS delete_time",
+            text = self.log.text,
+            kind = self.log.facets.kind.1,
+            create_time = self.log.facets.create_time.1,
+        )
+    }
+
     /// Every row of the tenant, for a first build.
     fn rows(&self, conn: &mut DbConnection, tenant: &str) -> Result<Vec<Change>, RepositoryError> {
         let mut sql = Sql::from(&format!(
-            "SELECT s.id AS id, s.{text} AS text, s.delete_time AS delete_time FROM {source} s \
-             WHERE s.tenant_id = ",
-            text = self.log.text,
+            "SELECT s.id AS id, {kept} FROM {source} s WHERE s.tenant_id = ",
+            kept = self.kept_columns(),
             source = self.log.source
         ));
         sql.bind(tenant);
         sql.load(conn).map_err(repository_error)
+    }
+
+    /// The repeated field's elements of every row of the tenant, or of the rows changed
+    /// at or after `since`, by owner.
+    fn elements(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        since: Option<i64>,
+    ) -> Result<HashMap<String, Vec<String>>, RepositoryError> {
+        let side = self.log.facets.values.1;
+        let mut sql = Sql::from(&format!(
+            "SELECT v.{owner} AS owner, v.{value} AS value FROM {table} v WHERE v.tenant_id = ",
+            owner = side.owner,
+            value = side.value,
+            table = side.table
+        ));
+        sql.bind(tenant);
+        if let Some(since) = since {
+            sql.push(&format!(
+                " AND v.{owner} IN (SELECT c.{log_owner} FROM {log} c WHERE c.tenant_id = ",
+                owner = side.owner,
+                log_owner = self.log.owner,
+                log = self.log.table
+            ))
+            .bind(tenant)
+            .push(" AND c.change_xid >= ")
+            .bind(since)
+            .push(")");
+        }
+        let mut by_owner: HashMap<String, Vec<String>> = HashMap::new();
+        for element in sql.load::<Element>(conn).map_err(repository_error)? {
+            by_owner
+                .entry(element.owner)
+                .or_default()
+                .push(element.value);
+        }
+        Ok(by_owner)
     }
 
     /// The current state of every row changed at or after `since`.
@@ -255,11 +412,11 @@ impl TenantIndex {
         since: i64,
     ) -> Result<Vec<Change>, RepositoryError> {
         let mut sql = Sql::from(&format!(
-            "SELECT c.{owner} AS id, s.{text} AS text, s.delete_time AS delete_time \
+            "SELECT DISTINCT c.{owner} AS id, {kept} \
              FROM {table} c LEFT JOIN {source} s ON s.tenant_id = c.tenant_id AND s.id = c.{owner} \
              WHERE c.tenant_id = ",
             owner = self.log.owner,
-            text = self.log.text,
+            kept = self.kept_columns(),
             table = self.log.table,
             source = self.log.source
         ));
@@ -272,9 +429,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The postings of one tenant's texts. A document is a number; a changed text gets a
-/// new number (so postings stay sorted by appending) and its old number is dead until
-/// the postings are rebuilt without the dead ones.
+/// The postings of one tenant's rows. A row is a number; a changed row gets a new
+/// number (so postings stay sorted by appending) and its old number is dead until the
+/// postings are rebuilt without the dead ones.
 #[derive(Debug, Default)]
 struct Postings {
     /// The horizon of the last refresh; `None` before the first.
@@ -284,16 +441,24 @@ struct Postings {
     numbers: HashMap<Arc<str>, u32>,
     /// Each trigram's documents, ascending.
     trigrams: HashMap<u32, Vec<u32>>,
+    /// The values of the enum field, in the order first seen.
+    kinds: Vec<Box<str>>,
+    /// Each kind's documents (by its place in `kinds`), ascending.
+    of_kind: Vec<Vec<u32>>,
+    /// Each element's documents, ascending.
+    values: HashMap<Box<str>, Vec<u32>>,
     dead: usize,
 }
 
-/// A row's indexed text, by number. The text itself is not kept (its trigrams are in the
-/// postings): a hash of it tells an unchanged text when a change is read again.
+/// A row by number. Its text is not kept (its trigrams are in the postings), nor its
+/// kind and elements (in theirs): a hash of them tells an unchanged row when a change
+/// is read again.
 #[derive(Debug)]
 struct Document {
     id: Arc<str>,
-    text_hash: u64,
+    content_hash: u64,
     trigram_count: u32,
+    create_time: i64,
     deleted: bool,
     live: bool,
 }
@@ -305,22 +470,80 @@ fn packed(trigram: &str) -> u32 {
         .fold(0_u32, |packed, byte| (packed << 8) | u32::from(byte))
 }
 
-/// SipHash of a text, to tell an unchanged text (a collision, one in 2^64, would keep a
-/// renamed row's old trigrams until its next rename).
-fn text_hash(text: &str) -> u64 {
+/// SipHash of a row's text, kind and sorted elements, to tell an unchanged row (a
+/// collision, one in 2^64, would keep a changed row's old postings until its next
+/// change).
+fn content_hash(text: &str, kind: &str, values: &[String]) -> u64 {
     let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
+    (text, kind, values).hash(&mut hasher);
     hasher.finish()
 }
 
+/// A set of document numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Bitset(Vec<u64>);
+
+impl Bitset {
+    fn empty(len: usize) -> Bitset {
+        Bitset(vec![0; len.div_ceil(64)])
+    }
+
+    fn of(len: usize, numbers: &[u32]) -> Bitset {
+        let mut set = Bitset::empty(len);
+        set.add(numbers);
+        set
+    }
+
+    fn add(&mut self, numbers: &[u32]) {
+        for &number in numbers {
+            self.0[number as usize / 64] |= 1 << (number % 64);
+        }
+    }
+
+    fn and(&mut self, other: &Bitset) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
+    }
+
+    fn or(&mut self, other: &Bitset) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a |= b);
+    }
+
+    /// The complement among the first `len` numbers.
+    fn invert(&mut self, len: usize) {
+        self.0.iter_mut().for_each(|word| *word = !*word);
+        if !len.is_multiple_of(64)
+            && let Some(last) = self.0.last_mut()
+        {
+            *last &= (1_u64 << (len % 64)) - 1;
+        }
+    }
+
+    fn numbers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(at, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    at * 64 + bit
+                })
+            })
+        })
+    }
+}
+
 impl Postings {
-    /// Makes the row `change` describes current: its text and deleted state, or gone.
-    fn apply(&mut self, change: Change) {
+    /// Makes the row `change` describes current: its text, facets (`values`, sorted)
+    /// and deleted state, or gone.
+    fn apply(&mut self, change: Change, values: Vec<String>) {
         let deleted = change.delete_time.is_some();
-        let hash = change.text.as_deref().map(text_hash);
+        let hash = match (&change.text, &change.kind) {
+            (Some(text), Some(kind)) => Some(content_hash(text, kind, &values)),
+            _ => None,
+        };
         if let Some(&number) = self.numbers.get(change.id.as_str()) {
             let document = &mut self.documents[number as usize];
-            if hash == Some(document.text_hash) {
+            if hash == Some(document.content_hash) {
                 document.deleted = deleted;
                 return;
             }
@@ -328,7 +551,7 @@ impl Postings {
             self.dead += 1;
             self.numbers.remove(change.id.as_str());
         }
-        let (Some(text), Some(hash)) = (change.text, hash) else {
+        let (Some(text), Some(kind), Some(hash)) = (change.text, change.kind, hash) else {
             return;
         };
         let Ok(number) = u32::try_from(self.documents.len()) else {
@@ -341,12 +564,25 @@ impl Postings {
                 .or_default()
                 .push(number);
         }
+        let kind = match self.kinds.iter().position(|known| **known == *kind) {
+            Some(place) => place,
+            None => {
+                self.kinds.push(kind.into());
+                self.of_kind.push(Vec::new());
+                self.kinds.len() - 1
+            }
+        };
+        self.of_kind[kind].push(number);
+        for value in values {
+            self.values.entry(value.into()).or_default().push(number);
+        }
         let id: Arc<str> = change.id.into();
         self.numbers.insert(Arc::clone(&id), number);
         self.documents.push(Document {
             id,
-            text_hash: hash,
+            content_hash: hash,
             trigram_count: u32::try_from(trigrams.len()).unwrap_or(u32::MAX),
+            create_time: change.create_time.unwrap_or_default(),
             deleted,
             live: true,
         });
@@ -354,7 +590,11 @@ impl Postings {
 
     /// Gives back the postings' spare capacity, after a build.
     fn shrink(&mut self) {
-        self.trigrams.values_mut().for_each(Vec::shrink_to_fit);
+        self.trigrams
+            .values_mut()
+            .chain(self.values.values_mut())
+            .chain(self.of_kind.iter_mut())
+            .for_each(Vec::shrink_to_fit);
         self.documents.shrink_to_fit();
     }
 
@@ -370,7 +610,7 @@ impl Postings {
             renumbered.push(document.live.then_some(next));
             next += u32::from(document.live);
         }
-        for numbers in self.trigrams.values_mut() {
+        let renumber = |numbers: &mut Vec<u32>| {
             numbers.retain_mut(|number| match renumbered[*number as usize] {
                 Some(new) => {
                     *number = new;
@@ -378,8 +618,14 @@ impl Postings {
                 }
                 None => false,
             });
-        }
+        };
+        self.trigrams
+            .values_mut()
+            .chain(self.values.values_mut())
+            .chain(self.of_kind.iter_mut())
+            .for_each(renumber);
         self.trigrams.retain(|_, numbers| !numbers.is_empty());
+        self.values.retain(|_, numbers| !numbers.is_empty());
         self.documents.retain(|document| document.live);
         for (number, document) in (0_u32..).zip(&self.documents) {
             self.numbers.insert(Arc::clone(&document.id), number);
@@ -415,7 +661,7 @@ impl Postings {
     fn search(&self, text: &str, window: Window<'_>) -> Found {
         let query = text_search::trigrams(text);
         let query_count = query.len() as i64;
-        let mut matches: Vec<(i64, &str)> = self
+        let matches: Vec<(i64, &str)> = self
             .matches(&query)
             .filter_map(|(number, found)| {
                 let document = &self.documents[number];
@@ -430,32 +676,123 @@ impl Postings {
             })
             .collect();
         let total = matches.len() as i64;
-        if let Some(after) = window.after {
-            // Best first, ties by id descending: the rows after `after` sort below it.
-            matches.retain(|&hit| hit < after);
-        }
-        let wanted = window.skip + window.limit + 1;
-        let descending = |a: &(i64, &str), b: &(i64, &str)| b.cmp(a);
-        if matches.len() > wanted {
-            matches.select_nth_unstable_by(wanted - 1, descending);
-            matches.truncate(wanted);
-        }
-        matches.sort_unstable_by(descending);
-        let mut rest = matches.into_iter().skip(window.skip);
-        let page = rest
-            .by_ref()
-            .take(window.limit)
-            .map(|(score, id)| Hit {
-                id: id.to_owned(),
-                score,
-            })
-            .collect();
+        // Best first, ties by id descending.
+        let (page, more) = page_of(matches, window.after, true, window.skip, window.limit);
         Found {
-            page,
-            more: rest.next().is_some(),
+            page: page
+                .into_iter()
+                .map(|(score, id)| Hit {
+                    id: id.to_owned(),
+                    score,
+                })
+                .collect(),
+            more,
             total,
         }
     }
+
+    /// The documents `filter` selects, live or not.
+    fn select(&self, filter: &FacetFilter) -> Bitset {
+        let len = self.documents.len();
+        match filter {
+            FacetFilter::All(parts) => {
+                let mut set = Bitset::empty(len);
+                set.invert(len);
+                for part in parts {
+                    set.and(&self.select(part));
+                }
+                set
+            }
+            FacetFilter::Any(parts) => {
+                let mut set = Bitset::empty(len);
+                for part in parts {
+                    set.or(&self.select(part));
+                }
+                set
+            }
+            FacetFilter::Not(part) => {
+                let mut set = self.select(part);
+                set.invert(len);
+                set
+            }
+            FacetFilter::Kind(kind) => {
+                match self.kinds.iter().position(|known| **known == **kind) {
+                    Some(place) => Bitset::of(len, &self.of_kind[place]),
+                    None => Bitset::empty(len),
+                }
+            }
+            FacetFilter::Value(StringMatch::Exact(value)) => self
+                .values
+                .get(value.as_str())
+                .map_or_else(|| Bitset::empty(len), |numbers| Bitset::of(len, numbers)),
+            FacetFilter::Value(pattern) => {
+                let mut set = Bitset::empty(len);
+                for (value, numbers) in &self.values {
+                    if element_matches(pattern, value) {
+                        set.add(numbers);
+                    }
+                }
+                set
+            }
+        }
+    }
+
+    fn list(&self, filter: &FacetFilter, span: Span<'_>) -> Listed {
+        let rows: Vec<(i64, &str)> = self
+            .select(filter)
+            .numbers()
+            .filter_map(|number| {
+                let document = &self.documents[number];
+                (document.live && (span.show_deleted || !document.deleted))
+                    .then_some((document.create_time, &*document.id))
+            })
+            .collect();
+        let total = rows.len() as i64;
+        let (page, more) = page_of(rows, span.after, span.descending, span.skip, span.limit);
+        Listed {
+            page: page
+                .into_iter()
+                .map(|(create_time, id)| (create_time, id.to_owned()))
+                .collect(),
+            more,
+            total,
+        }
+    }
+}
+
+/// Whether an element matches a filter's string, as the SQL of
+/// [`crate::filter`] compares it (bytes, no folding).
+fn element_matches(pattern: &StringMatch, value: &str) -> bool {
+    match pattern {
+        StringMatch::Exact(exact) => value == exact,
+        StringMatch::Prefix(prefix) => value.starts_with(prefix.as_str()),
+        StringMatch::Suffix(suffix) => value.ends_with(suffix.as_str()),
+    }
+}
+
+/// The page of `rows` in their order (descending or ascending) that starts after
+/// `after`, skipping `skip`, at most `limit` rows; and whether more rows follow it.
+/// Only the rows up to the page's end are sorted.
+fn page_of<K: Ord + Copy>(
+    mut rows: Vec<K>,
+    after: Option<K>,
+    descending: bool,
+    skip: usize,
+    limit: usize,
+) -> (Vec<K>, bool) {
+    if let Some(after) = after {
+        rows.retain(|&row| if descending { row < after } else { row > after });
+    }
+    let in_order = |a: &K, b: &K| if descending { b.cmp(a) } else { a.cmp(b) };
+    let wanted = skip + limit + 1;
+    if rows.len() > wanted {
+        rows.select_nth_unstable_by(wanted - 1, in_order);
+        rows.truncate(wanted);
+    }
+    rows.sort_unstable_by(in_order);
+    let mut rest = rows.into_iter().skip(skip);
+    let page = rest.by_ref().take(limit).collect();
+    (page, rest.next().is_some())
 }
 
 #[cfg(test)]
@@ -466,6 +803,8 @@ mod tests {
         Change {
             id: id.to_owned(),
             text: text.map(str::to_owned),
+            kind: text.map(|_| "INDIVIDUAL".to_owned()),
+            create_time: text.map(|_| 1),
             delete_time: deleted.then_some(1),
         }
     }
@@ -473,7 +812,7 @@ mod tests {
     fn postings(rows: &[(&str, &str)]) -> Postings {
         let mut postings = Postings::default();
         for (id, text) in rows {
-            postings.apply(change(id, Some(text), false));
+            postings.apply(change(id, Some(text), false), Vec::new());
         }
         postings
     }
@@ -574,9 +913,9 @@ mod tests {
     #[test]
     fn renames_deletes_and_removals_apply() {
         let mut index = postings(&NAMES);
-        index.apply(change("a", Some("Alice Brown"), false));
-        index.apply(change("b", Some("Jon Smith"), true));
-        index.apply(change("c", None, false));
+        index.apply(change("a", Some("Alice Brown"), false), Vec::new());
+        index.apply(change("b", Some("Jon Smith"), true), Vec::new());
+        index.apply(change("c", None, false), Vec::new());
         let found = index.search("jon smith", window(10));
         let remaining = [NAMES[3], NAMES[4], NAMES[5], ("a", "Alice Brown")];
         assert_eq!(ids(&found), ranked("jon smith", &remaining));
@@ -589,7 +928,7 @@ mod tests {
         );
         assert_eq!(with_deleted.page[0].id, "b");
         assert_eq!(ids(&index.search("alice", window(10))), ["a"]);
-        index.apply(change("b", Some("Jon Smith"), false));
+        index.apply(change("b", Some("Jon Smith"), false), Vec::new());
         assert_eq!(index.search("jon smith", window(10)).page[0].id, "b");
     }
 
@@ -599,11 +938,10 @@ mod tests {
         for word in ["maple", "birch", "cedar"] {
             for i in 0..1000 {
                 let deleted = i % 10 == 0;
-                index.apply(change(
-                    &format!("id-{i:04}"),
-                    Some(&format!("{word} {i}")),
-                    deleted,
-                ));
+                index.apply(
+                    change(&format!("id-{i:04}"), Some(&format!("{word} {i}")), deleted),
+                    Vec::new(),
+                );
             }
             index.compact_when_sparse();
         }
@@ -635,5 +973,224 @@ mod tests {
                 "{query}"
             );
         }
+    }
+
+    /// A row of the facet tests: id, kind, elements, creation time, deleted.
+    type Row = (
+        &'static str,
+        &'static str,
+        &'static [&'static str],
+        i64,
+        bool,
+    );
+
+    const ROWS: [Row; 8] = [
+        ("a", "COMPANY", &["high-risk", "vip"], 30, false),
+        ("b", "COMPANY", &["review-2026"], 10, false),
+        ("c", "INDIVIDUAL", &["high-risk"], 20, false),
+        ("d", "TRUST", &[], 20, false),
+        ("e", "COMPANY", &["high-risk"], 50, true),
+        ("f", "INDIVIDUAL", &["vip", "review-2025"], 40, false),
+        ("g", "COMPANY", &["high-risk"], 20, false),
+        ("h", "TRUST", &["vip"], 60, false),
+    ];
+
+    fn facet_change(row: &Row) -> (Change, Vec<String>) {
+        let (id, kind, values, create_time, deleted) = *row;
+        let change = Change {
+            id: id.to_owned(),
+            text: Some(format!("name {id}")),
+            kind: Some(kind.to_owned()),
+            create_time: Some(create_time),
+            delete_time: deleted.then_some(1),
+        };
+        (change, values.iter().map(|v| (*v).to_owned()).collect())
+    }
+
+    fn faceted(rows: &[Row]) -> Postings {
+        let mut postings = Postings::default();
+        for row in rows {
+            let (change, values) = facet_change(row);
+            postings.apply(change, values);
+        }
+        postings
+    }
+
+    /// The filter applied to one row, as SQL would.
+    fn holds(filter: &FacetFilter, row: &Row) -> bool {
+        match filter {
+            FacetFilter::All(parts) => parts.iter().all(|p| holds(p, row)),
+            FacetFilter::Any(parts) => parts.iter().any(|p| holds(p, row)),
+            FacetFilter::Not(part) => !holds(part, row),
+            FacetFilter::Kind(kind) => row.1 == kind,
+            FacetFilter::Value(pattern) => row.2.iter().any(|v| element_matches(pattern, v)),
+        }
+    }
+
+    fn span(limit: usize, descending: bool, show_deleted: bool) -> Span<'static> {
+        Span {
+            after: None,
+            descending,
+            skip: 0,
+            limit,
+            show_deleted,
+        }
+    }
+
+    fn kind(k: &str) -> FacetFilter {
+        FacetFilter::Kind(k.to_owned())
+    }
+
+    fn value(v: StringMatch) -> FacetFilter {
+        FacetFilter::Value(v)
+    }
+
+    fn filters() -> Vec<FacetFilter> {
+        let exact = |v: &str| value(StringMatch::Exact(v.to_owned()));
+        vec![
+            FacetFilter::All(Vec::new()),
+            FacetFilter::All(vec![kind("COMPANY"), exact("high-risk")]),
+            kind("TRUST"),
+            kind("PARTNERSHIP"),
+            FacetFilter::Not(Box::new(kind("COMPANY"))),
+            exact("vip"),
+            exact("unknown"),
+            value(StringMatch::Prefix("review-".to_owned())),
+            value(StringMatch::Prefix(String::new())),
+            FacetFilter::Not(Box::new(value(StringMatch::Prefix(String::new())))),
+            value(StringMatch::Suffix("-2025".to_owned())),
+            FacetFilter::Any(vec![kind("TRUST"), exact("vip")]),
+            FacetFilter::All(vec![
+                FacetFilter::Not(Box::new(exact("vip"))),
+                FacetFilter::Any(vec![kind("INDIVIDUAL"), kind("COMPANY")]),
+            ]),
+        ]
+    }
+
+    #[test]
+    fn lists_select_count_and_order_as_sql_would() {
+        let index = faceted(&ROWS);
+        for filter in filters() {
+            for descending in [false, true] {
+                for show_deleted in [false, true] {
+                    let mut expected: Vec<(i64, String)> = ROWS
+                        .iter()
+                        .filter(|row| holds(&filter, row) && (show_deleted || !row.4))
+                        .map(|row| (row.3, row.0.to_owned()))
+                        .collect();
+                    expected.sort();
+                    if descending {
+                        expected.reverse();
+                    }
+                    let listed = index.list(&filter, span(20, descending, show_deleted));
+                    assert_eq!(listed.page, expected, "{filter:?} {descending}");
+                    assert_eq!(listed.total, expected.len() as i64);
+                    assert!(!listed.more);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn list_pages_follow_each_other_in_creation_order() {
+        let index = faceted(&ROWS);
+        for descending in [false, true] {
+            let all = index.list(&FacetFilter::All(Vec::new()), span(20, descending, true));
+            let mut seen = Vec::new();
+            let mut after: Option<(i64, String)> = None;
+            loop {
+                let listed = index.list(
+                    &FacetFilter::All(Vec::new()),
+                    Span {
+                        after: after.as_ref().map(|(t, id)| (*t, id.as_str())),
+                        ..span(3, descending, true)
+                    },
+                );
+                assert_eq!(listed.total, 8);
+                seen.extend(listed.page.iter().cloned());
+                match (listed.more, listed.page.last()) {
+                    (true, Some(last)) => after = Some(last.clone()),
+                    _ => break,
+                }
+            }
+            assert_eq!(seen, all.page);
+            // Ties in creation time go by id: c, d, g at 20.
+            let ids: Vec<&str> = all.page.iter().map(|(_, id)| id.as_str()).collect();
+            let expected = if descending {
+                ["h", "e", "f", "a", "g", "d", "c", "b"]
+            } else {
+                ["b", "c", "d", "g", "a", "f", "e", "h"]
+            };
+            assert_eq!(ids, expected);
+            let skipped = index.list(
+                &FacetFilter::All(Vec::new()),
+                Span {
+                    skip: 2,
+                    ..span(1, descending, true)
+                },
+            );
+            assert_eq!(skipped.page, all.page[2..3]);
+            assert!(skipped.more);
+        }
+    }
+
+    #[test]
+    fn changes_of_kind_and_elements_apply_and_survive_compaction() {
+        let mut index = faceted(&ROWS);
+        let vip = value(StringMatch::Exact("vip".to_owned()));
+        let (mut change, _) = facet_change(&ROWS[0]);
+        change.kind = Some("TRUST".to_owned());
+        index.apply(change, vec!["watch".to_owned()]);
+        let (change, values) = facet_change(&ROWS[5]);
+        index.apply(
+            Change {
+                text: None,
+                kind: None,
+                ..change
+            },
+            values,
+        );
+        let ids =
+            |listed: Listed| -> Vec<String> { listed.page.into_iter().map(|(_, id)| id).collect() };
+        assert_eq!(ids(index.list(&vip, span(10, false, false))), ["h"]);
+        assert_eq!(
+            ids(index.list(&kind("TRUST"), span(10, false, false))),
+            ["d", "a", "h"]
+        );
+        // Unchanged content keeps its number; a delete alone flips the flag.
+        let (mut change, values) = facet_change(&ROWS[7]);
+        change.delete_time = Some(5);
+        index.apply(change, values);
+        assert_eq!(index.dead, 2);
+        assert!(index.list(&vip, span(10, false, false)).page.is_empty());
+        // Enough dead rows renumber the rest, keeping every facet.
+        for round in 0..3 {
+            for i in 0..1000 {
+                let (mut change, _) = facet_change(&ROWS[1]);
+                change.id = format!("n-{i:04}");
+                change.create_time = Some(100 + i);
+                index.apply(change, vec![format!("round-{round}")]);
+            }
+            index.compact_when_sparse();
+        }
+        assert!(index.dead < index.documents.len());
+        let last_round = value(StringMatch::Exact("round-2".to_owned()));
+        assert_eq!(index.list(&last_round, span(1, false, false)).total, 1000);
+        assert_eq!(
+            index
+                .list(
+                    &value(StringMatch::Prefix("round-".to_owned())),
+                    span(1, false, false)
+                )
+                .total,
+            1000
+        );
+        let companies = index.list(&kind("COMPANY"), span(3, false, false));
+        assert_eq!(companies.total, 1002);
+        assert_eq!(ids(companies), ["b", "g", "n-0000"]);
+        assert_eq!(
+            ids(index.list(&kind("TRUST"), span(10, false, false))),
+            ["d", "a"]
+        );
     }
 }

@@ -17,7 +17,7 @@ use diesel::{QueryResult, QueryableByName, RunQueryDsl};
 use rics_aip::filter::Condition;
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
-use rics_domain::list::{ListQuery, Page};
+use rics_domain::list::{ListQuery, Page, SortBy, SortKey};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
 use rics_domain::time::Timestamp;
@@ -26,11 +26,11 @@ use crate::connection::{Db, DbConnection};
 use crate::database::Database;
 use crate::error::{repository_error, revision_missed};
 use crate::events::insert_events;
-use crate::filter::{FieldMap, RELEVANCE, Searched, compile_list};
+use crate::filter::{FieldMap, RELEVANCE, Searched, compile_list, facet_filter};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
-use crate::search_index::{ChangeLog, Hit, TenantIndex, Window};
+use crate::search_index::{ChangeLog, FacetFilter, Span, TenantIndex, Window};
 use crate::sql::Sql;
 
 /// How many ids one `IN` list of [`DieselStore::read_many`] holds.
@@ -729,6 +729,9 @@ pub(crate) async fn list_page<T: ListedTable>(
     if let Some((changes, text)) = searched_in_memory::<T>(query, parent) {
         return search_page::<T>(db, tenant, query, changes, text).await;
     }
+    if let Some((changes, filter, descending)) = filtered_in_memory::<T>(query, parent) {
+        return facet_page::<T>(db, tenant, query, changes, filter, descending).await;
+    }
     list_page_where::<T>(db, tenant, query, |filter| {
         if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
             filter.push(&format!(" AND {column} = ")).bind(parent);
@@ -755,6 +758,93 @@ fn searched_in_memory<T: ListedTable>(
         return None;
     }
     Some((T::FIELDS.change_log(field)?, text.clone()))
+}
+
+/// The change log, filter and direction of a list that the in-memory index answers
+/// alone: one whose whole filter refers to the facets the index keeps
+/// ([`facet_filter`]), ordered by creation time alone, not ranked, not narrowed to a
+/// parent.
+fn filtered_in_memory<T: ListedTable>(
+    query: &ListQuery,
+    parent: Option<&str>,
+) -> Option<(ChangeLog, FacetFilter, bool)> {
+    let changes = T::FIELDS.memory_index()?;
+    if query.rank.is_some() || (parent.is_some() && T::PARENT_COLUMN.is_some()) {
+        return None;
+    }
+    let [
+        SortKey {
+            by: SortBy::Field(field),
+            descending,
+        },
+    ] = query.order.as_slice()
+    else {
+        return None;
+    };
+    if *field != changes.facets.create_time.0 {
+        return None;
+    }
+    let filter = match &query.condition {
+        None => FacetFilter::All(Vec::new()),
+        Some(condition) => facet_filter(condition, T::FIELDS, &changes.facets)?,
+    };
+    Some((changes, filter, *descending))
+}
+
+/// One page of a list that the in-memory index of `changes` answers: it filters,
+/// pages and counts in creation order; the page's rows are then read by id, as a
+/// search's are ([`search_page`]).
+///
+/// # Errors
+/// [`RepositoryError::Internal`] for a page token of another order; database failures.
+async fn facet_page<T: ListedTable>(
+    db: &Database,
+    tenant: &str,
+    query: &ListQuery,
+    changes: ChangeLog,
+    filter: FacetFilter,
+    descending: bool,
+) -> Result<Page<T::Resource>, RepositoryError> {
+    let after = match query.after.as_deref() {
+        None => None,
+        Some([CursorValue::Integer(time), CursorValue::Text(id)]) => Some((*time, id.clone())),
+        Some(_) => {
+            return Err(internal(
+                "page token",
+                "the position does not fit an order by creation time",
+            ));
+        }
+    };
+    let index = db.search_indexes().tenant(&changes, tenant);
+    let (tenant, query) = (tenant.to_owned(), query.clone());
+    db.read(move |conn| {
+        index.refresh(conn, &tenant)?;
+        let listed = index.list(
+            &filter,
+            Span {
+                after: after.as_ref().map(|(time, id)| (*time, id.as_str())),
+                descending,
+                skip: query.skip as usize,
+                limit: query.limit as usize,
+                show_deleted: query.show_deleted,
+            },
+        );
+        let next = match (listed.more, listed.page.last()) {
+            (true, Some((time, id))) => Some(vec![
+                CursorValue::Integer(*time),
+                CursorValue::Text(id.clone()),
+            ]),
+            _ => None,
+        };
+        let ids: Vec<&str> = listed.page.iter().map(|(_, id)| id.as_str()).collect();
+        let rows = rows_in_order::<T>(conn, &tenant, &ids, query.show_deleted)?;
+        Ok(Page {
+            items: T::resources(conn, &tenant, rows)?,
+            next,
+            total_size: listed.total,
+        })
+    })
+    .await
 }
 
 /// The searches of `condition` that in-memory indexes answer: each field, text and
@@ -825,7 +915,8 @@ async fn search_page<T: ListedTable>(
             ]),
             _ => None,
         };
-        let rows = rows_in_order::<T>(conn, &tenant, &found.page, query.show_deleted)?;
+        let ids: Vec<&str> = found.page.iter().map(|hit| hit.id.as_str()).collect();
+        let rows = rows_in_order::<T>(conn, &tenant, &ids, query.show_deleted)?;
         Ok(Page {
             items: T::resources(conn, &tenant, rows)?,
             next,
@@ -835,7 +926,7 @@ async fn search_page<T: ListedTable>(
     .await
 }
 
-/// The rows of `hits` in their order, those still stored (and live, unless
+/// The rows of `ids` in their order, those still stored (and live, unless
 /// `show_deleted`).
 ///
 /// # Errors
@@ -843,10 +934,10 @@ async fn search_page<T: ListedTable>(
 fn rows_in_order<T: ListedTable>(
     conn: &mut DbConnection,
     tenant: &str,
-    hits: &[Hit],
+    ids: &[&str],
     show_deleted: bool,
 ) -> Result<Vec<T::Row>, RepositoryError> {
-    if hits.is_empty() {
+    if ids.is_empty() {
         return Ok(Vec::new());
     }
     let fields = T::FIELDS;
@@ -858,18 +949,18 @@ fn rows_in_order<T: ListedTable>(
     ));
     sql.bind(tenant)
         .push(&format!(" AND {} IN ", fields.id_column))
-        .bind_list(hits.iter().map(|hit| hit.id.as_str()));
+        .bind_list(ids.iter().copied());
     if T::SOFT_DELETES && !show_deleted {
         sql.push(&format!(" AND {}.delete_time IS NULL", fields.alias));
     }
-    let mut rows = HashMap::with_capacity(hits.len());
+    let mut rows = HashMap::with_capacity(ids.len());
     for row in sql.load::<T::Row>(conn).map_err(repository_error)? {
         match T::sort_value(&row, fields.id_column) {
             Some(CursorValue::Text(id)) => rows.insert(id, row),
             _ => return Err(internal("no id for", fields.id_column)),
         };
     }
-    Ok(hits.iter().filter_map(|hit| rows.remove(&hit.id)).collect())
+    Ok(ids.iter().filter_map(|id| rows.remove(*id)).collect())
 }
 
 /// One page of the resources of `T` in `tenant` that `query` asks for, among those

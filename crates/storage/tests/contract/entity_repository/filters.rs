@@ -229,6 +229,127 @@ async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Ba
     assert_eq!(found.items[0].id(), "added-smyth");
 }
 
+/// A list filtered by type and tags alone (or not filtered), in creation order, is
+/// answered by the in-memory index; the same list ANDed with a condition every entity
+/// meets is answered in SQL. Both give the same pages, order and counts, in both
+/// directions: at first, after a create, changes of tags and of type, a soft delete and
+/// an erasure, and from a second pool over the same database (another replica).
+async fn the_in_memory_list_answers_as_sql_does_and_follows_writes(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let replica = DieselEntityRepository::new(
+        Database::open(
+            s.fixture.url(),
+            PoolOptions {
+                max_size: 2,
+                ..PoolOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let same_as_sql = |round: &'static str| {
+        let s = &s;
+        let replica = &replica;
+        async move {
+            for filter in [
+                "",
+                "entityType = COMPANY",
+                "entityType = COMPANY AND tags:vip",
+                "entityType != INDIVIDUAL OR tags:vip",
+                "NOT tags:vip",
+                "tags:*",
+                r#"tags:"review-*""#,
+                r#"-tags:"*-2025" AND entityType:INDIVIDUAL"#,
+            ] {
+                for order in ["", "createTime desc"] {
+                    for show_deleted in [false, true] {
+                        let in_sql = match filter {
+                            "" => r#"createTime >= "2000-01-01T00:00:00Z""#.to_owned(),
+                            _ => format!(r#"({filter}) AND createTime >= "2000-01-01T00:00:00Z""#),
+                        };
+                        let of = |filter: &str| ListRequest {
+                            show_deleted,
+                            ..request(filter, order, 3)
+                        };
+                        let expected = s.walk(&of(&in_sql)).await;
+                        for repo in [&*s.fixture.repo, replica as &dyn EntityRepository] {
+                            let found = walk_from(repo, &s.paging, &t1(), &of(filter)).await;
+                            let case = format!("{round}: '{filter}' '{order}' {show_deleted}");
+                            assert_eq!(found.ids(), expected.ids(), "{case}");
+                            assert_eq!(found.totals, expected.totals, "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    };
+    same_as_sql("as seeded").await;
+    let live = |tagged_vip: bool| {
+        s.entities
+            .iter()
+            .find(|e| e.delete_time.is_none() && tagged(e, "vip") == tagged_vip)
+            .unwrap()
+            .clone()
+    };
+    let mut added = live(true);
+    added.name = "entities/added-vip".into();
+    s.fixture.create(&t1(), &added).await;
+    let update = |mut entity: Entity| {
+        let s = &s;
+        async move {
+            entity.revision += 1;
+            s.fixture
+                .repo
+                .update(&t1(), &entity, entity.revision - 1, &[])
+                .await
+                .unwrap();
+        }
+    };
+    let mut retagged = s.fixture.get(&t1(), live(true).id()).await;
+    retagged.tags = vec!["review-2026".into()];
+    update(retagged.clone()).await;
+    let mut retyped = s
+        .fixture
+        .get(
+            &t1(),
+            s.entities
+                .iter()
+                .find(|e| {
+                    e.delete_time.is_none()
+                        && e.entity_type != EntityType::Company
+                        && e.id() != retagged.id()
+                })
+                .unwrap()
+                .id(),
+        )
+        .await;
+    retyped.entity_type = EntityType::Company;
+    retyped.tags.push("vip".into());
+    update(retyped.clone()).await;
+    let mut deleted = s.fixture.get(&t1(), live(false).id()).await;
+    deleted.delete_time = Some(at(5));
+    deleted.purge_time = Some(at(50));
+    update(deleted.clone()).await;
+    let erased = s
+        .entities
+        .iter()
+        .find(|e| {
+            e.delete_time.is_none()
+                && ![retagged.id(), retyped.id(), deleted.id()].contains(&e.id())
+        })
+        .unwrap();
+    s.fixture
+        .repo
+        .hard_delete(&t1(), erased.id(), EraseGuard::Always, &[])
+        .await
+        .unwrap();
+    same_as_sql("after writes").await;
+    let vip_companies = s
+        .walk(&request("entityType = COMPANY AND tags:vip", "", 100))
+        .await;
+    assert!(vip_companies.ids().contains(&retyped.id().to_owned()));
+    assert!(!vip_companies.ids().contains(&retagged.id().to_owned()));
+}
+
 /// A write whose transaction is still open while a search reads the change log is
 /// found by the first search after it commits: the log's next read starts at a horizon
 /// no later commit precedes (on PostgreSQL the xmin of the reading snapshot, which the
@@ -797,6 +918,7 @@ contract!(
     fuzzy_display_name_search_finds_typos_and_ranks_closest_first,
     bare_words_search_the_display_name,
     the_in_memory_search_answers_as_sql_does_and_follows_writes,
+    the_in_memory_list_answers_as_sql_does_and_follows_writes,
     a_write_committed_after_a_search_began_is_found_by_the_next,
     entity_type_filters,
     tag_filters,
