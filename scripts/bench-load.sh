@@ -14,6 +14,9 @@
 # database at scale 10) gives the database's own keyed-read rate on the same cores, and
 # the script prints GET entity's rate as a fraction of it (issue 20's aim: 0.35).
 # docs/benchmarks.md records the figures with the machine.
+#
+# BENCH_BINARY serves a given build instead of building this checkout's; BENCH_CASES
+# picks the cases (default "get list fuzzy").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +39,9 @@ if ! command -v oha >/dev/null 2>&1; then
   echo "bench: installing oha from crates.io" >&2
   cargo install oha --locked
 fi
-cargo build --release -p rics
+binary="${BENCH_BINARY:-${CARGO_TARGET_DIR:-target}/release/rics}"
+cases="${BENCH_CASES:-get list fuzzy}"
+[ -n "${BENCH_BINARY:-}" ] || cargo build --release -p rics
 
 base_url="http://127.0.0.1:$port"
 get_url="$base_url/v1alpha/entities/e-0[0-9]{5}"
@@ -93,7 +98,7 @@ for backend in $backends; do
   RICS_DATABASE_URL="$url" RICS_MIGRATE_ON_START=true RICS_BIND_ADDRESS="127.0.0.1:$port" \
     RICS_BOOTSTRAP_CLIENT_ID=bench RICS_BOOTSTRAP_CLIENT_SECRET=bench-secret-0001 \
     RICS_ACCESS_TOKEN_MINUTES=600 RICS_RATE_LIMIT_PER_MINUTE=1000000000 \
-    RICS_LOG=warn "${CARGO_TARGET_DIR:-target}/release/rics" serve >"$work/server-$backend.out" 2>"$work/server-$backend.log" &
+    RICS_LOG=warn "$binary" serve >"$work/server-$backend.out" 2>"$work/server-$backend.log" &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 50); do curl -sf "$base_url/readyz" >/dev/null && break; sleep 0.2; done
@@ -103,7 +108,7 @@ for backend in $backends; do
   if [ "${BENCH_SEED:-api}" = copy ] && [ "$backend" = postgres ]; then seed+=(--copy "$url"); fi
   if [ "${BENCH_SEED:-api}" = import ]; then
     tenant="$(grep -o "tenants/[0-9a-f-]*" "$work/server-$backend.out" "$work/server-$backend.log" | head -1 | cut -d: -f2)"
-    seed+=(--import "${CARGO_TARGET_DIR:-target}/release/rics" --database "$url" --tenant "$tenant")
+    seed+=(--import "$binary" --database "$url" --tenant "$tenant")
   fi
   python3 scripts/bench_seed.py "${seed[@]}"
   # Steady state, as autovacuum leaves it: statistics and the visibility map current.
@@ -111,15 +116,17 @@ for backend in $backends; do
   echo "== $backend ($connections connections, $duration each)"
   curl -s -H "Authorization: Bearer $token" "$list_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   filtered list: totalSize", d["totalSize"], "page", len(d["entities"]))'
   curl -s -H "Authorization: Bearer $token" "$fuzzy_url" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   fuzzy search: totalSize", d["totalSize"], "best", [e["displayName"] for e in d["entities"][:3]])'
-  measure "GET entity" "$get_rate" "$get_url" regex
-  if [ "$backend" = postgres ] && command -v pgbench >/dev/null 2>&1; then
-    get_closed="$(cat "$work/closed-loop-rate")"
-    tps="$(pgbench_select_tps)"
-    python3 -c 'import sys; g, t = float(sys.argv[1]), float(sys.argv[2]); print("   GET entity / pgbench -S: %.0f req/s / %.0f tps = %.2f (aim 0.35)" % (g, t, g / t))' \
-      "$get_closed" "$tps"
+  if [[ " $cases " == *" get "* ]]; then
+    measure "GET entity" "$get_rate" "$get_url" regex
+    if [ "$backend" = postgres ] && command -v pgbench >/dev/null 2>&1; then
+      get_closed="$(cat "$work/closed-loop-rate")"
+      tps="$(pgbench_select_tps)"
+      python3 -c 'import sys; g, t = float(sys.argv[1]), float(sys.argv[2]); print("   GET entity / pgbench -S: %.0f req/s / %.0f tps = %.2f (aim 0.35)" % (g, t, g / t))' \
+        "$get_closed" "$tps"
+    fi
   fi
-  measure "filtered list" "$list_rate" "$list_url"
-  measure "fuzzy search" "$fuzzy_rate" "$fuzzy_url"
+  if [[ " $cases " == *" list "* ]]; then measure "filtered list" "$list_rate" "$list_url"; fi
+  if [[ " $cases " == *" fuzzy "* ]]; then measure "fuzzy search" "$fuzzy_rate" "$fuzzy_url"; fi
   kill "$server"; wait "$server" 2>/dev/null || true
   trap - EXIT
 done

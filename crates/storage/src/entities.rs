@@ -426,37 +426,81 @@ fn insert_search_rows(
     tenant: &str,
     entities: &[&Entity],
 ) -> QueryResult<()> {
-    let mut tags = Vec::new();
-    let mut external = Vec::new();
-    for entity in entities {
-        let id = entity.id();
-        tags.extend(
+    let tags = entities
+        .iter()
+        .flat_map(|entity| {
             entity
                 .tags
                 .iter()
-                .map(|tag| vec![tenant.into(), id.into(), tag.as_str().into()]),
-        );
-        external.extend(entity.external_ids.iter().map(|(key, value)| {
-            vec![
-                tenant.into(),
-                id.into(),
-                key.as_str().into(),
-                value.as_str().into(),
-            ]
-        }));
-    }
+                .map(|tag| vec![tenant.into(), entity.id().into(), tag.as_str().into()])
+        })
+        .collect();
     insert_rows(
         conn,
         "entity_tags",
         &["tenant_id", "entity_id", "tag"],
         tags,
     )?;
+    insert_external_ids(conn, tenant, entities)
+}
+
+/// Inserts the external id rows of `entities`, which have none.
+fn insert_external_ids(
+    conn: &mut DbConnection,
+    tenant: &str,
+    entities: &[&Entity],
+) -> QueryResult<()> {
+    let external = entities
+        .iter()
+        .flat_map(|entity| {
+            entity.external_ids.iter().map(|(key, value)| {
+                vec![
+                    tenant.into(),
+                    entity.id().into(),
+                    key.as_str().into(),
+                    value.as_str().into(),
+                ]
+            })
+        })
+        .collect();
     insert_rows(
         conn,
         "entity_external_ids",
         &["tenant_id", "entity_id", "id_key", "id_value"],
         external,
     )
+}
+
+/// Makes `tags` the stored tags of the entity `id`, writing only what changed: an
+/// update that keeps them (a screening run's status, a risk rating) removes and
+/// inserts no row, so the change log of the in-memory entity index, which triggers on
+/// tag rows, records nothing for it.
+fn replace_tags(
+    conn: &mut DbConnection,
+    tenant: &str,
+    id: &str,
+    tags: &[String],
+) -> QueryResult<()> {
+    let mut delete = Sql::from("DELETE FROM entity_tags WHERE tenant_id = ");
+    delete.bind(tenant).push(" AND entity_id = ").bind(id);
+    if !tags.is_empty() {
+        delete
+            .push(" AND tag NOT IN ")
+            .bind_list(tags.iter().map(String::as_str));
+    }
+    delete.execute(conn)?;
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let mut insert = Sql::from("INSERT INTO entity_tags (tenant_id, entity_id, tag) VALUES ");
+    for (place, tag) in tags.iter().enumerate() {
+        if place > 0 {
+            insert.push(", ");
+        }
+        insert.bind_list([tenant, id, tag.as_str()]);
+    }
+    insert.push(" ON CONFLICT DO NOTHING");
+    insert.execute(conn).map(|_| ())
 }
 
 /// Writes the body of `entity` (stored as `row`) and its searchable side rows in
@@ -478,13 +522,16 @@ fn update_side_rows(
     ))
     .execute(conn)
     .map_err(repository_error)?;
-    for (table, owner) in [
-        ("entity_tags", "entity_id"),
-        ("entity_external_ids", "entity_id"),
-    ] {
-        delete_owned(conn, table, owner, &row.tenant_id, &row.id).map_err(repository_error)?;
-    }
-    insert_search_rows(conn, &row.tenant_id, &[entity]).map_err(repository_error)
+    replace_tags(conn, &row.tenant_id, &row.id, &entity.tags).map_err(repository_error)?;
+    delete_owned(
+        conn,
+        "entity_external_ids",
+        "entity_id",
+        &row.tenant_id,
+        &row.id,
+    )
+    .map_err(repository_error)?;
+    insert_external_ids(conn, &row.tenant_id, &[entity]).map_err(repository_error)
 }
 
 /// The entities of `rows`, in order, with their bodies (one query per 500 rows).
