@@ -3,14 +3,15 @@
 # a nationality and a date of birth) as JSON lines, imported with the release binary into a
 # fresh PostgreSQL database and a fresh SQLite file. Each run prints the command's report
 # (entities per second included); docs/benchmarks.md records the figures with the machine.
+# BENCH_BINARY imports with a given build instead of building this checkout's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 count="${BENCH_IMPORT:-100000}"
 work="target/bench"
-bin="${CARGO_TARGET_DIR:-target}/release/rics"
+bin="${BENCH_BINARY:-${CARGO_TARGET_DIR:-target}/release/rics}"
 mkdir -p "$work"
-cargo build --release -p rics
+[ -n "${BENCH_BINARY:-}" ] || cargo build --release -p rics
 python3 - "$count" > "$work/book.jsonl" <<'PY'
 import json, sys
 for i in range(int(sys.argv[1])):

@@ -140,31 +140,12 @@ pub(crate) struct TenantIndex {
     postings: RwLock<Postings>,
 }
 
-/// A matching row of a search, with its similarity in millionths.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hit {
-    /// The row's id.
-    pub id: String,
-    /// Its similarity to the query.
-    pub score: i64,
-}
-
-/// One page of a ranked search.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Found {
-    /// The page's rows, best first (ties by id, descending).
-    pub page: Vec<Hit>,
-    /// Whether more rows follow the page.
-    pub more: bool,
-    /// How many rows match in all.
-    pub total: i64,
-}
-
-/// One page of a list in creation order: the page's ids, whether more follow, and
-/// how many rows match in all.
+/// One page of rows in an order by a value and then id (a search's similarity in
+/// millionths, best first; a list's creation time): the page's rows with their value,
+/// whether more rows follow, and how many rows match in all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Listed {
-    /// The page's rows, each with its creation time.
+    /// The page's rows: each one's value and id.
     pub page: Vec<(i64, String)>,
     /// Whether more rows follow the page.
     pub more: bool,
@@ -294,7 +275,7 @@ impl TenantIndex {
     }
 
     /// One page of the rows matching `text`, ranked.
-    pub(crate) fn search(&self, text: &str, window: Window<'_>) -> Found {
+    pub(crate) fn search(&self, text: &str, window: Window<'_>) -> Listed {
         self.postings
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -658,7 +639,7 @@ impl Postings {
         })
     }
 
-    fn search(&self, text: &str, window: Window<'_>) -> Found {
+    fn search(&self, text: &str, window: Window<'_>) -> Listed {
         let query = text_search::trigrams(text);
         let query_count = query.len() as i64;
         let matches: Vec<(i64, &str)> = self
@@ -678,13 +659,10 @@ impl Postings {
         let total = matches.len() as i64;
         // Best first, ties by id descending.
         let (page, more) = page_of(matches, window.after, true, window.skip, window.limit);
-        Found {
+        Listed {
             page: page
                 .into_iter()
-                .map(|(score, id)| Hit {
-                    id: id.to_owned(),
-                    score,
-                })
+                .map(|(score, id)| (score, id.to_owned()))
                 .collect(),
             more,
             total,
@@ -826,8 +804,8 @@ mod tests {
         }
     }
 
-    fn ids(found: &Found) -> Vec<&str> {
-        found.page.iter().map(|h| h.id.as_str()).collect()
+    fn ids(found: &Listed) -> Vec<&str> {
+        found.page.iter().map(|(_, id)| id.as_str()).collect()
     }
 
     /// The SQL path's rule, computed apart: hits, the threshold and the similarity.
@@ -871,7 +849,7 @@ mod tests {
             let got: Vec<(i64, &str)> = found
                 .page
                 .iter()
-                .map(|h| (h.score, h.id.as_str()))
+                .map(|(score, id)| (*score, id.as_str()))
                 .collect();
             assert_eq!(got, expected, "{query}");
             assert_eq!(found.total, expected.len() as i64);
@@ -893,9 +871,9 @@ mod tests {
                     ..window(2)
                 },
             );
-            seen.extend(found.page.iter().map(|h| h.id.clone()));
+            seen.extend(found.page.iter().map(|(_, id)| id.clone()));
             match (found.more, found.page.last()) {
-                (true, Some(last)) => after = Some((last.score, last.id.clone())),
+                (true, Some(last)) => after = Some(last.clone()),
                 _ => break,
             }
         }
@@ -926,10 +904,10 @@ mod tests {
                 ..window(10)
             },
         );
-        assert_eq!(with_deleted.page[0].id, "b");
+        assert_eq!(with_deleted.page[0].1, "b");
         assert_eq!(ids(&index.search("alice", window(10))), ["a"]);
         index.apply(change("b", Some("Jon Smith"), false), Vec::new());
-        assert_eq!(index.search("jon smith", window(10)).page[0].id, "b");
+        assert_eq!(index.search("jon smith", window(10)).page[0].1, "b");
     }
 
     #[test]
@@ -948,7 +926,7 @@ mod tests {
         assert!(index.dead < index.documents.len());
         assert_eq!(index.documents.len(), index.numbers.len() + index.dead);
         let found = index.search("cedar 17", window(1));
-        assert_eq!(found.page[0].id, "id-0017");
+        assert_eq!(found.page[0].1, "id-0017");
         // Only the names of the last round, the deleted ones left out.
         assert_eq!(index.search("cedar", window(1)).total, 900);
         assert_eq!(index.search("birch", window(1)).total, 0);

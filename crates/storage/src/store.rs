@@ -30,7 +30,7 @@ use crate::filter::{FieldMap, RELEVANCE, Searched, compile_list, facet_filter};
 use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
-use crate::search_index::{ChangeLog, FacetFilter, Span, TenantIndex, Window};
+use crate::search_index::{ChangeLog, FacetFilter, Listed, Span, TenantIndex, Window};
 use crate::sql::Sql;
 
 /// How many ids one `IN` list of [`DieselStore::read_many`] holds.
@@ -727,10 +727,33 @@ pub(crate) async fn list_page<T: ListedTable>(
     query: &ListQuery,
 ) -> Result<Page<T::Resource>, RepositoryError> {
     if let Some((changes, text)) = searched_in_memory::<T>(query, parent) {
-        return search_page::<T>(db, tenant, query, changes, text).await;
+        return memory_page::<T>(db, tenant, query, changes, move |index, after, query| {
+            index.search(
+                &text,
+                Window {
+                    after,
+                    skip: query.skip as usize,
+                    limit: query.limit as usize,
+                    show_deleted: query.show_deleted,
+                },
+            )
+        })
+        .await;
     }
     if let Some((changes, filter, descending)) = filtered_in_memory::<T>(query, parent) {
-        return facet_page::<T>(db, tenant, query, changes, filter, descending).await;
+        return memory_page::<T>(db, tenant, query, changes, move |index, after, query| {
+            index.list(
+                &filter,
+                Span {
+                    after,
+                    descending,
+                    skip: query.skip as usize,
+                    limit: query.limit as usize,
+                    show_deleted: query.show_deleted,
+                },
+            )
+        })
+        .await;
     }
     list_page_where::<T>(db, tenant, query, |filter| {
         if let (Some(column), Some(parent)) = (T::PARENT_COLUMN, parent) {
@@ -791,62 +814,6 @@ fn filtered_in_memory<T: ListedTable>(
     Some((changes, filter, *descending))
 }
 
-/// One page of a list that the in-memory index of `changes` answers: it filters,
-/// pages and counts in creation order; the page's rows are then read by id, as a
-/// search's are ([`search_page`]).
-///
-/// # Errors
-/// [`RepositoryError::Internal`] for a page token of another order; database failures.
-async fn facet_page<T: ListedTable>(
-    db: &Database,
-    tenant: &str,
-    query: &ListQuery,
-    changes: ChangeLog,
-    filter: FacetFilter,
-    descending: bool,
-) -> Result<Page<T::Resource>, RepositoryError> {
-    let after = match query.after.as_deref() {
-        None => None,
-        Some([CursorValue::Integer(time), CursorValue::Text(id)]) => Some((*time, id.clone())),
-        Some(_) => {
-            return Err(internal(
-                "page token",
-                "the position does not fit an order by creation time",
-            ));
-        }
-    };
-    let index = db.search_indexes().tenant(&changes, tenant);
-    let (tenant, query) = (tenant.to_owned(), query.clone());
-    db.read(move |conn| {
-        index.refresh(conn, &tenant)?;
-        let listed = index.list(
-            &filter,
-            Span {
-                after: after.as_ref().map(|(time, id)| (*time, id.as_str())),
-                descending,
-                skip: query.skip as usize,
-                limit: query.limit as usize,
-                show_deleted: query.show_deleted,
-            },
-        );
-        let next = match (listed.more, listed.page.last()) {
-            (true, Some((time, id))) => Some(vec![
-                CursorValue::Integer(*time),
-                CursorValue::Text(id.clone()),
-            ]),
-            _ => None,
-        };
-        let ids: Vec<&str> = listed.page.iter().map(|(_, id)| id.as_str()).collect();
-        let rows = rows_in_order::<T>(conn, &tenant, &ids, query.show_deleted)?;
-        Ok(Page {
-            items: T::resources(conn, &tenant, rows)?,
-            next,
-            total_size: listed.total,
-        })
-    })
-    .await
-}
-
 /// The searches of `condition` that in-memory indexes answer: each field, text and
 /// the change log of its index, once each.
 fn memory_searches(
@@ -872,26 +839,28 @@ fn memory_searches(
     found
 }
 
-/// One page of a ranked search of `text` that the in-memory index of `changes`
-/// answers: it ranks, pages and counts; the page's rows are then read by id (a row
-/// removed or deleted since the index's refresh is left out of the page).
+/// One page of a list that the in-memory index of `changes` answers alone: `answer`
+/// ranks or filters, pages and counts, in an order by a value (a similarity, a
+/// creation time) and then id, starting after the page token's position; the page's
+/// rows are then read by id (a row removed or deleted since the index's refresh is
+/// left out of the page).
 ///
 /// # Errors
 /// [`RepositoryError::Internal`] for a page token of another order; database failures.
-async fn search_page<T: ListedTable>(
+async fn memory_page<T: ListedTable>(
     db: &Database,
     tenant: &str,
     query: &ListQuery,
     changes: ChangeLog,
-    text: String,
+    answer: impl FnOnce(&TenantIndex, Option<(i64, &str)>, &ListQuery) -> Listed + Send + 'static,
 ) -> Result<Page<T::Resource>, RepositoryError> {
     let after = match query.after.as_deref() {
         None => None,
-        Some([CursorValue::Integer(score), CursorValue::Text(id)]) => Some((*score, id.clone())),
+        Some([CursorValue::Integer(value), CursorValue::Text(id)]) => Some((*value, id.clone())),
         Some(_) => {
             return Err(internal(
                 "page token",
-                "the position does not fit a ranked search",
+                "the position does not fit an order by a value and id",
             ));
         }
     };
@@ -899,28 +868,24 @@ async fn search_page<T: ListedTable>(
     let (tenant, query) = (tenant.to_owned(), query.clone());
     db.read(move |conn| {
         index.refresh(conn, &tenant)?;
-        let found = index.search(
-            &text,
-            Window {
-                after: after.as_ref().map(|(score, id)| (*score, id.as_str())),
-                skip: query.skip as usize,
-                limit: query.limit as usize,
-                show_deleted: query.show_deleted,
-            },
+        let listed = answer(
+            &index,
+            after.as_ref().map(|(value, id)| (*value, id.as_str())),
+            &query,
         );
-        let next = match (found.more, found.page.last()) {
-            (true, Some(last)) => Some(vec![
-                CursorValue::Integer(last.score),
-                CursorValue::Text(last.id.clone()),
+        let next = match (listed.more, listed.page.last()) {
+            (true, Some((value, id))) => Some(vec![
+                CursorValue::Integer(*value),
+                CursorValue::Text(id.clone()),
             ]),
             _ => None,
         };
-        let ids: Vec<&str> = found.page.iter().map(|hit| hit.id.as_str()).collect();
+        let ids: Vec<&str> = listed.page.iter().map(|(_, id)| id.as_str()).collect();
         let rows = rows_in_order::<T>(conn, &tenant, &ids, query.show_deleted)?;
         Ok(Page {
             items: T::resources(conn, &tenant, rows)?,
             next,
-            total_size: found.total,
+            total_size: listed.total,
         })
     })
     .await

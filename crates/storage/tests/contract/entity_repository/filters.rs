@@ -134,14 +134,10 @@ async fn fuzzy_display_name_search_finds_typos_and_ranks_closest_first(backend: 
     assert_eq!(by_name.items.len(), response.items.len());
 }
 
-/// A search that is the whole filter is answered by the in-memory index; the same
-/// search ANDed with a condition every entity meets is answered in SQL. Both give the
-/// same pages, order and counts: at first, after creates, renames, soft deletes and an
-/// erasure, and from a second pool over the same database (another replica), whose
-/// index follows the change log the first one's writes leave.
-async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Backend) {
-    let s = Seeded::new(backend).await;
-    let replica = DieselEntityRepository::new(
+/// A repository over a second pool on the seeded database, as another replica sees
+/// it: its in-memory indexes follow the change log the first one's writes leave.
+fn replica_of(s: &Seeded) -> DieselEntityRepository {
+    DieselEntityRepository::new(
         Database::open(
             s.fixture.url(),
             PoolOptions {
@@ -150,7 +146,35 @@ async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Ba
             },
         )
         .unwrap(),
-    );
+    )
+}
+
+/// Walks `in_memory` through both the seeded repository and `replica`, and `in_sql`
+/// (the same list with a condition that sends it to SQL) through the first: the same
+/// pages in the same order with the same counts.
+async fn answers_as_sql(
+    s: &Seeded,
+    replica: &DieselEntityRepository,
+    in_memory: &ListRequest,
+    in_sql: &ListRequest,
+    case: &str,
+) {
+    let expected = s.walk(in_sql).await;
+    for repo in [&*s.fixture.repo, replica as &dyn EntityRepository] {
+        let found = walk_from(repo, &s.paging, &t1(), in_memory).await;
+        assert_eq!(found.ids(), expected.ids(), "{case}");
+        assert_eq!(found.totals, expected.totals, "{case}");
+    }
+}
+
+/// A search that is the whole filter is answered by the in-memory index; the same
+/// search ANDed with a condition every entity meets is answered in SQL. Both give the
+/// same pages, order and counts: at first, after creates, renames, soft deletes and an
+/// erasure, and from a second pool over the same database (another replica), whose
+/// index follows the change log the first one's writes leave.
+async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Backend) {
+    let s = Seeded::new(backend).await;
+    let replica = replica_of(&s);
     let same_as_sql = |round: &'static str| {
         let s = &s;
         let replica = &replica;
@@ -170,19 +194,8 @@ async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Ba
                         show_deleted,
                         ..request(filter, "", 3)
                     };
-                    let expected = s.walk(&of(&in_sql)).await;
-                    for repo in [&*s.fixture.repo, replica as &dyn EntityRepository] {
-                        let found = walk_from(repo, &s.paging, &t1(), &of(&search)).await;
-                        assert_eq!(
-                            found.ids(),
-                            expected.ids(),
-                            "{round}: {search} {show_deleted}"
-                        );
-                        assert_eq!(
-                            found.totals, expected.totals,
-                            "{round}: {search} {show_deleted}"
-                        );
-                    }
+                    let case = format!("{round}: {search} {show_deleted}");
+                    answers_as_sql(s, replica, &of(&search), &of(&in_sql), &case).await;
                 }
             }
         }
@@ -236,16 +249,7 @@ async fn the_in_memory_search_answers_as_sql_does_and_follows_writes(backend: Ba
 /// an erasure, and from a second pool over the same database (another replica).
 async fn the_in_memory_list_answers_as_sql_does_and_follows_writes(backend: Backend) {
     let s = Seeded::new(backend).await;
-    let replica = DieselEntityRepository::new(
-        Database::open(
-            s.fixture.url(),
-            PoolOptions {
-                max_size: 2,
-                ..PoolOptions::default()
-            },
-        )
-        .unwrap(),
-    );
+    let replica = replica_of(&s);
     let same_as_sql = |round: &'static str| {
         let s = &s;
         let replica = &replica;
@@ -270,13 +274,8 @@ async fn the_in_memory_list_answers_as_sql_does_and_follows_writes(backend: Back
                             show_deleted,
                             ..request(filter, order, 3)
                         };
-                        let expected = s.walk(&of(&in_sql)).await;
-                        for repo in [&*s.fixture.repo, replica as &dyn EntityRepository] {
-                            let found = walk_from(repo, &s.paging, &t1(), &of(filter)).await;
-                            let case = format!("{round}: '{filter}' '{order}' {show_deleted}");
-                            assert_eq!(found.ids(), expected.ids(), "{case}");
-                            assert_eq!(found.totals, expected.totals, "{case}");
-                        }
+                        let case = format!("{round}: '{filter}' '{order}' {show_deleted}");
+                        answers_as_sql(s, replica, &of(filter), &of(&in_sql), &case).await;
                     }
                 }
             }
