@@ -80,6 +80,17 @@ const EXTRA_QUERY_CHARGE: f32 = 0.25;
 /// Charge of an extra name part of an organisation, on either side (`Banco Santander Chile`
 /// is not `Banco Santander`).
 const EXTRA_ORGANISATION_CHARGE: f32 = 0.5;
+/// Charge of a region that only one organisation's name carries (`Faberlic Europe`): a
+/// division of the same organisation. Two different regions are a conflict.
+const REGION_EXTRA_CHARGE: f32 = 0.05;
+/// Charge of a screened name part after a listed name that is the screened name's start, word
+/// for word (`DOST MOHAMMAD` for `DOST MOHAMMAD KHAN HAQQANI`): lists carry a person's first
+/// names alone as an alias.
+const LEADING_PART_EXTRA_CHARGE: f32 = 0.12;
+/// Similarity of two different numbers of a series ending otherwise alike organisation names
+/// (`Partners IV` / `Partners V`, `Trust 2004-1` / `2004-2`, `Snow Storm 1` / `2`): members of
+/// one family (fund vintages, trust tranches, sister ships), which a reviewer should see.
+const SERIES_SIMILARITY: f32 = 0.75;
 /// Legal-form tokens that are generic words rather than a legal form of one jurisdiction.
 const GENERIC_LEGAL_WORDS: &[&str] = &[
     "co", "corp", "inc", "ltd", "group", "holding", "trading", "intl", "est",
@@ -123,7 +134,9 @@ impl TokenStats {
             stats.names += 1;
             let mut seen: Vec<&str> = Vec::new();
             for t in &name.tokens {
-                if t.kind == TokenKind::Word && !seen.contains(&t.text.as_str()) {
+                if matches!(t.kind, TokenKind::Word | TokenKind::Region)
+                    && !seen.contains(&t.text.as_str())
+                {
                     seen.push(&t.text);
                     *stats.df.entry(t.text.clone()).or_insert(0) += 1;
                 }
@@ -142,13 +155,14 @@ impl TokenStats {
         self.df.get(token).copied().unwrap_or(0)
     }
 
-    /// The weight of a token: by rarity for words, fixed for particles, initials, legal forms.
+    /// The weight of a token: by rarity for words and regions, fixed for particles, initials,
+    /// legal forms.
     pub fn weight(&self, token: &Token) -> f32 {
         match token.kind {
             TokenKind::Particle => PARTICLE_WEIGHT,
             TokenKind::Initial => INITIAL_WEIGHT,
             TokenKind::LegalForm => LEGAL_FORM_WEIGHT,
-            TokenKind::Word => {
+            TokenKind::Word | TokenKind::Region => {
                 if self.names < 100 {
                     return 1.0;
                 }
@@ -308,6 +322,8 @@ pub enum PairMethod {
     /// Two different tokens aligned with a low similarity, a big typo (`Merkur` / `Merkel`);
     /// charged almost like a conflict.
     Soft,
+    /// Two different numbers of a series in organisation names (`IV` / `V`, `1` / `2`).
+    Series,
 }
 
 /// Two aligned name parts, for the explanation.
@@ -665,10 +681,32 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
                 .any(|t| t.kind == TokenKind::Word);
         pairs.push((cand, weight));
     }
+    if organisation {
+        let series = leftover_series(q, &q_used)
+            .into_iter()
+            .zip(leftover_series(c, &c_used));
+        for (qi, cj) in series {
+            q_used[qi] = true;
+            c_used[cj] = true;
+            let weight = (q[qi].weight + c[cj].weight) / 2.0;
+            numerator += SERIES_SIMILARITY * weight;
+            denominator += weight;
+            pairs.push((
+                Candidate {
+                    sim: SERIES_SIMILARITY,
+                    method: PairMethod::Series,
+                    q: (qi, 1),
+                    c: (cj, 1),
+                },
+                weight,
+            ));
+        }
+    }
     let uq = unmatched(q, &q_used);
     let uc = unmatched(c, &c_used);
     let counting = |u: &[Unmatched]| u.iter().filter(|t| t.counts).count();
     let conflicts = counting(&uq).min(counting(&uc));
+    let leading = !organisation && uc.is_empty() && is_leading_part(&pairs, c.len());
     // Two different legal forms left over (`ANO` / `LLC`, `SAS` / `SARL`): two legal entities.
     // Generic words (`Company`, `Corporation`, `Group`) do not name a legal form.
     let legal_forms = |tokens: &[PreparedToken], used: &Used| {
@@ -686,8 +724,12 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     for (k, u) in uq.iter().enumerate() {
         let factor = if u.counts && k < conflicts {
             1.0
+        } else if u.region {
+            REGION_EXTRA_CHARGE
         } else if organisation {
             EXTRA_ORGANISATION_CHARGE
+        } else if leading {
+            LEADING_PART_EXTRA_CHARGE
         } else {
             EXTRA_QUERY_CHARGE
         };
@@ -696,6 +738,8 @@ fn align(query: &PreparedName, list: &PreparedName) -> Alignment {
     for (k, u) in uc.iter().enumerate() {
         let factor = if u.counts && k < conflicts {
             1.0
+        } else if u.region {
+            REGION_EXTRA_CHARGE
         } else if organisation {
             EXTRA_ORGANISATION_CHARGE
         } else if u.edge {
@@ -740,6 +784,8 @@ struct Unmatched {
     counts: bool,
     /// First or last token of its name.
     edge: bool,
+    /// A region qualifying an organisation's name.
+    region: bool,
 }
 
 /// The unaligned tokens, those that may be conflicts first, heaviest first.
@@ -758,13 +804,57 @@ fn unmatched(tokens: &[PreparedToken], used: &Used) -> Vec<Unmatched> {
                 index: k,
                 weight: t.weight,
                 charge: if duplicate { DUPLICATE_CHARGE } else { 1.0 },
-                counts: !duplicate && matches!(t.kind, TokenKind::Word | TokenKind::Initial),
+                counts: !duplicate
+                    && matches!(
+                        t.kind,
+                        TokenKind::Word | TokenKind::Initial | TokenKind::Region
+                    ),
                 edge: k == 0 || k == last,
+                region: t.kind == TokenKind::Region,
             }
         })
         .collect();
     out.sort_by(|a, b| b.counts.cmp(&a.counts).then(b.weight.total_cmp(&a.weight)));
     out
+}
+
+/// True when the listed name, at least two words, is the screened name's start word for word:
+/// its tokens aligned in order, each exactly with the screened token at its own position.
+fn is_leading_part(pairs: &[(Candidate, f32)], list_len: usize) -> bool {
+    list_len >= 2
+        && pairs.len() == list_len
+        && pairs.iter().all(|(cand, _)| {
+            cand.method == PairMethod::Exact
+                && cand.q.1 == 1
+                && cand.c.1 == 1
+                && cand.q.0 == cand.c.0
+        })
+}
+
+/// The positions of the unaligned numbers of a series (`4`, `2004`, `IV`) after a name's first
+/// word, in written order (`V Ships` is not a fifth `Ships`).
+fn leftover_series(tokens: &[PreparedToken], used: &Used) -> Vec<usize> {
+    tokens
+        .iter()
+        .zip(used)
+        .enumerate()
+        .filter(|(k, (t, used))| *k > 0 && !**used && is_series_number(&t.text))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Digits, or a Roman numeral up to 39 (`iv`, `viii`, `xii`).
+fn is_series_number(text: &str) -> bool {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    let units = text.trim_start_matches('x');
+    text.len() - units.len() <= 3
+        && !text.is_empty()
+        && matches!(
+            units,
+            "" | "i" | "ii" | "iii" | "iv" | "v" | "vi" | "vii" | "viii" | "ix"
+        )
 }
 
 /// The name similarity of two names, without building an explanation (the fast path used to
@@ -1068,6 +1158,85 @@ mod tests {
 
     fn sim(a: &str, b: &str) -> f32 {
         compare_names(&prep(a), &prep(b)).similarity
+    }
+
+    fn compare_organisations(a: &str, b: &str) -> NameComparison {
+        let encoder = phonetic_encoder();
+        let prepare = |name| {
+            PreparedName::new(
+                &normalize(name, EntityKind::Organisation)[0],
+                &TokenStats::default(),
+                &encoder,
+            )
+        };
+        compare_names(&prepare(a), &prepare(b))
+    }
+
+    #[test]
+    fn numbers_of_a_series_pair_but_a_number_on_one_side_is_an_extra_part() {
+        let fund = compare_organisations(
+            "Blackstone Real Estate Partners IV L.P.",
+            "Blackstone Real Estate Partners V L.P.",
+        );
+        assert!(
+            fund.pairs
+                .iter()
+                .any(|p| p.method == PairMethod::Series && p.query == "iv" && p.list == "v")
+        );
+        assert_eq!(fund.conflicts, 0);
+        assert!(fund.similarity > NAME_PIVOT, "{}", fund.similarity);
+        let trust = compare_organisations("Mortgage Trust 2007-1", "Mortgage Trust 2007-2");
+        assert!(trust.similarity > NAME_PIVOT, "{}", trust.similarity);
+        let not_series = |a: &str, b: &str| {
+            let comparison = compare_organisations(a, b);
+            comparison
+                .pairs
+                .iter()
+                .all(|p| p.method != PairMethod::Series)
+        };
+        assert!(not_series(
+            "Bowne Global Solutions Denmark",
+            "Bowne Global Solutions II Denmark"
+        ));
+        assert!(not_series("V Ships", "X Ships"));
+        let persons = compare_names(&prep("John Smith II"), &prep("John Smith III"));
+        assert!(persons.pairs.iter().all(|p| p.method != PairMethod::Series));
+        for number in ["2004", "1", "iv", "viii", "xiv", "x"] {
+            assert!(is_series_number(number), "{number}");
+        }
+        for other in ["", "vv", "xxxx", "iiii", "ix1", "ivy"] {
+            assert!(!is_series_number(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_region_on_one_side_is_a_division_and_two_regions_conflict() {
+        let division = compare_organisations("faberlic", "FABERLIC EUROPE Sp. z o.o.");
+        assert!(division.similarity > NAME_PIVOT, "{}", division.similarity);
+        let two = compare_organisations("Faberlic Europe", "Faberlic Asia");
+        assert_eq!(two.conflicts, 1);
+        assert!(two.similarity < NAME_PIVOT, "{}", two.similarity);
+        // A country's subsidiary is another legal entity; a place after `of` names the bank.
+        for (a, b) in [
+            ("Banco Santander", "Banco Santander Chile"),
+            ("Bank", "Bank of Asia"),
+        ] {
+            let other = compare_organisations(a, b).similarity;
+            assert!(other < NAME_PIVOT, "{a} / {b}: {other}");
+        }
+    }
+
+    #[test]
+    fn a_listed_name_that_starts_the_screened_name_is_an_alias() {
+        let alias = sim("UMAR PATEK ABDULLAH ANSHORI", "UMAR PATEK");
+        assert!(alias > NAME_PIVOT, "{alias}");
+        // The same words elsewhere in the screened name are extra parts, charged as before.
+        for fuller in ["UMAR ABDULLAH PATEK ANSHORI", "ABDULLAH ANSHORI UMAR PATEK"] {
+            let other = sim(fuller, "UMAR PATEK");
+            assert!(other < alias - 0.02, "{fuller}: {other} / {alias}");
+        }
+        // The other way round is a listed name with extra parts, charged as before.
+        assert!(sim("UMAR PATEK", "UMAR PATEK ABDULLAH ANSHORI") < alias);
     }
 
     #[test]

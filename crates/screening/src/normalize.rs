@@ -50,6 +50,10 @@ pub enum TokenKind {
     Particle,
     /// An organisation's legal form (ltd, ag, llc, ...): kept, but weighs little.
     LegalForm,
+    /// A region qualifying an organisation's name after its own words (`Faberlic Europe`): on
+    /// one side only it names a division of the same organisation; two different regions name
+    /// two organisations.
+    Region,
 }
 
 /// One normalised name part.
@@ -57,7 +61,7 @@ pub enum TokenKind {
 pub struct Token {
     /// Lower-case ASCII text.
     pub text: String,
-    /// Word, initial, particle or legal form.
+    /// Word, initial, particle, legal form or region.
     pub kind: TokenKind,
     /// True when the source script does not write all vowels: compare by consonant skeleton.
     pub skeleton: bool,
@@ -243,6 +247,30 @@ const LEGAL_FORMS: &[(&str, &str)] = &[
     ("trading", "trading"),
     ("international", "intl"),
     ("intl", "intl"),
+];
+
+/// Regions as organisations name their divisions (`Faberlic Europe`, `Acme Asia Pacific`).
+/// Only a word after an organisation's own words is read as a region, not after a particle
+/// (`Bank of Asia` names its bank by the place). Countries are not regions here: a
+/// country's subsidiary is another legal entity (`Banco Santander Chile`).
+const REGIONS: &[&str] = &[
+    "africa",
+    "americas",
+    "apac",
+    "asia",
+    "asiapacific",
+    "benelux",
+    "caribbean",
+    "emea",
+    "europe",
+    "eurasia",
+    "iberia",
+    "latam",
+    "mena",
+    "nordic",
+    "nordics",
+    "pacific",
+    "scandinavia",
 ];
 
 /// Scripts whose romanisation lacks (some) vowels.
@@ -462,6 +490,7 @@ const LEGAL_PHRASES: &[(&[&str], &str)] = &[
     (&["public", "limited", "company"], "plc"),
     (&["societatea", "cu", "raspundere", "limitata"], "srl"),
     (&["sp", "z", "o", "o"], "llc"),
+    (&["sp", "z", "oo"], "llc"),
     (&["gesellschaft", "mit", "beschrankter", "haftung"], "gmbh"),
     (&["societe", "anonyme"], "sa"),
     (&["sociedad", "anonima"], "sa"),
@@ -754,9 +783,15 @@ fn classify(words: Vec<RawWord>, kind: EntityKind) -> NormName {
             });
             continue;
         }
+        let after_own_words = tokens
+            .last()
+            .is_some_and(|t: &Token| t.kind != TokenKind::Particle)
+            && tokens.iter().any(|t| t.kind == TokenKind::Word);
         let kind = if word.syllabic {
             // A syllable of Korean or Chinese is a name part, whatever it spells (`bin`, `i`).
             TokenKind::Word
+        } else if organisation && after_own_words && REGIONS.contains(&text.as_str()) {
+            TokenKind::Region
         } else if PARTICLES.contains(&text.as_str()) && count > 1 {
             TokenKind::Particle
         } else if text.len() == 1 && text.bytes().all(|b| b.is_ascii_alphabetic()) {
@@ -1002,6 +1037,38 @@ mod tests {
         );
         let only_forms = &normalize("Group", EntityKind::Organisation)[0];
         assert_eq!(only_forms.tokens[0].kind, TokenKind::Word);
+    }
+
+    #[test]
+    fn regions_follow_an_organisation_s_own_words() {
+        let kinds = |name: &str, kind| -> Vec<TokenKind> {
+            normalize(name, kind)[0]
+                .tokens
+                .iter()
+                .map(|t| t.kind)
+                .collect()
+        };
+        let organisation = EntityKind::Organisation;
+        assert_eq!(
+            normalize("Faberlic Europe Sp. z o.o.", organisation)[0].text(),
+            "faberlic europe llc"
+        );
+        assert_eq!(
+            kinds("Faberlic Europe Sp. z o.o.", organisation),
+            [TokenKind::Word, TokenKind::Region, TokenKind::LegalForm]
+        );
+        assert_eq!(
+            kinds("Europe Trading", organisation),
+            [TokenKind::Word, TokenKind::LegalForm]
+        );
+        assert_eq!(
+            kinds("Bank of Asia", organisation),
+            [TokenKind::Word, TokenKind::Particle, TokenKind::Word]
+        );
+        assert_eq!(
+            kinds("Maria Europe", EntityKind::Person),
+            [TokenKind::Word, TokenKind::Word]
+        );
     }
 
     #[test]
