@@ -17,6 +17,12 @@ use rics_domain::tenant::service::BootstrapReport;
 mod compare_names;
 mod screen;
 
+/// mimalloc instead of the C library's allocator: requests, job runs and imports build and
+/// drop many small JSON trees, where glibc's `free` and `malloc_consolidate` were the top
+/// symbols of the profiles (docs/benchmarks.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// rics: the Risk and Identity Compliance Service.
 #[derive(Debug, Parser)]
 #[command(name = "rics", version, about)]
