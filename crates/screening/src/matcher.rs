@@ -845,12 +845,14 @@ fn leftover_series(tokens: &[PreparedToken], used: &Used) -> Vec<usize> {
 
 /// Digits, or a Roman numeral up to 39 (`iv`, `viii`, `xii`).
 fn is_series_number(text: &str) -> bool {
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+    if text.is_empty() {
+        return false;
+    }
+    if text.bytes().all(|b| b.is_ascii_digit()) {
         return true;
     }
     let units = text.trim_start_matches('x');
     text.len() - units.len() <= 3
-        && !text.is_empty()
         && matches!(
             units,
             "" | "i" | "ii" | "iii" | "iv" | "v" | "vi" | "vii" | "viii" | "ix"
@@ -1148,12 +1150,12 @@ mod tests {
     use crate::normalize::normalize;
 
     fn prep(name: &str) -> PreparedName {
+        prepare_as(name, EntityKind::Person)
+    }
+
+    fn prepare_as(name: &str, kind: EntityKind) -> PreparedName {
         let encoder = phonetic_encoder();
-        PreparedName::new(
-            &normalize(name, EntityKind::Person)[0],
-            &TokenStats::default(),
-            &encoder,
-        )
+        PreparedName::new(&normalize(name, kind)[0], &TokenStats::default(), &encoder)
     }
 
     fn sim(a: &str, b: &str) -> f32 {
@@ -1161,15 +1163,8 @@ mod tests {
     }
 
     fn compare_organisations(a: &str, b: &str) -> NameComparison {
-        let encoder = phonetic_encoder();
-        let prepare = |name| {
-            PreparedName::new(
-                &normalize(name, EntityKind::Organisation)[0],
-                &TokenStats::default(),
-                &encoder,
-            )
-        };
-        compare_names(&prepare(a), &prepare(b))
+        let organisation = EntityKind::Organisation;
+        compare_names(&prepare_as(a, organisation), &prepare_as(b, organisation))
     }
 
     #[test]
