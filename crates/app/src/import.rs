@@ -75,6 +75,7 @@ pub async fn import_entities(config: &Config, args: &ImportEntities) -> anyhow::
     let file = std::fs::File::open(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let lines = read_lines(std::io::BufReader::new(file))?;
+    let total = lines.len();
     let services = server::services(config).await?;
     let tenant = existing_tenant(&services, &args.tenant).await?;
     let operator = Principal {
@@ -83,13 +84,14 @@ pub async fn import_entities(config: &Config, args: &ImportEntities) -> anyhow::
         display_name: "rics import".into(),
         scopes: BTreeSet::from([Scope::Write]),
     };
-    let progress = progress_bar(lines.len());
+    let progress = progress_bar(total);
     let started = Instant::now();
     let (entities, operator) = (&services.use_cases.entities, &operator);
-    let mut written = futures_util::stream::iter(lines.chunks(BATCH))
+    let mut written = futures_util::stream::iter(in_batches(lines))
         .map(|batch| async move {
+            let count = batch.len();
             write_batch(entities, operator, batch).await?;
-            anyhow::Ok(batch.len())
+            anyhow::Ok(count)
         })
         .buffered(WRITERS);
     while let Some(count) = written.next().await {
@@ -99,10 +101,10 @@ pub async fn import_entities(config: &Config, args: &ImportEntities) -> anyhow::
     let seconds = started.elapsed().as_secs_f64();
     Ok(json!({
         "tenant": format!("tenants/{tenant}"),
-        "imported": lines.len(),
-        "batches": lines.len().div_ceil(BATCH),
+        "imported": total,
+        "batches": total.div_ceil(BATCH),
         "seconds": (seconds * 1000.0).round() / 1000.0,
-        "entitiesPerSecond": (lines.len() as f64 / seconds.max(1e-9)).round(),
+        "entitiesPerSecond": (total as f64 / seconds.max(1e-9)).round(),
     }))
 }
 
@@ -143,21 +145,33 @@ fn read_lines(reader: impl BufRead) -> anyhow::Result<Vec<Line>> {
     Ok(lines)
 }
 
-/// Stores one batch under the request id its lines derive.
+/// `lines` in batches of [`BATCH`], in order, each owning its lines.
+fn in_batches(lines: Vec<Line>) -> Vec<Vec<Line>> {
+    let mut batches = Vec::with_capacity(lines.len().div_ceil(BATCH));
+    let mut lines = lines.into_iter().peekable();
+    while lines.peek().is_some() {
+        batches.push(lines.by_ref().take(BATCH).collect());
+    }
+    batches
+}
+
+/// Stores one batch under the request id its lines derive. The lines' requests move
+/// into the create: an entity's JSON is not copied on the way.
 ///
 /// # Errors
 /// What the batch create refuses, with `requests[i]` named by its line number.
 async fn write_batch(
     entities: &EntityService,
     operator: &Principal,
-    batch: &[Line],
+    batch: Vec<Line>,
 ) -> anyhow::Result<()> {
-    let requests: Vec<CreateRequest> = batch.iter().map(|line| line.request.clone()).collect();
+    let numbers: Vec<usize> = batch.iter().map(|line| line.number).collect();
+    let requests: Vec<CreateRequest> = batch.into_iter().map(|line| line.request).collect();
     let request_id = batch_request_id(&requests);
     entities
         .create_many(operator, requests, Some(request_id))
         .await
-        .map_err(|e| at_lines(e, batch))?;
+        .map_err(|e| at_lines(e, &numbers))?;
     Ok(())
 }
 
@@ -176,8 +190,9 @@ fn batch_request_id(requests: &[CreateRequest]) -> uuid::Uuid {
     uuid::Builder::from_custom_bytes(bytes).into_uuid()
 }
 
-/// A batch create's refusal with each `requests[i]` replaced by the line it came from.
-fn at_lines(error: Error, batch: &[Line]) -> anyhow::Error {
+/// A batch create's refusal with each `requests[i]` replaced by the line it came from,
+/// `numbers[i]`.
+fn at_lines(error: Error, numbers: &[usize]) -> anyhow::Error {
     let text = format!("{:#}", failed(error));
     let mut named = String::with_capacity(text.len());
     let mut rest = text.as_str();
@@ -187,7 +202,7 @@ fn at_lines(error: Error, batch: &[Line]) -> anyhow::Error {
         let index = after
             .find(']')
             .and_then(|end| after[..end].parse::<usize>().ok().map(|i| (i, end)));
-        match index.and_then(|(i, end)| batch.get(i).map(|line| (line.number, end))) {
+        match index.and_then(|(i, end)| numbers.get(i).map(|&number| (number, end))) {
             Some((number, end)) => {
                 let field = &after[end + 1..];
                 match field.strip_prefix('.') {
@@ -264,11 +279,22 @@ mod tests {
     }
 
     #[test]
+    fn lines_go_in_full_batches_in_order() {
+        let text = "{\"entity\": {}}\n".repeat(2 * BATCH + 1);
+        let batches = in_batches(read_lines(text.as_bytes()).unwrap());
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [BATCH, BATCH, 1]);
+        let numbers: Vec<usize> = batches.iter().flatten().map(|line| line.number).collect();
+        assert_eq!(numbers, (1..=2 * BATCH + 1).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn a_refused_request_is_named_by_its_line() {
         let lines = read_lines("\n{\"entity\": {}}\n\n{\"entity\": {}}\n".as_bytes()).unwrap();
         let error =
             Error::invalid_field("requests[1].entity.displayName", "REQUIRED", "is required");
-        let text = at_lines(error, &lines).to_string();
+        let numbers: Vec<usize> = lines.iter().map(|line| line.number).collect();
+        let text = at_lines(error, &numbers).to_string();
         assert!(text.contains("line 4: entity.displayName"), "{text}");
         assert!(!text.contains("requests["), "{text}");
     }

@@ -442,11 +442,11 @@ impl QueuedWork for ListChangeWork {
             }
             Err(error) if task.attempt < self.settings.max_attempts => {
                 let now = self.clock.now();
-                let retry = TaskFinish::Retry {
+                let retry = Arc::new(TaskFinish::Retry {
                     error: error.message.clone(),
                     at: now.plus(self.settings.backoff(task.attempt)),
-                };
-                self.jobs.finish(task, &retry, now).await?;
+                });
+                self.jobs.finish(task, retry, now).await?;
                 Ok(AttemptOutcome::Retried)
             }
             Err(error) => {
@@ -743,7 +743,7 @@ mod tests {
                 .returning(|_, _, _, _| Err(Error::unavailable("DATABASE_UNAVAILABLE", "down")));
             let mut jobs = MockJobRepository::new();
             jobs.expect_finish()
-                .withf(|_, finish, _| matches!(finish, TaskFinish::Retry { .. }))
+                .withf(|_, finish, _| matches!(**finish, TaskFinish::Retry { .. }))
                 .times(1)
                 .returning(|_, _, _| Ok(true));
             let work = work(

@@ -16,7 +16,7 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{OutboxEvent, insert_events, outbox};
 use crate::filter::{Column, FieldMap, FuzzyIndex, FuzzySource, ScalarKind, Unset, compile_list};
 use crate::paging::load_page;
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
@@ -657,7 +657,7 @@ impl StoredTable for EntityTable {
         tenant: &str,
         id: &str,
         now: Timestamp,
-        events: &[NewEvent],
+        events: Vec<OutboxEvent>,
     ) -> Result<(), RepositoryError> {
         crate::erasure::erase_entity(conn, tenant, id, EraseGuard::PurgeDue(now))?;
         insert_events(conn, tenant, events).map_err(repository_error)
@@ -791,7 +791,7 @@ impl EntityRepository for DieselStore<EntityTable> {
         let (tenant, id, new_events) = (
             tenant.as_str().to_owned(),
             id.to_owned(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         self.db()
             .write(move |conn| {
@@ -810,7 +810,7 @@ impl EntityRepository for DieselStore<EntityTable> {
                     _ => {}
                 }
                 let counts = crate::erasure::erase_entity(conn, &tenant, &id, guard)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                insert_events(conn, &tenant, new_events).map_err(repository_error)?;
                 Ok(counts)
             })
             .await
@@ -865,7 +865,7 @@ impl EntityRepository for DieselStore<EntityTable> {
     ) -> Result<(), RepositoryError> {
         let row = RelationshipRow::from_record(tenant, relationship);
         let symmetric = relationship.relationship_type.is_symmetric();
-        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        let (tenant, new_events) = (tenant.as_str().to_owned(), outbox(new_events));
         self.db()
             .write(move |conn| {
                 if symmetric {
@@ -890,7 +890,7 @@ impl EntityRepository for DieselStore<EntityTable> {
                     .values(&row)
                     .execute(conn)
                     .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                insert_events(conn, &tenant, new_events).map_err(repository_error)?;
                 Ok(())
             })
             .await
@@ -908,7 +908,7 @@ impl EntityRepository for DieselStore<EntityTable> {
             tenant.as_str().to_owned(),
             entity_id.to_owned(),
             other_entity_id.to_owned(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         self.db()
             .write(move |conn| {
@@ -939,7 +939,7 @@ impl EntityRepository for DieselStore<EntityTable> {
                 if removed == 0 {
                     return Err(RepositoryError::NotFound);
                 }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                insert_events(conn, &tenant, new_events).map_err(repository_error)?;
                 row.into_record()
             })
             .await

@@ -18,7 +18,7 @@ use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::operations::insert_operation;
 use crate::rows::internal;
@@ -274,7 +274,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
             tenant.clone(),
             operation.clone(),
             key.cloned(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         let task_id = operation_id(execution).to_owned();
         self.db()
@@ -282,7 +282,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
                 let tenant = owner.as_str().to_owned();
                 let now = Timestamp::from_unix_micros(row.create_time)
                     .ok_or_else(|| internal("execution create time", row.create_time))?;
-                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                insert_once(conn, &tenant, key.as_ref(), now, new_events, |conn| {
                     diesel::insert_into(automation_executions::table)
                         .values(&row)
                         .execute(conn)
@@ -380,7 +380,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
                     step.end.as_ref(),
                     now,
                 )?;
-                insert_events(conn, tenant, &step.events).map_err(repository_error)?;
+                insert_events(conn, tenant, outbox(&step.events)).map_err(repository_error)?;
                 Ok(true)
             })
             .await
@@ -403,7 +403,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
         let (tenant, task_id, new_events, now) = (
             tenant.as_str().to_owned(),
             operation_id(execution).to_owned(),
-            new_events.to_vec(),
+            outbox(new_events),
             execution.update_time,
         );
         self.db()
@@ -422,7 +422,7 @@ impl ExecutionRepository for DieselStore<ExecutionTable> {
                 .execute(conn)
                 .map_err(repository_error)?;
                 update_operation(conn, &tenant, &task_id, &metadata, error.as_ref(), now)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)
+                insert_events(conn, &tenant, new_events).map_err(repository_error)
             })
             .await
     }

@@ -8,7 +8,6 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 use rics_aip::page_token::CursorValue;
 use rics_domain::entity::repository::ErasureCounts;
-use rics_domain::event::NewEvent;
 use rics_domain::file::content::ContentKey;
 use rics_domain::file::model::File;
 use rics_domain::file::ports::ContentRemovals;
@@ -23,7 +22,7 @@ use crate::connection::DbConnection;
 use crate::entities::lock_stored;
 use crate::erasure::erase_creation_keys;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{OutboxEvent, insert_events};
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{internal, micros, timestamp};
 use crate::schema::{file_content_removals, files, forms};
@@ -360,7 +359,7 @@ impl StoredTable for FileTable {
         tenant: &str,
         name: &str,
         now: Timestamp,
-        events: &[NewEvent],
+        events: Vec<OutboxEvent>,
     ) -> Result<(), RepositoryError> {
         let (parent, id) =
             <File as Parented>::parent_and_id(name).ok_or(RepositoryError::NotFound)?;

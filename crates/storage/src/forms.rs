@@ -20,7 +20,7 @@ use crate::activity_logs::ActivityLogTable;
 use crate::connection::DbConnection;
 use crate::entities::lock_stored;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{FoundId, body_without, internal, micros, timestamp};
 use crate::schema::forms;
@@ -361,12 +361,12 @@ impl FormRecords for DieselStore<FormTable> {
     ) -> Result<(), RepositoryError> {
         let row = FormTable::row(tenant, form)?;
         let (tenant, form, events, log) =
-            (tenant.clone(), form.clone(), events.to_vec(), log.cloned());
+            (tenant.clone(), form.clone(), outbox(events), log.cloned());
         self.db()
             .write(move |conn| {
                 overwrite::<FormTable>(conn, tenant.as_str(), &row, expected_revision)?;
                 FormTable::write_side_rows(conn, &form, &row, Write::Update)?;
-                insert_events(conn, tenant.as_str(), &events).map_err(repository_error)?;
+                insert_events(conn, tenant.as_str(), events).map_err(repository_error)?;
                 if let Some(log) = log {
                     insert_with_events::<ActivityLogTable>(
                         conn,

@@ -7,6 +7,7 @@
 //! worker's late `finish` (which must present the token) changes nothing.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -31,7 +32,7 @@ use crate::alerts::AlertTable;
 use crate::connection::DbConnection;
 use crate::entities::EntityTable;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::idempotency;
 use crate::operations::insert_operation;
@@ -481,10 +482,10 @@ impl JobRepository for DieselStore<JobTable> {
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
         let (tenant, job, new_events) =
-            (tenant.as_str().to_owned(), job.clone(), new_events.to_vec());
+            (tenant.as_str().to_owned(), job.clone(), outbox(new_events));
         self.db()
             .write(move |conn| {
-                crate::purge::remove_due(conn, "jobs", &tenant, &job.id, now, &new_events)?;
+                crate::purge::remove_due(conn, "jobs", &tenant, &job.id, now, new_events)?;
                 diesel::delete(
                     job_tasks::table
                         .filter(job_tasks::tenant_id.eq(&tenant))
@@ -519,7 +520,7 @@ impl JobRepository for DieselStore<JobTable> {
             start.operation.clone(),
             start.task.clone(),
             key.cloned(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         self.db()
             .write(move |conn| {
@@ -550,7 +551,7 @@ impl JobRepository for DieselStore<JobTable> {
                     ))
                     .execute(conn)
                     .map_err(repository_error)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)?;
+                insert_events(conn, &tenant, new_events).map_err(repository_error)?;
                 Ok(CreateOutcome::Created)
             })
             .await
@@ -642,10 +643,10 @@ impl JobRepository for DieselStore<JobTable> {
     async fn finish(
         &self,
         task: &ClaimedTask,
-        finish: &TaskFinish,
+        finish: Arc<TaskFinish>,
         now: Timestamp,
     ) -> Result<bool, RepositoryError> {
-        let (task, finish) = (task.clone(), finish.clone());
+        let task = task.clone();
         self.db()
             .write(move |conn| {
                 let tenant = task.tenant.as_str();
@@ -654,7 +655,7 @@ impl JobRepository for DieselStore<JobTable> {
                     .filter(job_tasks::id.eq(&task.id))
                     .filter(job_tasks::claim.eq(&task.claim))
                     .filter(job_tasks::done.eq(false));
-                match &finish {
+                match &*finish {
                     TaskFinish::Retry { error, at } => {
                         let released = diesel::update(held)
                             .set((
@@ -699,7 +700,7 @@ impl JobRepository for DieselStore<JobTable> {
                             return Ok(false);
                         }
                         let recorded = write_effects(conn, &task.tenant, effects)?;
-                        insert_events(conn, tenant, &recorded).map_err(repository_error)?;
+                        insert_events(conn, tenant, outbox(recorded)).map_err(repository_error)?;
                         let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
                         diesel::update(
                             operations::table
@@ -902,8 +903,8 @@ fn complete_run(
     ))
     .execute(conn)
     .map_err(repository_error)?;
-    let events: Vec<&NewEvent> = recorded.iter().copied().chain(&end.events).collect();
-    insert_events(conn, tenant.as_str(), &events).map_err(repository_error)
+    let events = outbox(recorded.iter().copied().chain(&end.events));
+    insert_events(conn, tenant.as_str(), events).map_err(repository_error)
 }
 
 /// `metadata` as JSON text, its `debug` fields laid over those stored with the

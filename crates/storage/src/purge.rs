@@ -2,14 +2,13 @@
 //! passed, and remove one if it is still due.
 
 use diesel::RunQueryDsl;
-use rics_domain::event::NewEvent;
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
 use rics_domain::time::Timestamp;
 
 use crate::connection::DbConnection;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{OutboxEvent, insert_events};
 use crate::rows::FoundId;
 use crate::sql::Sql;
 
@@ -53,7 +52,7 @@ pub(crate) fn remove_due(
     tenant: &str,
     id: &str,
     now: Timestamp,
-    events: &[NewEvent],
+    events: Vec<OutboxEvent>,
 ) -> Result<(), RepositoryError> {
     let mut sql = Sql::from(&format!("DELETE FROM {table} WHERE tenant_id = "));
     sql.bind(tenant)

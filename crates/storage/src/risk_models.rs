@@ -15,6 +15,7 @@ use rics_domain::risk::ports::RiskModelRepository;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
+use crate::events::outbox;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{body_without, internal, timestamp};
 use crate::schema::risk_models;
@@ -180,15 +181,12 @@ impl RiskModelRepository for DieselRiskModelRepository {
         new_events: &[NewEvent],
     ) -> Result<CreateOutcome, RepositoryError> {
         let row = RiskModelRow::from_model(tenant.as_str(), model)?;
-        let (tenant, key, new_events) = (
-            tenant.as_str().to_owned(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
+        let (tenant, key, new_events) =
+            (tenant.as_str().to_owned(), key.cloned(), outbox(new_events));
         self.db
             .write(move |conn| {
                 let now = timestamp(row.create_time)?;
-                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                insert_once(conn, &tenant, key.as_ref(), now, new_events, |conn| {
                     diesel::insert_into(risk_models::table)
                         .values(&row)
                         .execute(conn)

@@ -167,8 +167,11 @@ impl Sql {
     }
 }
 
+/// The most rows one `INSERT ... VALUES` statement of [`insert_rows`] writes.
+const ROWS_PER_INSERT: usize = 200;
+
 /// Inserts `rows` (each one value per column, in order) into `table` with multi-row
-/// `INSERT ... VALUES` statements, at most 200 rows each.
+/// `INSERT ... VALUES` statements, at most [`ROWS_PER_INSERT`] rows each.
 ///
 /// # Errors
 /// Database failures.
@@ -182,16 +185,19 @@ where
     Conn: diesel::Connection,
     Sql: QueryFragment<Conn::Backend>,
 {
-    for chunk in rows.chunks(200) {
+    // The rows' values move into the statements: a batch's entity bodies and event
+    // payloads are not copied again.
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
         let mut sql = Sql::from(&format!(
             "INSERT INTO {table} ({}) VALUES ",
             columns.join(", ")
         ));
-        for (i, row) in chunk.iter().enumerate() {
+        for (i, row) in rows.by_ref().take(ROWS_PER_INSERT).enumerate() {
             if i > 0 {
                 sql.push(", ");
             }
-            sql.bind_list(row.iter().cloned());
+            sql.bind_list(row);
         }
         diesel::RunQueryDsl::execute(sql, conn)?;
     }

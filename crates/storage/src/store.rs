@@ -25,7 +25,7 @@ use rics_domain::time::Timestamp;
 use crate::connection::{Db, DbConnection};
 use crate::database::Database;
 use crate::error::{repository_error, revision_missed};
-use crate::events::insert_events;
+use crate::events::{OutboxEvent, insert_events, outbox};
 use crate::filter::{FieldMap, RELEVANCE, Searched, compile_list, facet_filter};
 use crate::idempotency;
 use crate::paging::load_page;
@@ -240,7 +240,7 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
         tenant: &str,
         id: &str,
         now: Timestamp,
-        events: &[NewEvent],
+        events: Vec<OutboxEvent>,
     ) -> Result<(), RepositoryError> {
         crate::purge::remove_due(conn, Self::TABLE, tenant, id, now, events)?;
         Self::purged(conn, tenant, id)
@@ -1011,7 +1011,7 @@ pub(crate) fn insert_once(
     tenant: &str,
     key: Option<&IdempotencyKey>,
     now: Timestamp,
-    new_events: &[NewEvent],
+    new_events: Vec<OutboxEvent>,
     insert: impl FnOnce(&mut DbConnection) -> Result<(), RepositoryError>,
 ) -> Result<CreateOutcome, RepositoryError> {
     if let Some(replay) = idempotency::claim(conn, tenant, key, now)? {
@@ -1038,7 +1038,7 @@ pub(crate) fn insert_with_events<T: StoredTable>(
 ) -> Result<(), RepositoryError> {
     let new = [(resource.clone(), T::row(tenant, resource)?)];
     T::insert_new(conn, tenant.as_str(), &new)?;
-    insert_events(conn, tenant.as_str(), events).map_err(repository_error)
+    insert_events(conn, tenant.as_str(), outbox(events)).map_err(repository_error)
 }
 
 /// Writes the new `resource` of `T` for `tenant` in the caller's transaction unless a
@@ -1175,14 +1175,11 @@ impl<T: StoredTable> DieselStore<T> {
             return Ok(CreateOutcome::Created);
         };
         let now = timestamp(T::create_time(&first.1))?;
-        let (tenant, key, new_events) = (
-            tenant.as_str().to_owned(),
-            key.cloned(),
-            new_events.to_vec(),
-        );
+        let (tenant, key, new_events) =
+            (tenant.as_str().to_owned(), key.cloned(), outbox(new_events));
         self.db
             .write(move |conn| {
-                insert_once(conn, &tenant, key.as_ref(), now, &new_events, |conn| {
+                insert_once(conn, &tenant, key.as_ref(), now, new_events, |conn| {
                     T::insert_new(conn, &tenant, &new)
                 })
             })
@@ -1266,12 +1263,12 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         let (tenant, resource, new_events) = (
             tenant.as_str().to_owned(),
             resource.clone(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         self.db
             .write(move |conn| {
                 update_in::<T>(conn, &tenant, &resource, &row, expected_revision)?;
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)
+                insert_events(conn, &tenant, new_events).map_err(repository_error)
             })
             .await
     }
@@ -1283,14 +1280,14 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         new_events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
         let row = T::row(tenant, resource)?;
-        let (tenant, new_events) = (tenant.as_str().to_owned(), new_events.to_vec());
+        let (tenant, new_events) = (tenant.as_str().to_owned(), outbox(new_events));
         self.db
             .write(move |conn| {
                 if T::remove(conn, &row).map_err(repository_error)? == 0 {
                     let stored = T::reload(conn, &tenant, &row).map_err(repository_error)?;
                     return Err(revision_missed(stored));
                 }
-                insert_events(conn, &tenant, &new_events).map_err(repository_error)
+                insert_events(conn, &tenant, new_events).map_err(repository_error)
             })
             .await
     }
@@ -1321,10 +1318,10 @@ impl<T: StoredTable> ResourceStore<T::Resource> for DieselStore<T> {
         let (tenant, id, new_events) = (
             tenant.as_str().to_owned(),
             id.to_owned(),
-            new_events.to_vec(),
+            outbox(new_events),
         );
         self.db
-            .write(move |conn| T::remove_due(conn, &tenant, &id, now, &new_events))
+            .write(move |conn| T::remove_due(conn, &tenant, &id, now, new_events))
             .await
     }
 }

@@ -15,7 +15,7 @@ use rics_domain::webhook::tenant_secret::{SecretPurpose, TenantSecretRepository}
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 
 /// The Diesel store of tenants' secrets of one purpose.
 #[derive(Debug, Clone)]
@@ -211,7 +211,8 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
         event: &NewEvent,
         now: Timestamp,
     ) -> Result<(), RepositoryError> {
-        let (tenant, secrets, event) = (tenant.as_str().to_owned(), secrets.clone(), event.clone());
+        let (tenant, secrets, event) =
+            (tenant.as_str().to_owned(), secrets.clone(), outbox([event]));
         let purpose = self.purpose;
         self.db
             .write(move |conn| {
@@ -222,7 +223,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
                 if !stored {
                     return Err(RepositoryError::Conflict);
                 }
-                insert_events(conn, &tenant, std::slice::from_ref(&event)).map_err(repository_error)
+                insert_events(conn, &tenant, event).map_err(repository_error)
             })
             .await
     }

@@ -17,7 +17,7 @@ use crate::automations::insert_built_in;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::form_definitions::insert_seeded;
 use crate::identity::{insert_client, insert_user};
@@ -238,13 +238,13 @@ impl TenantRepository for DieselTenantRepository {
             plan.clone(),
             owner.clone(),
             operation.clone(),
-            events.to_vec(),
+            outbox(events),
         );
         self.db
             .write(move |conn| {
                 write_plan(conn, &plan)?;
                 insert_operation(conn, &owner, &operation)?;
-                insert_events(conn, owner.as_str(), &events).map_err(repository_error)
+                insert_events(conn, owner.as_str(), events).map_err(repository_error)
             })
             .await
     }

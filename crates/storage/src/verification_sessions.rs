@@ -14,7 +14,7 @@ use rics_domain::verification::session::{
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
-use crate::events::insert_events;
+use crate::events::{insert_events, outbox};
 use crate::rows::timestamp;
 use crate::schema::{verification_callbacks as c, verification_sessions as s};
 
@@ -148,7 +148,7 @@ impl VerificationSessionRepository for DieselVerificationSessionRepository {
         events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
         let row = SessionRow::of(session)?;
-        let events = events.to_vec();
+        let events = outbox(events);
         self.db
             .write(move |conn| {
                 let exists = s::table
@@ -164,7 +164,7 @@ impl VerificationSessionRepository for DieselVerificationSessionRepository {
                     .values(&row)
                     .execute(conn)
                     .map_err(repository_error)?;
-                insert_events(conn, &row.tenant_id, &events).map_err(repository_error)
+                insert_events(conn, &row.tenant_id, events).map_err(repository_error)
             })
             .await
     }
@@ -219,7 +219,7 @@ impl VerificationSessionRepository for DieselVerificationSessionRepository {
         events: &[NewEvent],
     ) -> Result<(), RepositoryError> {
         let row = SessionRow::of(session)?;
-        let (callback, events) = (callback.cloned(), events.to_vec());
+        let (callback, events) = (callback.cloned(), outbox(events));
         self.db
             .write(move |conn| {
                 let updated = diesel::update(
@@ -236,7 +236,7 @@ impl VerificationSessionRepository for DieselVerificationSessionRepository {
                 if let Some(callback) = &callback {
                     insert_callback(conn, &row.tenant_id, callback)?;
                 }
-                insert_events(conn, &row.tenant_id, &events).map_err(repository_error)
+                insert_events(conn, &row.tenant_id, events).map_err(repository_error)
             })
             .await
     }

@@ -3,13 +3,12 @@
 //! workers with a lease and `FOR UPDATE SKIP LOCKED` as job runs are, in order per
 //! endpoint and entity.
 
-use std::borrow::Borrow;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
 use rics_aip::page_token::CursorValue;
-use rics_domain::event::{DirectDelivery, NewEvent};
+use rics_domain::event::DirectDelivery;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::principal::TenantId;
 use rics_domain::repository::RepositoryError;
@@ -24,6 +23,7 @@ use serde_json::Value;
 use crate::connection::DbConnection;
 use crate::database::Database;
 use crate::error::repository_error;
+use crate::events::EventHeader;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{internal, timestamp};
 use crate::schema::{events, tenant_webhook_secrets, webhook_deliveries, webhook_endpoints};
@@ -32,16 +32,16 @@ use crate::store::{ListedTable, list_page};
 
 /// Queues, in the current transaction, a delivery of each of `new_events` to each
 /// ENABLED, live endpoint of `tenant` that subscribes to its type, and to the target
-/// each event asks for itself ([`NewEvent::deliver_to`]: a URL, or one of the tenant's
+/// each event asks for itself ([`NewEvent::deliver_to`](rics_domain::event::NewEvent): a URL, or one of the tenant's
 /// enabled live endpoints whatever its subscriptions). Nothing is queued for another
 /// tenant's endpoints, and nothing survives a rollback.
 ///
 /// # Errors
 /// Database failures; a stored endpoint body that does not read back.
-pub fn queue_deliveries<E: Borrow<NewEvent>>(
+pub(crate) fn queue_deliveries(
     conn: &mut DbConnection,
     tenant: &str,
-    new_events: &[E],
+    new_events: &[EventHeader],
 ) -> QueryResult<()> {
     if new_events.is_empty() {
         return Ok(());
@@ -70,7 +70,6 @@ pub fn queue_deliveries<E: Borrow<NewEvent>>(
         subscriptions.push((endpoint_id, patterns));
     }
     for event in new_events {
-        let event = event.borrow();
         let direct = |endpoint_id: &str| matches!(&event.deliver_to, Some(DirectDelivery::Endpoint(id)) if id == endpoint_id);
         for (endpoint_id, _) in subscriptions
             .iter()
@@ -91,15 +90,11 @@ pub fn queue_deliveries<E: Borrow<NewEvent>>(
 fn queue_one(
     conn: &mut DbConnection,
     tenant: &str,
-    event: &NewEvent,
+    event: &EventHeader,
     endpoint_id: &str,
     url: Option<&str>,
 ) -> QueryResult<()> {
-    let resource = event
-        .payload
-        .get("resource")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let resource = event.resource.as_str();
     let entity_or_resource = event.entity_id.as_deref().unwrap_or(resource);
     // Neither entity ids nor resource names hold a space: the first one ends the key.
     let ordering_key = match url {

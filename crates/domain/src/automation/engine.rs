@@ -594,10 +594,10 @@ impl ExecutionEngine {
         self.jobs
             .finish(
                 task,
-                &TaskFinish::Retry {
+                Arc::new(TaskFinish::Retry {
                     error: error.message.clone(),
                     at: now.plus(self.settings.backoff(task.attempt)),
-                },
+                }),
                 now,
             )
             .await?;

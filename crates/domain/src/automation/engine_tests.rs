@@ -140,7 +140,7 @@ async fn claim(
     let retry_sink = retried.clone();
     let mut jobs = MockJobRepository::new();
     jobs.expect_finish().returning(move |_, finish, _| {
-        *retry_sink.lock().unwrap() = Some(finish.clone());
+        *retry_sink.lock().unwrap() = Some((*finish).clone());
         Ok(true)
     });
     let mut clock = MockClock::new();

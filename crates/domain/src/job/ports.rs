@@ -1,6 +1,7 @@
 //! The job repository port: jobs, their runs' operations and the queue, so that a
 //! run's start and its end are each one transaction.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -153,14 +154,16 @@ pub trait JobRepository: Send + Sync {
     /// done with the operation's metadata updated for a run handed off. Stored
     /// operation metadata keeps its `debug` fields that the finish does not set. Returns
     /// `false`, writing nothing, when the claim was lost (the lease ran out and
-    /// another worker took the task) or the task is already done.
+    /// another worker took the task) or the task is already done. The finish is shared,
+    /// not borrowed, so that the write can hold it on a database thread without a copy
+    /// of the run's result, records and events.
     ///
     /// # Errors
     /// Only the common errors.
     async fn finish(
         &self,
         task: &ClaimedTask,
-        finish: &TaskFinish,
+        finish: Arc<TaskFinish>,
         now: Timestamp,
     ) -> Result<bool, RepositoryError>;
 

@@ -232,7 +232,7 @@ impl JobRunner {
         };
         let now = self.clock.now();
         let (effects, outputs) = records.into_effects();
-        let mut finish = match outcome {
+        let mut finish = Arc::new(match outcome {
             Ok(output)
                 if self
                     .kinds
@@ -263,10 +263,10 @@ impl JobRunner {
                 ))),
                 RunEffects::default(),
             ),
-        };
+        });
         let mut tries = 0;
         let finish = loop {
-            match self.jobs.finish(task, &finish, now).await {
+            match self.jobs.finish(task, Arc::clone(&finish), now).await {
                 Ok(_) => break finish,
                 // An entity the run set an output of changed after the run read it:
                 // nothing was stored. The outputs are set again on the entity as it is
@@ -274,20 +274,20 @@ impl JobRunner {
                 Err(RepositoryError::Conflict) if !outputs.is_empty() && tries < OUTPUT_TRIES => {
                     tries += 1;
                     match StagedRecords::set_again(&*self.records, &outputs).await {
-                        Ok(entities) => finish.set_entities(entities),
-                        Err(error) => finish = self.after_failure(task, job, error, now),
+                        Ok(entities) => Arc::make_mut(&mut finish).set_entities(entities),
+                        Err(error) => finish = Arc::new(self.after_failure(task, job, error, now)),
                     }
                 }
                 // It kept changing: the attempt failed, with nothing stored.
                 Err(RepositoryError::Conflict) => {
                     let changed =
                         Error::concurrent_modification(&format!("entities/{}", job.entity_id));
-                    finish = self.after_failure(task, job, changed, now);
+                    finish = Arc::new(self.after_failure(task, job, changed, now));
                 }
                 Err(e) => return Err(e.into()),
             }
         };
-        let outcome = match &finish {
+        let outcome = match &*finish {
             TaskFinish::Retry { .. } => AttemptOutcome::Retried,
             TaskFinish::HandedOff { .. } => AttemptOutcome::HandedOff,
             TaskFinish::Complete(RunEnd { error: None, .. }) => AttemptOutcome::Succeeded,

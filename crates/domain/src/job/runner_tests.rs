@@ -159,8 +159,8 @@ async fn run_recording<F: JobFamily>(
         .returning(move |_, _, _, _| Ok(vec![task(attempt)]));
     let (sender, receiver) = std::sync::mpsc::channel();
     jobs.expect_finish().returning(move |_, finish, _| {
-        sender.send(finish.clone()).unwrap();
-        store(finish)
+        sender.send((*finish).clone()).unwrap();
+        store(&finish)
     });
     let mut clock = MockClock::new();
     clock.expect_now().returning(now);

@@ -4,6 +4,7 @@
 //! jobs with their runs.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rics_domain::activity::model::{ActivityLog, ActivityType};
@@ -200,11 +201,13 @@ async fn a_run_starts_is_claimed_and_completes_once(backend: Backend) {
     );
 
     assert_eq!(
-        repo.finish(task, &complete(&running, "run-1"), at(5)).await,
+        repo.finish(task, Arc::new(complete(&running, "run-1")), at(5))
+            .await,
         Ok(true)
     );
     assert_eq!(
-        repo.finish(task, &complete(&running, "run-1"), at(6)).await,
+        repo.finish(task, Arc::new(complete(&running, "run-1")), at(6))
+            .await,
         Ok(false),
         "completes once"
     );
@@ -322,7 +325,7 @@ async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
     renamed.revision = 2;
     f.repo.update(&t1(), &renamed, 1, &[]).await.unwrap();
     assert_eq!(
-        repo.finish(&task, &recorded(&amy), at(5)).await,
+        repo.finish(&task, Arc::new(recorded(&amy)), at(5)).await,
         Err(RepositoryError::Conflict)
     );
     assert_eq!(
@@ -360,7 +363,8 @@ async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
 
     // Read again, the run ends with all it recorded.
     assert_eq!(
-        repo.finish(&task, &TaskFinish::Complete(end), at(6)).await,
+        repo.finish(&task, Arc::new(TaskFinish::Complete(end)), at(6))
+            .await,
         Ok(true)
     );
     assert_eq!(
@@ -408,7 +412,10 @@ async fn a_run_handed_off_ends_once_outside_the_runner(backend: Backend) {
         },
         effects: RunEffects::default(),
     };
-    assert_eq!(repo.finish(&task, &handed_off, at(4)).await, Ok(true));
+    assert_eq!(
+        repo.finish(&task, Arc::new(handed_off), at(4)).await,
+        Ok(true)
+    );
     assert!(
         repo.claim("c2", at(100), Duration::from_secs(10), 5)
             .await
@@ -491,24 +498,24 @@ async fn an_expired_lease_hands_the_run_to_another_worker(backend: Backend) {
     assert_eq!((second.attempt, second.claim.as_str()), (2, "alive"));
     // The dead worker's late finish changes nothing; the live one's completes.
     assert_eq!(
-        repo.finish(&first, &complete(&running, "run-1"), at(13))
+        repo.finish(&first, Arc::new(complete(&running, "run-1")), at(13))
             .await,
         Ok(false)
     );
     assert_eq!(
         repo.finish(
             &first,
-            &TaskFinish::Retry {
+            Arc::new(TaskFinish::Retry {
                 error: "x".into(),
                 at: at(14)
-            },
+            }),
             at(13)
         )
         .await,
         Ok(false)
     );
     assert_eq!(
-        repo.finish(&second, &complete(&running, "run-1"), at(14))
+        repo.finish(&second, Arc::new(complete(&running, "run-1")), at(14))
             .await,
         Ok(true)
     );
@@ -541,7 +548,7 @@ async fn a_renewed_lease_keeps_the_run_from_other_workers(backend: Backend) {
     stranger.claim = "stranger".into();
     assert_eq!(repo.renew(&stranger, at(99)).await, Ok(false));
     assert_eq!(
-        repo.finish(&held, &complete(&running, "run-1"), at(24))
+        repo.finish(&held, Arc::new(complete(&running, "run-1")), at(24))
             .await,
         Ok(true)
     );
@@ -572,7 +579,7 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
         error: "busy".into(),
         at: at(30),
     };
-    assert_eq!(repo.finish(&task, &retry, at(3)).await, Ok(true));
+    assert_eq!(repo.finish(&task, Arc::new(retry), at(3)).await, Ok(true));
     assert!(
         repo.claim("c2", at(29), Duration::from_secs(60), 1)
             .await
@@ -600,7 +607,10 @@ async fn a_retry_waits_for_its_backoff(backend: Backend) {
         events: vec![],
         effects: RunEffects::default(),
     });
-    assert_eq!(repo.finish(&again, &finish, at(31)).await, Ok(true));
+    assert_eq!(
+        repo.finish(&again, Arc::new(finish), at(31)).await,
+        Ok(true)
+    );
     let operation = f
         .operations
         .clone()
@@ -796,7 +806,7 @@ async fn deleted_jobs_are_hidden_and_purged_when_due(backend: Backend) {
         .unwrap()
         .remove(0);
     assert!(
-        repo.finish(&task, &complete(&running, "run-gone"), at(3))
+        repo.finish(&task, Arc::new(complete(&running, "run-gone")), at(3))
             .await
             .unwrap()
     );
