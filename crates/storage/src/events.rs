@@ -45,6 +45,7 @@ pub(crate) struct EventHeader {
     pub(crate) resource: String,
     pub(crate) creator: String,
     pub(crate) create_time: Timestamp,
+    /// Where the event is delivered beside the endpoints that subscribe to its type.
     pub(crate) deliver_to: Option<DirectDelivery>,
 }
 

@@ -171,7 +171,7 @@ impl Sql {
 const ROWS_PER_INSERT: usize = 200;
 
 /// Inserts `rows` (each one value per column, in order) into `table` with multi-row
-/// `INSERT ... VALUES` statements, at most [`ROWS_PER_INSERT`] rows each.
+/// `INSERT ... VALUES` statements, at most 200 rows each.
 ///
 /// # Errors
 /// Database failures.

@@ -32,9 +32,9 @@ use crate::store::{ListedTable, list_page};
 
 /// Queues, in the current transaction, a delivery of each of `new_events` to each
 /// ENABLED, live endpoint of `tenant` that subscribes to its type, and to the target
-/// each event asks for itself ([`NewEvent::deliver_to`](rics_domain::event::NewEvent): a URL, or one of the tenant's
-/// enabled live endpoints whatever its subscriptions). Nothing is queued for another
-/// tenant's endpoints, and nothing survives a rollback.
+/// each event asks for itself ([`EventHeader::deliver_to`]: a URL, or one of the
+/// tenant's enabled live endpoints whatever its subscriptions). Nothing is queued for
+/// another tenant's endpoints, and nothing survives a rollback.
 ///
 /// # Errors
 /// Database failures; a stored endpoint body that does not read back.
