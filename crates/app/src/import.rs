@@ -87,7 +87,8 @@ pub async fn import_entities(config: &Config, args: &ImportEntities) -> anyhow::
     let progress = progress_bar(total);
     let started = Instant::now();
     let (entities, operator) = (&services.use_cases.entities, &operator);
-    let mut written = futures_util::stream::iter(in_batches(lines))
+    let mut written = futures_util::stream::iter(lines)
+        .chunks(BATCH)
         .map(|batch| async move {
             let count = batch.len();
             write_batch(entities, operator, batch).await?;
@@ -143,16 +144,6 @@ fn read_lines(reader: impl BufRead) -> anyhow::Result<Vec<Line>> {
         );
     }
     Ok(lines)
-}
-
-/// `lines` in batches of [`BATCH`], in order, each owning its lines.
-fn in_batches(lines: Vec<Line>) -> Vec<Vec<Line>> {
-    let mut batches = Vec::with_capacity(lines.len().div_ceil(BATCH));
-    let mut lines = lines.into_iter().peekable();
-    while lines.peek().is_some() {
-        batches.push(lines.by_ref().take(BATCH).collect());
-    }
-    batches
 }
 
 /// Stores one batch under the request id its lines derive. The lines' requests move
@@ -276,16 +267,6 @@ mod tests {
             batch_request_id(&requests[..1])
         );
         assert_eq!(batch_request_id(&requests).get_version_num(), 8);
-    }
-
-    #[test]
-    fn lines_go_in_full_batches_in_order() {
-        let text = "{\"entity\": {}}\n".repeat(2 * BATCH + 1);
-        let batches = in_batches(read_lines(text.as_bytes()).unwrap());
-        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
-        assert_eq!(sizes, [BATCH, BATCH, 1]);
-        let numbers: Vec<usize> = batches.iter().flatten().map(|line| line.number).collect();
-        assert_eq!(numbers, (1..=2 * BATCH + 1).collect::<Vec<_>>());
     }
 
     #[test]

@@ -211,7 +211,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
         event: &NewEvent,
         now: Timestamp,
     ) -> Result<(), RepositoryError> {
-        let (tenant, secrets, event) =
+        let (tenant, secrets, events) =
             (tenant.as_str().to_owned(), secrets.clone(), outbox([event]));
         let purpose = self.purpose;
         self.db
@@ -223,7 +223,7 @@ impl TenantSecretRepository for DieselTenantSecretRepository {
                 if !stored {
                     return Err(RepositoryError::Conflict);
                 }
-                insert_events(conn, &tenant, event).map_err(repository_error)
+                insert_events(conn, &tenant, events).map_err(repository_error)
             })
             .await
     }
