@@ -159,6 +159,7 @@ pub fn test_config(database_url: &str) -> Config {
         ],
         screening_reload_interval: None,
         job_concurrency: 4,
+        job_batch: 16,
         job_lease: Duration::from_secs(60),
         job_max_attempts: 5,
         secret_key: SecretKey(Some(SECRET_KEY.to_owned())),

@@ -235,10 +235,15 @@ pub struct Settings {
         value_name = "SECONDS"
     )]
     pub screening_reload_interval_seconds: Option<u64>,
-    /// Job runs one worker executes at once; 0 runs no worker in this process (another
-    /// `rics serve` on the same database runs the jobs) [default: 8].
+    /// Job workers this process runs, each claiming up to `RICS_JOB_BATCH` runs at
+    /// once; 0 runs no worker in this process (another `rics serve` on the same
+    /// database runs the jobs) [default: 8].
     #[arg(long, env = "RICS_JOB_CONCURRENCY", value_name = "N")]
     pub job_concurrency: Option<u32>,
+    /// Ready job runs a worker claims in one transaction and executes concurrently;
+    /// it claims again when all of them are done [default: 16].
+    #[arg(long, env = "RICS_JOB_BATCH", value_name = "N")]
+    pub job_batch: Option<u32>,
     /// Seconds a worker's claim on a job run lasts; a run not finished by then (its
     /// worker died) runs again [default: 60].
     #[arg(long, env = "RICS_JOB_LEASE_SECONDS", value_name = "SECONDS")]
@@ -362,6 +367,7 @@ struct FileSettings {
     screening_lists: Option<Vec<PathBuf>>,
     screening_reload_interval_seconds: Option<u64>,
     job_concurrency: Option<u32>,
+    job_batch: Option<u32>,
     job_lease_seconds: Option<u64>,
     job_max_attempts: Option<u32>,
     secret_key_file: Option<PathBuf>,
@@ -423,8 +429,10 @@ pub struct Config {
     /// Time between scheduled reloads of the screening lists; `None` reloads only on
     /// SIGHUP.
     pub screening_reload_interval: Option<Duration>,
-    /// Job runs this process's worker executes at once (0: no worker).
+    /// Job workers this process runs (0: none).
     pub job_concurrency: u32,
+    /// Runs a worker claims at once and executes concurrently.
+    pub job_batch: u32,
     /// How long a worker's claim on a run lasts.
     pub job_lease: Duration,
     /// Attempts of a failing run.
@@ -672,6 +680,7 @@ impl Settings {
                 seconds => Some(Duration::from_secs(seconds)),
             },
             job_concurrency: self.job_concurrency.or(file.job_concurrency).unwrap_or(8),
+            job_batch: self.job_batch.or(file.job_batch).unwrap_or(16),
             job_lease: Duration::from_secs(
                 self.job_lease_seconds
                     .or(file.job_lease_seconds)
@@ -779,6 +788,9 @@ impl Config {
         }
         if self.access_token_lifetime.is_zero() {
             bail!("access_token_minutes must be at least 1");
+        }
+        if self.job_batch == 0 {
+            bail!("job_batch must be at least 1");
         }
         if self.job_lease.is_zero() {
             bail!("job_lease_seconds must be at least 1");
@@ -966,6 +978,26 @@ mod tests {
             let error = store(bad).unwrap_err();
             assert!(format!("{error:#}").contains("file_store"), "{bad}");
         }
+    }
+
+    #[test]
+    fn job_workers_claim_runs_in_batches_of_at_least_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rics.toml");
+        std::fs::write(&path, "job_concurrency = 2\n").unwrap();
+        let settings = |batch: Option<u32>| Settings {
+            location: DatabaseLocation {
+                config: Some(path.clone()),
+                ..DatabaseLocation::default()
+            },
+            job_batch: batch,
+            ..Settings::default()
+        };
+        let config = settings(None).resolve().unwrap();
+        assert_eq!((config.job_concurrency, config.job_batch), (2, 16));
+        assert_eq!(settings(Some(4)).resolve().unwrap().job_batch, 4);
+        let error = settings(Some(0)).resolve().unwrap_err();
+        assert!(format!("{error:#}").contains("job_batch"), "{error:#}");
     }
 
     #[test]

@@ -531,7 +531,7 @@ pub async fn services(config: &Config) -> anyhow::Result<Services> {
     let runner_settings = RunnerSettings {
         lease: config.job_lease,
         max_attempts: config.job_max_attempts,
-        batch: 1,
+        batch: config.job_batch,
         ..RunnerSettings::default()
     };
     let list_changes = Arc::new(ListChangeWork::new(
