@@ -4,7 +4,8 @@
 # measures runs per second with every run queued at once, and the time from `:run` to
 # `done` at a steady rate. docs/benchmarks.md records the figures with the machine.
 # BENCH_BINARY serves a given build instead of building one (to compare two builds in
-# turn).
+# turn). The server reads the rest of its settings from the environment as usual:
+# RICS_JOB_BATCH=N, say, for the runs each worker has under way (default 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
