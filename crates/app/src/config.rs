@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use rics_domain::file::inspect::{AllowedTypes, DEFAULT_MAX_BYTES, UploadRules};
+use rics_domain::job::RunnerSettings;
 use rics_domain::webhook::{RetrySchedule, TargetPolicy};
 use rics_storage::object_files::S3Location;
 use serde::Deserialize;
@@ -561,6 +562,8 @@ impl Settings {
             None => FileSettings::default(),
         };
         let file_store = self.file_store(&file)?;
+        // The job runner's own defaults, so that they are stated once.
+        let runner_defaults = RunnerSettings::default();
         let database_url = self
             .location
             .database_url
@@ -680,13 +683,18 @@ impl Settings {
                 seconds => Some(Duration::from_secs(seconds)),
             },
             job_concurrency: self.job_concurrency.or(file.job_concurrency).unwrap_or(8),
-            job_batch: self.job_batch.or(file.job_batch).unwrap_or(16),
-            job_lease: Duration::from_secs(
-                self.job_lease_seconds
-                    .or(file.job_lease_seconds)
-                    .unwrap_or(60),
-            ),
-            job_max_attempts: self.job_max_attempts.or(file.job_max_attempts).unwrap_or(5),
+            job_batch: self
+                .job_batch
+                .or(file.job_batch)
+                .unwrap_or(runner_defaults.batch),
+            job_lease: self
+                .job_lease_seconds
+                .or(file.job_lease_seconds)
+                .map_or(runner_defaults.lease, Duration::from_secs),
+            job_max_attempts: self
+                .job_max_attempts
+                .or(file.job_max_attempts)
+                .unwrap_or(runner_defaults.max_attempts),
             secret_key: SecretKey(
                 match (
                     &self.secret_key,
