@@ -32,6 +32,12 @@ class Predicates(unittest.TestCase):
         self.assert_passes("SELECT id FROM entities WHERE tenant_id = $1::text")
         self.assert_passes("SELECT id FROM entities WHERE tenant_id IN ($1)")
 
+    def test_an_update_from_a_values_list_needs_the_tenant_predicate(self):
+        update = ("UPDATE jobs SET state = v.column2 FROM (VALUES ($1, $2), ($3, $4)) AS v "
+                  "WHERE jobs.id = v.column1{} RETURNING jobs.id AS id")
+        self.assert_passes(update.format(" AND jobs.tenant_id = $5"))
+        self.assert_fails(update.format(""), "jobs")
+
     def test_a_cross_tenant_query_fails(self):
         self.assert_fails("SELECT id, display_name FROM entities WHERE display_name = $1", "entities")
         self.assert_fails("SELECT count(*) FROM alerts", "alerts")

@@ -21,7 +21,7 @@ use crate::error::repository_error;
 use crate::filter::{Column, FieldMap, ScalarKind, Unset};
 use crate::rows::{body_without, internal, micros, timestamp};
 use crate::schema::{activity_log_entities, activity_logs};
-use crate::side_rows::write_owned;
+use crate::side_rows::{insert_owned, write_owned};
 use crate::sql::Sql;
 use crate::store::{DieselStore, StoredTable, Write, port_over_store, row_statements};
 
@@ -87,6 +87,9 @@ const COLUMN_FIELDS: [&str; 6] = [
 
 /// Ids per statement when a query names many logs or entities.
 const CHUNK: usize = 500;
+
+/// The table of the entities a log is about, and its column holding the log's id.
+const LOG_ENTITIES: (&str, &str) = ("activity_log_entities", "activity_log_id");
 
 /// One row of `activity_logs`.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
@@ -290,12 +293,32 @@ impl StoredTable for ActivityLogTable {
             .map(|entity| vec![entity.into()]);
         write_owned(
             conn,
-            ("activity_log_entities", "activity_log_id"),
+            LOG_ENTITIES,
             (&row.tenant_id, &row.id),
             (&["entity_id"], named.collect()),
             write,
         )
         .map_err(repository_error)
+    }
+
+    /// The entities of all of them in one statement: a batch of screening runs ends
+    /// with a log each.
+    fn write_new_side_rows(
+        conn: &mut DbConnection,
+        tenant: &str,
+        new: &[(ActivityLog, LogRow)],
+    ) -> Result<(), RepositoryError> {
+        let owned = new
+            .iter()
+            .map(|(log, row)| {
+                let named = log
+                    .entity_ids()
+                    .into_iter()
+                    .map(|entity| vec![entity.into()]);
+                (row.id.as_str(), named.collect())
+            })
+            .collect();
+        insert_owned(conn, LOG_ENTITIES, tenant, (&["entity_id"], owned)).map_err(repository_error)
     }
 }
 

@@ -429,6 +429,22 @@ impl StoredTable for AlertTable {
             .write(conn, (&row.tenant_id, &row.id), &alert.entities, write)
             .map_err(repository_error)
     }
+
+    /// The entities of all of them in one statement: a batch of screening runs ends
+    /// with an alert each.
+    fn write_new_side_rows(
+        conn: &mut DbConnection,
+        tenant: &str,
+        new: &[(Alert, AlertRow)],
+    ) -> Result<(), RepositoryError> {
+        let owners: Vec<(&str, &[String])> = new
+            .iter()
+            .map(|(alert, row)| (row.id.as_str(), alert.entities.as_slice()))
+            .collect();
+        ENTITIES
+            .insert(conn, tenant, &owners)
+            .map_err(repository_error)
+    }
 }
 
 #[async_trait]

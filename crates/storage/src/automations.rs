@@ -202,7 +202,7 @@ pub(crate) fn insert_built_in(
     let tenant = TenantId::new(tenant);
     for automation in automations {
         let row = AutomationRow::from_automation(&tenant, automation)?;
-        AutomationTable::insert(conn, &row).map_err(repository_error)?;
+        AutomationTable::insert(conn, vec![&row]).map_err(repository_error)?;
         store_revision(conn, &row, automation)?;
     }
     Ok(())

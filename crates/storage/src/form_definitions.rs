@@ -207,7 +207,7 @@ pub(crate) fn insert_seeded(
     let tenant = TenantId::new(tenant);
     for definition in definitions {
         let row = FormDefinitionRow::from_definition(&tenant, definition)?;
-        FormDefinitionTable::insert(conn, &row).map_err(repository_error)?;
+        FormDefinitionTable::insert(conn, vec![&row]).map_err(repository_error)?;
         store_revision(conn, &row, definition)?;
     }
     Ok(())

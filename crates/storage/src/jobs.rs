@@ -6,7 +6,7 @@
 //! a worker that died becomes ready again when the lease runs out, and the dead
 //! worker's late `finish` (which must present the token) changes nothing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,14 +16,16 @@ use diesel::sql_types::{BigInt, Text};
 use rics_aip::page_token::CursorValue;
 use rics_domain::event::NewEvent;
 use rics_domain::job::model::{
-    ClaimedTask, JobRecord, JobState, RunEnd, RunStart, TaskFinish, job_name,
+    ClaimedTask, JobRecord, JobState, RunEnd, RunStart, TaskEnd, TaskFinish, job_name,
 };
 use rics_domain::job::ports::JobRepository;
 use rics_domain::job::records::RunEffects;
 use rics_domain::list::{ListQuery, Page};
 use rics_domain::operation::OperationMetadata;
 use rics_domain::principal::TenantId;
-use rics_domain::repository::{CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore};
+use rics_domain::repository::{
+    CreateOutcome, IdempotencyKey, RepositoryError, ResourceStore, Staged,
+};
 use rics_domain::time::Timestamp;
 use serde_json::Value;
 
@@ -38,9 +40,10 @@ use crate::idempotency;
 use crate::operations::insert_operation;
 use crate::rows::{internal, timestamp};
 use crate::schema::{job_tasks, jobs, operations};
-use crate::sql::Sql;
+use crate::sql::{Bind, Sql};
 use crate::store::{
     DieselStore, StoredTable, insert_unless_stored, overwrite, row_statements, update_in,
+    update_rows,
 };
 
 /// Where the job filter fields live.
@@ -127,6 +130,27 @@ impl JobRow {
             delete_time: job.delete_time.map(Timestamp::unix_micros),
             purge_time: job.purge_time.map(Timestamp::unix_micros),
         }
+    }
+
+    /// Its values, the id first and then every other column but the tenant, in the
+    /// order of the columns of `jobs`.
+    fn values(self) -> Vec<Bind> {
+        vec![
+            self.id.into(),
+            self.family.into(),
+            self.entity_id.into(),
+            self.uid.into(),
+            self.revision.into(),
+            self.state.into(),
+            self.input.into(),
+            self.result.into(),
+            self.latest_operation.into(),
+            self.create_time.into(),
+            self.update_time.into(),
+            self.made_entity_id.into(),
+            self.delete_time.into(),
+            self.purge_time.into(),
+        ]
     }
 
     fn into_record(self) -> Result<JobRecord, RepositoryError> {
@@ -646,78 +670,17 @@ impl JobRepository for DieselStore<JobTable> {
         finish: Arc<TaskFinish>,
         now: Timestamp,
     ) -> Result<bool, RepositoryError> {
-        let task = task.clone();
-        self.db()
-            .write(move |conn| {
-                let tenant = task.tenant.as_str();
-                let held = job_tasks::table
-                    .filter(job_tasks::tenant_id.eq(tenant))
-                    .filter(job_tasks::id.eq(&task.id))
-                    .filter(job_tasks::claim.eq(&task.claim))
-                    .filter(job_tasks::done.eq(false));
-                match &*finish {
-                    TaskFinish::Retry { error, at } => {
-                        let released = diesel::update(held)
-                            .set((
-                                job_tasks::claim.eq(None::<String>),
-                                job_tasks::run_after.eq(at.unix_micros()),
-                                job_tasks::last_error.eq(error),
-                                job_tasks::update_time.eq(now.unix_micros()),
-                            ))
-                            .execute(conn)
-                            .map_err(repository_error)?;
-                        Ok(released == 1)
-                    }
-                    TaskFinish::Complete(end) => {
-                        let completed = diesel::update(held)
-                            .set((
-                                job_tasks::claim.eq(None::<String>),
-                                job_tasks::done.eq(true),
-                                job_tasks::last_error
-                                    .eq(end.error.as_ref().map(|e| e.message.clone())),
-                                job_tasks::update_time.eq(now.unix_micros()),
-                            ))
-                            .execute(conn)
-                            .map_err(repository_error)?;
-                        if completed == 0 {
-                            return Ok(false);
-                        }
-                        let recorded = write_effects(conn, &task.tenant, &end.effects)?;
-                        complete_run(conn, &task.tenant, &task.id, end, &recorded, now)?;
-                        Ok(true)
-                    }
-                    TaskFinish::HandedOff { metadata, effects } => {
-                        let handed = diesel::update(held)
-                            .set((
-                                job_tasks::claim.eq(None::<String>),
-                                job_tasks::done.eq(true),
-                                job_tasks::last_error.eq(None::<String>),
-                                job_tasks::update_time.eq(now.unix_micros()),
-                            ))
-                            .execute(conn)
-                            .map_err(repository_error)?;
-                        if handed == 0 {
-                            return Ok(false);
-                        }
-                        let recorded = write_effects(conn, &task.tenant, effects)?;
-                        insert_events(conn, tenant, outbox(recorded)).map_err(repository_error)?;
-                        let metadata = merged_metadata(conn, tenant, &task.id, metadata)?;
-                        diesel::update(
-                            operations::table
-                                .filter(operations::tenant_id.eq(tenant))
-                                .filter(operations::id.eq(&task.id)),
-                        )
-                        .set((
-                            operations::metadata.eq(metadata),
-                            operations::update_time.eq(now.unix_micros()),
-                        ))
-                        .execute(conn)
-                        .map_err(repository_error)?;
-                        Ok(true)
-                    }
-                }
-            })
-            .await
+        let end = TaskEnd {
+            task: task.clone(),
+            finish,
+            time: now,
+        };
+        let written = self.finish_all(vec![end]).await?;
+        Ok(written.first() == Some(&true))
+    }
+
+    async fn finish_all(&self, ends: Vec<TaskEnd>) -> Result<Vec<bool>, RepositoryError> {
+        self.db().write(move |conn| write_ends(conn, &ends)).await
     }
 
     async fn end_run(
@@ -757,7 +720,9 @@ impl JobRepository for DieselStore<JobTable> {
                     }
                     Some(_) => {}
                 }
-                complete_run(conn, &tenant, &operation_id, &end, &[], now)?;
+                complete_runs(conn, tenant.as_str(), &[(&operation_id, &end, now)])?;
+                insert_events(conn, tenant.as_str(), outbox(&end.events))
+                    .map_err(repository_error)?;
                 Ok(true)
             })
             .await
@@ -828,11 +793,141 @@ impl JobRepository for DieselStore<JobTable> {
     }
 }
 
-/// Stores what a run recorded, in the transaction of its end: each entity's change
-/// first (refused with [`RepositoryError::Conflict`] when the entity changed since the
-/// run read it, before anything else is written), then each new activity log and
-/// alert unless one is stored under its id. Returns the events of what it stored, for
-/// the end to write with its own in one statement.
+/// Writes the ends of claimed tasks in the caller's transaction, tenant by tenant
+/// ([`JobRepository::finish_all`]): the retries released one by one (each with its
+/// own time), then the other tasks marked done in one statement, which tells whose
+/// claims still hold; only their ends are written: what their runs recorded, the
+/// jobs and operations of those that completed, the metadata of those handed off,
+/// and all their events in one insert. Returns whether each end was written.
+///
+/// # Errors
+/// As [`JobRepository::finish_all`].
+fn write_ends(conn: &mut DbConnection, ends: &[TaskEnd]) -> Result<Vec<bool>, RepositoryError> {
+    let mut written = vec![false; ends.len()];
+    let mut by_tenant: BTreeMap<&TenantId, Vec<usize>> = BTreeMap::new();
+    for (i, end) in ends.iter().enumerate() {
+        by_tenant.entry(&end.task.tenant).or_default().push(i);
+    }
+    for (tenant, indices) in by_tenant {
+        let mut closing = Vec::with_capacity(indices.len());
+        for i in indices {
+            let TaskEnd { task, finish, time } = &ends[i];
+            match &**finish {
+                TaskFinish::Retry { error, at } => {
+                    written[i] = release_for_retry(conn, task, error, *at, *time)?;
+                }
+                TaskFinish::Complete(_) | TaskFinish::HandedOff { .. } => closing.push(i),
+            }
+        }
+        let closed = close_tasks(conn, tenant.as_str(), closing.iter().map(|&i| &ends[i]))?;
+        let held: Vec<&TaskEnd> = closing
+            .into_iter()
+            .filter(|&i| closed.contains(ends[i].task.id.as_str()))
+            .inspect(|&i| written[i] = true)
+            .map(|i| &ends[i])
+            .collect();
+        if held.is_empty() {
+            continue;
+        }
+        let recorded = write_effects(conn, tenant, &held)?;
+        let mut completed = Vec::new();
+        let mut handed_off = Vec::new();
+        for end in &held {
+            match &*end.finish {
+                TaskFinish::Complete(run) => completed.push((end.task.id.as_str(), run, end.time)),
+                TaskFinish::HandedOff { metadata, .. } => {
+                    handed_off.push((end.task.id.as_str(), metadata, end.time));
+                }
+                TaskFinish::Retry { .. } => {}
+            }
+        }
+        complete_runs(conn, tenant.as_str(), &completed)?;
+        hand_off_runs(conn, tenant.as_str(), &handed_off)?;
+        let events = held.iter().zip(recorded).flat_map(|(end, recorded)| {
+            let own = match &*end.finish {
+                TaskFinish::Complete(run) => run.events.as_slice(),
+                TaskFinish::HandedOff { .. } | TaskFinish::Retry { .. } => &[],
+            };
+            recorded.into_iter().chain(own)
+        });
+        insert_events(conn, tenant.as_str(), outbox(events)).map_err(repository_error)?;
+    }
+    Ok(written)
+}
+
+/// Releases the claimed `task` for a retry at `at`, if its claim still holds;
+/// returns whether it did.
+fn release_for_retry(
+    conn: &mut DbConnection,
+    task: &ClaimedTask,
+    error: &str,
+    at: Timestamp,
+    now: Timestamp,
+) -> Result<bool, RepositoryError> {
+    let released = diesel::update(
+        job_tasks::table
+            .filter(job_tasks::tenant_id.eq(task.tenant.as_str()))
+            .filter(job_tasks::id.eq(&task.id))
+            .filter(job_tasks::claim.eq(&task.claim))
+            .filter(job_tasks::done.eq(false)),
+    )
+    .set((
+        job_tasks::claim.eq(None::<String>),
+        job_tasks::run_after.eq(at.unix_micros()),
+        job_tasks::last_error.eq(error),
+        job_tasks::update_time.eq(now.unix_micros()),
+    ))
+    .execute(conn)
+    .map_err(repository_error)?;
+    Ok(released == 1)
+}
+
+/// Marks the tasks of `ends` (of `tenant`) done whose claims still hold, in one
+/// statement, each with its run's error for operators; returns the ids of those it
+/// marked.
+fn close_tasks<'a>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    ends: impl Iterator<Item = &'a TaskEnd>,
+) -> Result<HashSet<String>, RepositoryError> {
+    let rows: Vec<Vec<Bind>> = ends
+        .map(|TaskEnd { task, finish, time }| {
+            let error = match &**finish {
+                TaskFinish::Complete(run) => run.error.as_ref().map(|e| e.message.clone()),
+                TaskFinish::HandedOff { .. } | TaskFinish::Retry { .. } => None,
+            };
+            vec![
+                task.id.as_str().into(),
+                error.into(),
+                time.unix_micros().into(),
+                task.claim.as_str().into(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let closed = update_rows(
+        conn,
+        ("job_tasks", tenant),
+        &[
+            "claim = NULL",
+            "done = TRUE",
+            "last_error = v.column2",
+            "update_time = v.column3",
+        ],
+        "AND job_tasks.claim = v.column4 AND NOT job_tasks.done",
+        rows,
+    )?;
+    Ok(closed.into_iter().collect())
+}
+
+/// Stores what the runs of `ends` recorded, in the transaction of their end: each
+/// entity's change first (refused with [`RepositoryError::Conflict`] when the entity
+/// changed since its run read it, before anything else is written), then the new
+/// activity logs and alerts, each table's in one insert, leaving out those stored
+/// under their ids already. Returns, for each end, the events of what it stored, for
+/// the end to write with its own.
 ///
 /// # Errors
 /// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] for an entity that
@@ -841,91 +936,194 @@ impl JobRepository for DieselStore<JobTable> {
 fn write_effects<'a>(
     conn: &mut DbConnection,
     tenant: &TenantId,
-    effects: &'a RunEffects,
-) -> Result<Vec<&'a NewEvent>, RepositoryError> {
-    let mut events = Vec::new();
-    for staged in &effects.entities {
-        let row = EntityTable::row(tenant, &staged.resource)?;
-        let read_revision = staged.resource.revision - 1;
-        update_in::<EntityTable>(conn, tenant.as_str(), &staged.resource, &row, read_revision)?;
-        events.extend(&staged.events);
-    }
-    for staged in &effects.logs {
-        if insert_unless_stored::<ActivityLogTable>(conn, tenant, &staged.resource)? {
+    ends: &[&'a TaskEnd],
+) -> Result<Vec<Vec<&'a NewEvent>>, RepositoryError> {
+    let effects: Vec<&RunEffects> = ends
+        .iter()
+        .map(|end| match &*end.finish {
+            TaskFinish::Complete(run) => &run.effects,
+            TaskFinish::HandedOff { effects, .. } => effects,
+            TaskFinish::Retry { .. } => &NO_EFFECTS,
+        })
+        .collect();
+    let mut events: Vec<Vec<&NewEvent>> = vec![Vec::new(); ends.len()];
+    for (effects, events) in effects.iter().zip(&mut events) {
+        for staged in &effects.entities {
+            let row = EntityTable::row(tenant, &staged.resource)?;
+            let read_revision = staged.resource.revision - 1;
+            update_in::<EntityTable>(conn, tenant.as_str(), &staged.resource, &row, read_revision)?;
             events.extend(&staged.events);
         }
     }
-    for staged in &effects.alerts {
-        if insert_unless_stored::<AlertTable>(conn, tenant, &staged.resource)? {
-            events.extend(&staged.events);
-        }
-    }
+    let logs = effects
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.logs.iter().map(move |s| (i, s)));
+    record_new::<ActivityLogTable>(conn, tenant, logs.collect(), &mut events)?;
+    let alerts = effects
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.alerts.iter().map(move |s| (i, s)));
+    record_new::<AlertTable>(conn, tenant, alerts.collect(), &mut events)?;
     Ok(events)
 }
 
-/// Stores the end of a run: the job, the operation done with its outcome (its
-/// metadata's `debug` merged over the stored one), and the events of the records the
-/// run stored (`recorded`) with those of its end.
-fn complete_run(
+/// What a run that ends with a retry records: nothing.
+static NO_EFFECTS: RunEffects = RunEffects {
+    logs: Vec::new(),
+    alerts: Vec::new(),
+    entities: Vec::new(),
+};
+
+/// Stores the new records of `T` that runs staged, each tagged with the index of its
+/// run's end, unless stored already; adds the events of those it stored to their
+/// runs' `events`.
+fn record_new<'a, T: StoredTable>(
     conn: &mut DbConnection,
     tenant: &TenantId,
-    operation_id: &str,
-    end: &RunEnd,
-    recorded: &[&NewEvent],
-    now: Timestamp,
+    staged: Vec<(usize, &'a Staged<T::Resource>)>,
+    events: &mut [Vec<&'a NewEvent>],
 ) -> Result<(), RepositoryError> {
-    let row = JobRow::from_record(tenant, &end.job);
-    diesel::update(
-        jobs::table
-            .filter(jobs::tenant_id.eq(tenant.as_str()))
-            .filter(jobs::id.eq(&row.id)),
-    )
-    .set(&row)
-    .execute(conn)
-    .map_err(repository_error)?;
-    let metadata = merged_metadata(conn, tenant.as_str(), operation_id, &end.metadata)?;
-    diesel::update(
-        operations::table
-            .filter(operations::tenant_id.eq(tenant.as_str()))
-            .filter(operations::id.eq(operation_id)),
-    )
-    .set((
-        operations::done.eq(true),
-        operations::response.eq(end.response.as_ref().map(Value::to_string)),
-        operations::error.eq(end
-            .error
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|e| internal("operation error to JSON", e))?),
-        operations::metadata.eq(metadata),
-        operations::update_time.eq(now.unix_micros()),
-    ))
-    .execute(conn)
-    .map_err(repository_error)?;
-    let events = outbox(recorded.iter().copied().chain(&end.events));
-    insert_events(conn, tenant.as_str(), events).map_err(repository_error)
+    let resources: Vec<&T::Resource> = staged.iter().map(|(_, s)| &s.resource).collect();
+    let stored = insert_unless_stored::<T>(conn, tenant, &resources)?;
+    for ((end, staged), new) in staged.into_iter().zip(stored) {
+        if new {
+            events[end].extend(&staged.events);
+        }
+    }
+    Ok(())
 }
 
-/// `metadata` as JSON text, its `debug` fields laid over those stored with the
-/// operation `operation_id`, so what a run's start showed (a link) stays to its end.
-fn merged_metadata(
+/// The assignments of [`complete_runs`]'s update of `jobs`: every column but the key,
+/// from the row's values in [`JobRow::values`]' order.
+const JOB_ASSIGNMENTS: [&str; 13] = [
+    "family = v.column2",
+    "entity_id = v.column3",
+    "uid = v.column4",
+    "revision = v.column5",
+    "state = v.column6",
+    "input = v.column7",
+    "result = v.column8",
+    "latest_operation = v.column9",
+    "create_time = v.column10",
+    "update_time = v.column11",
+    "made_entity_id = v.column12",
+    "delete_time = v.column13",
+    "purge_time = v.column14",
+];
+
+/// Stores the ends of runs of `tenant`, each its operation's id, its end and when it
+/// ended: the jobs, then the operations done with their outcomes (their metadata's
+/// `debug` merged over the stored one), each table's rows in one statement. The
+/// events are the caller's to write.
+fn complete_runs(
     conn: &mut DbConnection,
     tenant: &str,
-    operation_id: &str,
+    runs: &[(&str, &RunEnd, Timestamp)],
+) -> Result<(), RepositoryError> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let tenant_id = TenantId::new(tenant.to_owned());
+    let jobs = runs
+        .iter()
+        .map(|(_, end, _)| JobRow::from_record(&tenant_id, &end.job).values())
+        .collect();
+    update_rows(conn, ("jobs", tenant), &JOB_ASSIGNMENTS, "", jobs)?;
+    let stored = stored_metadata(conn, tenant, runs.iter().map(|(id, _, _)| *id))?;
+    let operations = runs
+        .iter()
+        .map(|(id, end, time)| {
+            let error = end
+                .error
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| internal("operation error to JSON", e))?;
+            Ok(vec![
+                (*id).into(),
+                end.response.as_ref().map(Value::to_string).into(),
+                error.into(),
+                merged_metadata(stored.get(*id), &end.metadata)?.into(),
+                time.unix_micros().into(),
+            ])
+        })
+        .collect::<Result<_, RepositoryError>>()?;
+    update_rows(
+        conn,
+        ("operations", tenant),
+        &[
+            "done = TRUE",
+            "response = v.column2",
+            "error = v.column3",
+            "metadata = v.column4",
+            "update_time = v.column5",
+        ],
+        "",
+        operations,
+    )?;
+    Ok(())
+}
+
+/// Stores the metadata of the operations of runs of `tenant` handed off (each its
+/// operation's id, its metadata and when its runner's part ended), merged over the
+/// stored metadata, in one statement.
+fn hand_off_runs(
+    conn: &mut DbConnection,
+    tenant: &str,
+    runs: &[(&str, &OperationMetadata, Timestamp)],
+) -> Result<(), RepositoryError> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let stored = stored_metadata(conn, tenant, runs.iter().map(|(id, _, _)| *id))?;
+    let operations = runs
+        .iter()
+        .map(|(id, metadata, time)| {
+            Ok(vec![
+                (*id).into(),
+                merged_metadata(stored.get(*id), metadata)?.into(),
+                time.unix_micros().into(),
+            ])
+        })
+        .collect::<Result<_, RepositoryError>>()?;
+    update_rows(
+        conn,
+        ("operations", tenant),
+        &["metadata = v.column2", "update_time = v.column3"],
+        "",
+        operations,
+    )?;
+    Ok(())
+}
+
+/// The stored metadata (JSON text) of the operations `ids` of `tenant`, by id.
+fn stored_metadata<'a>(
+    conn: &mut DbConnection,
+    tenant: &str,
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<HashMap<String, String>, RepositoryError> {
+    let ids: Vec<&str> = ids.collect();
+    let stored: Vec<(String, String)> = operations::table
+        .filter(operations::tenant_id.eq(tenant))
+        .filter(operations::id.eq_any(ids))
+        .select((operations::id, operations::metadata))
+        .load(conn)
+        .map_err(repository_error)?;
+    Ok(stored.into_iter().collect())
+}
+
+/// `metadata` as JSON text, its `debug` fields laid over those of the `stored`
+/// metadata (JSON text) of its operation, so what a run's start showed (a link) stays
+/// to its end.
+fn merged_metadata(
+    stored: Option<&String>,
     metadata: &OperationMetadata,
 ) -> Result<String, RepositoryError> {
-    let stored: Option<String> = operations::table
-        .filter(operations::tenant_id.eq(tenant))
-        .filter(operations::id.eq(operation_id))
-        .select(operations::metadata)
-        .first(conn)
-        .optional()
-        .map_err(repository_error)?;
     let mut merged = metadata.clone();
     if let Some(stored) = stored {
         let stored: OperationMetadata =
-            serde_json::from_str(&stored).map_err(|e| internal("stored operation metadata", e))?;
+            serde_json::from_str(stored).map_err(|e| internal("stored operation metadata", e))?;
         if let (Value::Object(mut debug), Some(new)) = (stored.debug, metadata.debug.as_object()) {
             debug.extend(new.iter().map(|(k, v)| (k.clone(), v.clone())));
             merged.debug = Value::Object(debug);

@@ -52,17 +52,41 @@ impl ValueRows {
         values: &[String],
         write: Write,
     ) -> QueryResult<()> {
-        let rows = values
+        if write == Write::Update {
+            delete_owned(conn, self.table, self.owner, tenant, owner)?;
+        }
+        self.insert(conn, tenant, &[(owner, values)])
+    }
+
+    /// Writes the values of new owners of `tenant`, each owner's in order, in
+    /// multi-row statements.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) fn insert(
+        &self,
+        conn: &mut DbConnection,
+        tenant: &str,
+        owners: &[(&str, &[String])],
+    ) -> QueryResult<()> {
+        let owned = owners
             .iter()
-            .enumerate()
-            .map(|(position, value)| vec![value.as_str().into(), Bind::BigInt(position as i64)])
+            .map(|(owner, values)| {
+                let rows = values
+                    .iter()
+                    .enumerate()
+                    .map(|(position, value)| {
+                        vec![value.as_str().into(), Bind::BigInt(position as i64)]
+                    })
+                    .collect();
+                (*owner, rows)
+            })
             .collect();
-        write_owned(
+        insert_owned(
             conn,
             (self.table, self.owner),
-            (tenant, owner),
-            (&[self.value, "position"], rows),
-            write,
+            tenant,
+            (&[self.value, "position"], owned),
         )
     }
 
@@ -176,12 +200,37 @@ pub(crate) fn write_owned(
     if write == Write::Update {
         delete_owned(conn, table, owner_column, tenant, owner)?;
     }
-    let rows = rows
+    insert_owned(
+        conn,
+        (table, owner_column),
+        tenant,
+        (columns, vec![(owner, rows)]),
+    )
+}
+
+/// An owner's id and the values of its rows.
+pub(crate) type OwnedRows<'a> = (&'a str, Vec<Vec<Bind>>);
+
+/// Writes the rows of new owners of `tenant` in `table`, in multi-row statements:
+/// `table` is the table and its column holding the owner's id, and `owned` the
+/// columns written besides those two and each owner's rows' values of them.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn insert_owned(
+    conn: &mut DbConnection,
+    (table, owner_column): (&str, &str),
+    tenant: &str,
+    (columns, owned): (&[&str], Vec<OwnedRows<'_>>),
+) -> QueryResult<()> {
+    let rows = owned
         .into_iter()
-        .map(|values| {
-            let mut row: Vec<Bind> = vec![tenant.into(), owner.into()];
-            row.extend(values);
-            row
+        .flat_map(|(owner, rows)| {
+            rows.into_iter().map(move |values| {
+                let mut row: Vec<Bind> = vec![tenant.into(), owner.into()];
+                row.extend(values);
+                row
+            })
         })
         .collect();
     let mut all_columns = vec!["tenant_id", owner_column];

@@ -168,7 +168,7 @@ impl Sql {
 }
 
 /// The most rows one `INSERT ... VALUES` statement of [`insert_rows`] writes.
-const ROWS_PER_INSERT: usize = 200;
+pub(crate) const ROWS_PER_INSERT: usize = 200;
 
 /// Inserts `rows` (each one value per column, in order) into `table` with multi-row
 /// `INSERT ... VALUES` statements, at most 200 rows each.

@@ -5,14 +5,14 @@
 //! transactions, idempotency replay, revision check and purge.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use diesel::deserialize;
 use diesel::row::NamedRow;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Text};
 use diesel::{QueryResult, QueryableByName, RunQueryDsl};
 use rics_aip::filter::Condition;
 use rics_aip::page_token::CursorValue;
@@ -31,7 +31,7 @@ use crate::idempotency;
 use crate::paging::load_page;
 use crate::rows::{internal, timestamp};
 use crate::search_index::{ChangeLog, FacetFilter, Listed, Span, TenantIndex, Window};
-use crate::sql::Sql;
+use crate::sql::{Bind, ROWS_PER_INSERT, Sql};
 
 /// How many ids one `IN` list of [`DieselStore::read_many`] holds.
 const CHUNK: usize = 500;
@@ -95,19 +95,12 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
         rows: Vec<Self::Row>,
     ) -> Result<Vec<Self::Resource>, RepositoryError>;
 
-    /// Inserts `row`; returns how many rows it wrote. Usually written by
-    /// [`row_statements!`].
+    /// Inserts `rows` in multi-row statements; returns how many rows it wrote.
+    /// Usually written by [`row_statements!`].
     ///
     /// # Errors
-    /// Database failures (a unique violation when the id is taken).
-    fn insert(conn: &mut DbConnection, row: &Self::Row) -> QueryResult<usize>;
-
-    /// Inserts `row` unless a row with its key is stored (`ON CONFLICT DO NOTHING`);
-    /// returns how many rows it wrote, 0 or 1. Written by [`row_statements!`].
-    ///
-    /// # Errors
-    /// Database failures.
-    fn insert_unless_taken(conn: &mut DbConnection, row: &Self::Row) -> QueryResult<usize>;
+    /// Database failures (a unique violation when an id is taken).
+    fn insert(conn: &mut DbConnection, rows: Vec<&Self::Row>) -> QueryResult<usize>;
 
     /// The row of `id` in `tenant`, if any. Usually written by [`row_statements!`].
     ///
@@ -185,21 +178,39 @@ pub trait StoredTable: Sized + Send + Sync + 'static {
     }
 
     /// Inserts new resources, each with the row storing it: checks each
-    /// ([`StoredTable::before_insert`]), inserts its row and writes its side rows.
-    /// Every create runs it, a single create with one resource; a table whose batch
-    /// creates must be fast overrides it with statements that write many rows each.
+    /// ([`StoredTable::before_insert`]), inserts the rows in multi-row statements and
+    /// writes their side rows ([`StoredTable::write_new_side_rows`]). Every create runs
+    /// it, a single create with one resource; a table whose rows another way writes
+    /// faster overrides it.
     ///
     /// # Errors
-    /// What [`StoredTable::before_insert`] and [`StoredTable::write_side_rows`]
+    /// What [`StoredTable::before_insert`] and [`StoredTable::write_new_side_rows`]
     /// refuse; database failures (a unique violation when an id is taken).
     fn insert_new(
         conn: &mut DbConnection,
         tenant: &str,
         new: &[(Self::Resource, Self::Row)],
     ) -> Result<(), RepositoryError> {
-        for (resource, row) in new {
+        for (resource, _) in new {
             Self::before_insert(conn, tenant, resource)?;
-            Self::insert(conn, row).map_err(repository_error)?;
+        }
+        Self::insert(conn, new.iter().map(|(_, row)| row).collect()).map_err(repository_error)?;
+        Self::write_new_side_rows(conn, tenant, new)
+    }
+
+    /// Writes the side rows of new resources after [`StoredTable::insert_new`]
+    /// inserted their rows: each as [`StoredTable::write_side_rows`] writes it. A
+    /// table whose resources are created many at a time (the records a batch of job
+    /// runs ends with) overrides it with statements that write many owners' rows each.
+    ///
+    /// # Errors
+    /// The repository error the create fails with.
+    fn write_new_side_rows(
+        conn: &mut DbConnection,
+        _tenant: &str,
+        new: &[(Self::Resource, Self::Row)],
+    ) -> Result<(), RepositoryError> {
+        for (resource, row) in new {
             Self::write_side_rows(conn, resource, row, Write::Insert)?;
         }
         Ok(())
@@ -399,24 +410,19 @@ macro_rules! row_statements {
 
         fn insert(
             conn: &mut $crate::connection::DbConnection,
-            $row: &Self::Row,
+            rows: Vec<&Self::Row>,
         ) -> diesel::QueryResult<usize> {
-            diesel::insert_into($table::table).values($row).execute(conn)
-        }
-
-        fn insert_unless_taken(
-            conn: &mut $crate::connection::DbConnection,
-            $row: &Self::Row,
-        ) -> diesel::QueryResult<usize> {
-            // Diesel's connection over both backends has no ON CONFLICT clause; each
+            // Diesel's connection over both backends has no multi-row insert; each
             // backend's own has.
-            let insert = diesel::insert_into($table::table)
-                .values($row)
-                .on_conflict_do_nothing();
-            match conn {
-                $crate::connection::DbConnection::Postgresql(pg) => insert.execute(pg),
-                $crate::connection::DbConnection::Sqlite(lite) => insert.execute(lite),
+            let mut written = 0;
+            for chunk in rows.chunks($crate::sql::ROWS_PER_INSERT) {
+                let insert = diesel::insert_into($table::table).values(chunk.to_vec());
+                written += match conn {
+                    $crate::connection::DbConnection::Postgresql(pg) => insert.execute(pg),
+                    $crate::connection::DbConnection::Sqlite(lite) => insert.execute(lite),
+                }?;
             }
+            Ok(written)
         }
     };
 }
@@ -1041,27 +1047,109 @@ pub(crate) fn insert_with_events<T: StoredTable>(
     insert_events(conn, tenant.as_str(), outbox(events)).map_err(repository_error)
 }
 
-/// Writes the new `resource` of `T` for `tenant` in the caller's transaction unless a
-/// resource is stored under its id already; returns whether it wrote it. What a job
-/// run's end writes of the records the run made (a run under way during an upgrade may
-/// have stored them before its end), with their events beside its own. One statement
-/// when nothing is stored: the insert itself, which skips a taken key.
+/// Writes the new `resources` of `T` for `tenant` in the caller's transaction, except
+/// those stored under their ids already; returns, for each, whether it wrote it. What
+/// a batch of job runs' ends writes of the records the runs made (a run under way
+/// during an upgrade may have stored them before its end), with their events beside
+/// its own: one statement to find those stored, then [`StoredTable::insert_new`]'s.
 ///
 /// # Errors
-/// What [`StoredTable::before_insert`] and [`StoredTable::write_side_rows`] refuse;
+/// What [`StoredTable::before_insert`] and [`StoredTable::write_new_side_rows`] refuse;
 /// database failures.
 pub(crate) fn insert_unless_stored<T: StoredTable>(
     conn: &mut DbConnection,
     tenant: &TenantId,
-    resource: &T::Resource,
-) -> Result<bool, RepositoryError> {
-    let row = T::row(tenant, resource)?;
-    T::before_insert(conn, tenant.as_str(), resource)?;
-    if T::insert_unless_taken(conn, &row).map_err(repository_error)? == 0 {
-        return Ok(false);
+    resources: &[&T::Resource],
+) -> Result<Vec<bool>, RepositoryError> {
+    if resources.is_empty() {
+        return Ok(Vec::new());
     }
-    T::write_side_rows(conn, resource, &row, Write::Insert)?;
-    Ok(true)
+    let rows = resources
+        .iter()
+        .map(|resource| T::row(tenant, resource))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut select = Sql::from(&format!(
+        "SELECT t.id AS id FROM {} t WHERE t.tenant_id = ",
+        T::TABLE
+    ));
+    select
+        .bind(tenant.as_str())
+        .push(" AND t.id IN ")
+        .bind_list(rows.iter().map(T::row_id));
+    let stored: HashSet<String> = select
+        .load::<StoredId>(conn)
+        .map_err(repository_error)?
+        .into_iter()
+        .map(|stored| stored.id)
+        .collect();
+    let written: Vec<bool> = rows
+        .iter()
+        .map(|row| !stored.contains(T::row_id(row)))
+        .collect();
+    let new: Vec<(T::Resource, T::Row)> = resources
+        .iter()
+        .zip(rows)
+        .zip(&written)
+        .filter(|(_, new)| **new)
+        .map(|((resource, row), _)| ((*resource).clone(), row))
+        .collect();
+    if !new.is_empty() {
+        T::insert_new(conn, tenant.as_str(), &new)?;
+    }
+    Ok(written)
+}
+
+/// Updates many rows of `table` of `tenant` in one statement, each with its own
+/// values: `UPDATE table SET set... FROM (VALUES rows...) AS v WHERE table.id =
+/// v.column1 AND condition`. Each of `rows` holds a row's id, then the values that
+/// `set` (assignments such as `state = v.column2`) and `condition` (SQL such as `AND
+/// job_tasks.claim = v.column3`, naming the table's columns qualified) refer to as
+/// `v.column2`, `v.column3`, ... Returns the ids of the rows it changed, in no order.
+///
+/// # Errors
+/// Database failures.
+pub(crate) fn update_rows(
+    conn: &mut DbConnection,
+    (table, tenant): (&str, &str),
+    set: &[&str],
+    condition: &str,
+    rows: Vec<Vec<Bind>>,
+) -> Result<Vec<String>, RepositoryError> {
+    let mut changed = Vec::with_capacity(rows.len());
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let mut update = Sql::from(&format!(
+            "UPDATE {table} SET {} FROM (VALUES ",
+            set.join(", ")
+        ));
+        for (i, row) in rows.by_ref().take(ROWS_PER_INSERT).enumerate() {
+            if i > 0 {
+                update.push(", ");
+            }
+            update.bind_list(row);
+        }
+        update
+            .push(&format!(") AS v WHERE {table}.tenant_id = "))
+            .bind(tenant)
+            .push(&format!(
+                " AND {table}.id = v.column1 {condition} RETURNING {table}.id AS id"
+            ));
+        changed.extend(
+            update
+                .load::<StoredId>(conn)
+                .map_err(repository_error)?
+                .into_iter()
+                .map(|row| row.id),
+        );
+    }
+    Ok(changed)
+}
+
+/// The id of a stored row, as [`insert_unless_stored`] reads it.
+#[derive(QueryableByName)]
+struct StoredId {
+    #[diesel(sql_type = Text)]
+    id: String,
 }
 
 /// Overwrites the stored `resource` of `T` (its row `row`) in the caller's

@@ -1,5 +1,7 @@
 //! The stored form of jobs and of their queued runs.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use super::id_verification::IdVerificationJobs;
@@ -205,6 +207,19 @@ pub struct ClaimedTask {
     /// needs no second read; `None` when there is none (the job was erased with its
     /// entity, or the task is other queued work, an execution's step).
     pub job: Option<JobRecord>,
+}
+
+/// A claimed run's end, as [`JobRepository::finish_all`](super::ports::JobRepository::finish_all)
+/// writes it with the other ends of its batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskEnd {
+    /// The claimed run.
+    pub task: ClaimedTask,
+    /// How it ends; shared, so that the write holds it on a database thread without a
+    /// copy of the run's result, records and events.
+    pub finish: Arc<TaskFinish>,
+    /// When the attempt ended.
+    pub time: Timestamp,
 }
 
 /// How a claimed run ends.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::model::{ClaimedTask, JobRecord, RunEnd, RunStart, TaskFinish};
+use super::model::{ClaimedTask, JobRecord, RunEnd, RunStart, TaskEnd, TaskFinish};
 use crate::event::NewEvent;
 use crate::list::{ListQuery, Page};
 use crate::principal::TenantId;
@@ -166,6 +166,17 @@ pub trait JobRepository: Send + Sync {
         finish: Arc<TaskFinish>,
         now: Timestamp,
     ) -> Result<bool, RepositoryError>;
+
+    /// Finishes claimed tasks as [`Self::finish`] finishes each, all in one
+    /// transaction, each table's rows of the batch in few statements (a run's end
+    /// costs its statements, not its commit). Returns, for each end in order, whether
+    /// it was written (`false`: its claim was lost or the task is done). When one end
+    /// cannot be written, none is: the caller then writes each alone to learn which.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] when an entity
+    /// a run set an output of changed or is gone; the common errors.
+    async fn finish_all(&self, ends: Vec<TaskEnd>) -> Result<Vec<bool>, RepositoryError>;
 
     /// Ends the run of the operation `operation_id` of `tenant` whose runner's part
     /// was handed off ([`TaskFinish::HandedOff`]), in one transaction: if the

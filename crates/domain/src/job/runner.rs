@@ -7,14 +7,17 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt;
-use futures_util::future::{Either, join_all};
+use futures_util::future::{BoxFuture, Either, join_all};
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
 use serde_json::json;
 
 use super::kind::JobKind;
-use super::model::{ClaimedTask, JobRecord, JobState, RunEnd, TaskFinish, worker_principal};
+use super::model::{
+    ClaimedTask, JobRecord, JobState, RunEnd, TaskEnd, TaskFinish, worker_principal,
+};
 use super::ports::{JobRepository, QueuedWork};
-use super::records::{RecordPreparer, RunEffects, StagedRecords};
+use super::records::{RecordPreparer, RunEffects, SetOutput, StagedRecords};
 use crate::error::{Code, Error, Result};
 use crate::event::NewEvent;
 use crate::id::IdGenerator;
@@ -130,7 +133,10 @@ impl JobRunner {
         families
     }
 
-    /// Claims a batch of ready runs and executes them concurrently.
+    /// Claims a batch of ready runs and executes them concurrently. The ends are
+    /// written as the runs end, by one write at a time: the ends that arrive while a
+    /// write is under way go together in the next, in one transaction
+    /// ([`JobRepository::finish_all`]), so a batch's ends cost few statements.
     ///
     /// # Errors
     /// UNAVAILABLE or INTERNAL when the queue cannot be read. A run's own failure is
@@ -148,16 +154,40 @@ impl JobRunner {
                 self.settings.batch,
             )
             .await?;
-        let outcomes = join_all(tasks.iter().map(|task| self.run_task(task))).await;
         let mut report = RunReport {
             claimed: tasks.len(),
             ..RunReport::default()
         };
-        for (outcome, task) in outcomes.into_iter().zip(&tasks) {
-            match outcome {
-                Ok(Some(attempt)) => report.attempts.push(attempt),
-                Ok(None) => {}
-                Err(e) => report.unfinished.push((task.operation_name.clone(), e)),
+        let mut steps: FuturesUnordered<BoxFuture<'_, Step<'_>>> = tasks
+            .iter()
+            .map(|task| {
+                self.run_task(task)
+                    .map(move |ran| Step::Ran(task, ran))
+                    .boxed()
+            })
+            .collect();
+        let mut waiting = Vec::new();
+        let mut writing = false;
+        while let Some(step) = steps.next().await {
+            match step {
+                Step::Ran(_, Ok(None)) => {}
+                Step::Ran(_, Ok(Some(Executed::Worked(attempt)))) => report.attempts.push(attempt),
+                Step::Ran(_, Ok(Some(Executed::Ended(ended)))) => waiting.push(ended),
+                Step::Ran(task, Err(e)) => report.unfinished.push((task.operation_name.clone(), e)),
+                Step::Wrote(written) => {
+                    writing = false;
+                    for (task, outcome) in written {
+                        match outcome {
+                            Ok(attempt) => report.attempts.push(attempt),
+                            Err(e) => report.unfinished.push((task.operation_name.clone(), e)),
+                        }
+                    }
+                }
+            }
+            if !writing && !waiting.is_empty() {
+                writing = true;
+                let ends = std::mem::take(&mut waiting);
+                steps.push(self.write_ends(ends).map(Step::Wrote).boxed());
             }
         }
         Ok(report)
@@ -168,9 +198,9 @@ impl JobRunner {
         self.settings.backoff(attempt)
     }
 
-    /// Executes one claimed run, renewing its lease while it works, and records how it
-    /// ended; `None` when its job is gone.
-    async fn run_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
+    /// Executes one claimed run, renewing its lease while it works; `None` when its
+    /// job is gone.
+    async fn run_task<'a>(&'a self, task: &'a ClaimedTask) -> Result<Option<Executed<'a>>> {
         let work = std::pin::pin!(self.execute_task(task));
         let renewals = std::pin::pin!(self.keep_claimed(task));
         match futures_util::future::select(work, renewals).await {
@@ -201,16 +231,17 @@ impl JobRunner {
         }
     }
 
-    /// Executes one claimed run and records how it ended; `None` when its job is gone.
-    async fn execute_task(&self, task: &ClaimedTask) -> Result<Option<FinishedAttempt>> {
+    /// Executes one claimed run: how it ends, for [`Self::write_ends`] to write; `None`
+    /// when its job is gone. Queued work other than job runs ends itself.
+    async fn execute_task<'a>(&'a self, task: &'a ClaimedTask) -> Result<Option<Executed<'a>>> {
         let started = self.clock.now();
         if let Some(work) = self.work.get(task.family.as_str()) {
             let outcome = work.work(task).await?;
-            return Ok(Some(FinishedAttempt {
+            return Ok(Some(Executed::Worked(FinishedAttempt {
                 family: task.family.clone(),
                 outcome,
                 duration: self.clock.now().since(started),
-            }));
+            })));
         }
         let Some(job) = &task.job else {
             // The job was erased with its entity, and its task with it.
@@ -232,7 +263,7 @@ impl JobRunner {
         };
         let now = self.clock.now();
         let (effects, outputs) = records.into_effects();
-        let mut finish = Arc::new(match outcome {
+        let finish = match outcome {
             Ok(output)
                 if self
                     .kinds
@@ -263,41 +294,78 @@ impl JobRunner {
                 ))),
                 RunEffects::default(),
             ),
-        });
+        };
+        Ok(Some(Executed::Ended(Ended {
+            task,
+            job,
+            finish: Arc::new(finish),
+            outputs,
+            started,
+            time: now,
+        })))
+    }
+
+    /// Writes the ends of runs: together in one transaction when there are several,
+    /// else, or when one of them cannot be written (an entity it set an output of
+    /// changed), each alone ([`Self::write_alone`]), so that each learns its own
+    /// outcome. Returns each run's attempt, or the storage error that kept its end
+    /// from being written.
+    async fn write_ends<'a>(
+        &'a self,
+        ends: Vec<Ended<'a>>,
+    ) -> Vec<(&'a ClaimedTask, Result<FinishedAttempt>)> {
+        if ends.len() > 1 {
+            let batch = ends
+                .iter()
+                .map(|end| TaskEnd {
+                    task: end.task.clone(),
+                    finish: Arc::clone(&end.finish),
+                    time: end.time,
+                })
+                .collect();
+            if self.jobs.finish_all(batch).await.is_ok() {
+                return ends
+                    .into_iter()
+                    .map(|end| (end.task, Ok(end.attempt())))
+                    .collect();
+            }
+        }
+        join_all(
+            ends.into_iter()
+                .map(|end| async move { (end.task, self.write_alone(end).await) }),
+        )
+        .await
+    }
+
+    /// Writes the end of one run in a transaction of its own. When an entity the run
+    /// set an output of changed after the run read it, the outputs are set again on
+    /// the entity as it is now and the end tried again, as often as a write at once
+    /// would be; then the attempt fails, with nothing stored.
+    async fn write_alone(&self, mut end: Ended<'_>) -> Result<FinishedAttempt> {
+        let (task, job, now) = (end.task, end.job, end.time);
         let mut tries = 0;
-        let finish = loop {
-            match self.jobs.finish(task, Arc::clone(&finish), now).await {
-                Ok(_) => break finish,
-                // An entity the run set an output of changed after the run read it:
-                // nothing was stored. The outputs are set again on the entity as it is
-                // now, and the end tried again, as often as a write at once would be.
-                Err(RepositoryError::Conflict) if !outputs.is_empty() && tries < OUTPUT_TRIES => {
+        loop {
+            match self.jobs.finish(task, Arc::clone(&end.finish), now).await {
+                Ok(_) => return Ok(end.attempt()),
+                Err(RepositoryError::Conflict)
+                    if !end.outputs.is_empty() && tries < OUTPUT_TRIES =>
+                {
                     tries += 1;
-                    match StagedRecords::set_again(&*self.records, &outputs).await {
-                        Ok(entities) => Arc::make_mut(&mut finish).set_entities(entities),
-                        Err(error) => finish = Arc::new(self.after_failure(task, job, error, now)),
+                    match StagedRecords::set_again(&*self.records, &end.outputs).await {
+                        Ok(entities) => Arc::make_mut(&mut end.finish).set_entities(entities),
+                        Err(error) => {
+                            end.finish = Arc::new(self.after_failure(task, job, error, now));
+                        }
                     }
                 }
-                // It kept changing: the attempt failed, with nothing stored.
                 Err(RepositoryError::Conflict) => {
                     let changed =
                         Error::concurrent_modification(&format!("entities/{}", job.entity_id));
-                    finish = Arc::new(self.after_failure(task, job, changed, now));
+                    end.finish = Arc::new(self.after_failure(task, job, changed, now));
                 }
                 Err(e) => return Err(e.into()),
             }
-        };
-        let outcome = match &*finish {
-            TaskFinish::Retry { .. } => AttemptOutcome::Retried,
-            TaskFinish::HandedOff { .. } => AttemptOutcome::HandedOff,
-            TaskFinish::Complete(RunEnd { error: None, .. }) => AttemptOutcome::Succeeded,
-            TaskFinish::Complete(_) => AttemptOutcome::Failed,
-        };
-        Ok(Some(FinishedAttempt {
-            family: task.family.clone(),
-            outcome,
-            duration: now.since(started),
-        }))
+        }
     }
 
     /// How an attempt that failed with `error` ends: released for a retry while the
@@ -450,6 +518,49 @@ pub(super) fn run_end(ending: RunEnding<'_>) -> RunEnd {
         events: vec![event],
         effects,
     }
+}
+
+/// How executing a claimed task went.
+enum Executed<'a> {
+    /// Queued work other than a job run, which wrote its end itself.
+    Worked(FinishedAttempt),
+    /// A job run, whose end is still to be written.
+    Ended(Ended<'a>),
+}
+
+/// A job run executed, whose end is still to be written.
+struct Ended<'a> {
+    task: &'a ClaimedTask,
+    job: &'a JobRecord,
+    finish: Arc<TaskFinish>,
+    /// The outputs it set on entities, set again if they changed before its end.
+    outputs: Vec<SetOutput>,
+    started: Timestamp,
+    /// When it ended.
+    time: Timestamp,
+}
+
+impl Ended<'_> {
+    /// The attempt, once its end is written.
+    fn attempt(&self) -> FinishedAttempt {
+        let outcome = match &*self.finish {
+            TaskFinish::Retry { .. } => AttemptOutcome::Retried,
+            TaskFinish::HandedOff { .. } => AttemptOutcome::HandedOff,
+            TaskFinish::Complete(RunEnd { error: None, .. }) => AttemptOutcome::Succeeded,
+            TaskFinish::Complete(_) => AttemptOutcome::Failed,
+        };
+        FinishedAttempt {
+            family: self.task.family.clone(),
+            outcome,
+            duration: self.time.since(self.started),
+        }
+    }
+}
+
+/// A step of [`JobRunner::run_once`]: a run executed, or a write of ends done.
+enum Step<'a> {
+    Ran(&'a ClaimedTask, Result<Option<Executed<'a>>>),
+    Wrote(Vec<(&'a ClaimedTask, Result<FinishedAttempt>)>),
 }
 
 /// What one pass of [`JobRunner::run_once`] did.

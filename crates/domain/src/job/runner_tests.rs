@@ -162,18 +162,10 @@ async fn run_recording<F: JobFamily>(
         sender.send((*finish).clone()).unwrap();
         store(&finish)
     });
-    let mut clock = MockClock::new();
-    clock.expect_now().returning(now);
-    let mut ids = MockIdGenerator::new();
-    ids.expect_resource_id().returning(|| "id".into());
-    ids.expect_uid().returning(|| "claim".into());
-    let runner = JobRunner::new(
-        "worker-1".into(),
-        Arc::new(jobs),
-        vec![Arc::new(kind)],
-        Arc::new(preparer),
-        Arc::new(clock),
-        Arc::new(ids),
+    let runner = runner_of(
+        jobs,
+        Arc::new(kind),
+        preparer,
         RunnerSettings {
             max_attempts: 3,
             backoff_base: Duration::from_secs(2),
@@ -185,6 +177,30 @@ async fn run_recording<F: JobFamily>(
     assert_eq!(report.claimed, 1);
     assert!(report.unfinished.is_empty());
     (receiver.try_iter().collect(), report)
+}
+
+/// A runner of `kind` over `jobs` and `preparer`, at [`now`], whose claims and ids
+/// are `claim` and `id`.
+fn runner_of(
+    jobs: MockJobRepository,
+    kind: Arc<dyn super::kind::JobKind>,
+    preparer: MockRecordPreparer,
+    settings: RunnerSettings,
+) -> JobRunner {
+    let mut clock = MockClock::new();
+    clock.expect_now().returning(now);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_resource_id().returning(|| "id".into());
+    ids.expect_uid().returning(|| "claim".into());
+    JobRunner::new(
+        "worker-1".into(),
+        Arc::new(jobs),
+        vec![kind],
+        Arc::new(preparer),
+        Arc::new(clock),
+        Arc::new(ids),
+        settings,
+    )
 }
 
 /// A family whose runs record an activity log, then end as the test says.
@@ -562,4 +578,81 @@ async fn a_run_outlasting_its_lease_has_it_renewed_while_it_works() {
     assert!(report.unfinished.is_empty());
     // Once it ended, nothing renews it any more.
     assert_eq!(pause.0.load(std::sync::atomic::Ordering::SeqCst), 4);
+}
+
+/// The claimed run `i` of a batch: its own operation, job and claim.
+fn task_of_batch(i: usize) -> ClaimedTask {
+    ClaimedTask {
+        id: format!("op-{i}"),
+        operation_name: format!("entities/e/testJobs/job-1/operations/op-{i}"),
+        ..task(1)
+    }
+}
+
+/// Runs a claimed batch of `runs` successful runs, the store answering each write of
+/// several ends with `together`: the operations of the ends written alone and those
+/// of each write of several, in order, and the runner's report.
+async fn run_batch(
+    runs: usize,
+    together: fn() -> std::result::Result<Vec<bool>, RepositoryError>,
+) -> (Vec<String>, Vec<Vec<String>>, RunReport) {
+    let mut jobs = MockJobRepository::new();
+    jobs.expect_claim()
+        .returning(move |_, _, _, _| Ok((0..runs).map(task_of_batch).collect()));
+    let (alone, written_alone) = std::sync::mpsc::channel();
+    jobs.expect_finish().returning(move |task, _, _| {
+        alone.send(task.id.clone()).unwrap();
+        Ok(true)
+    });
+    let (batch, written_together) = std::sync::mpsc::channel();
+    jobs.expect_finish_all().returning(move |ends| {
+        batch
+            .send(ends.iter().map(|end| end.task.id.clone()).collect())
+            .unwrap();
+        together()
+    });
+    let runner = runner_of(
+        jobs,
+        Arc::new(Scripted(|_| Ok(json!({})))),
+        MockRecordPreparer::new(),
+        RunnerSettings::default(),
+    );
+    let report = runner.run_once().await.unwrap();
+    (
+        written_alone.try_iter().collect(),
+        written_together.try_iter().collect(),
+        report,
+    )
+}
+
+#[tokio::test]
+async fn the_ends_of_a_batch_that_arrive_during_a_write_are_written_together() {
+    let (alone, together, report) = run_batch(4, || Ok(vec![true; 3])).await;
+    assert!(
+        together.iter().any(|ends| ends.len() > 1),
+        "ends written together: {together:?}"
+    );
+    let mut written: Vec<String> = alone.into_iter().chain(together.concat()).collect();
+    written.sort();
+    assert_eq!(written, ["op-0", "op-1", "op-2", "op-3"], "each end once");
+    assert_eq!(report.attempts.len(), 4);
+    assert!(
+        report
+            .attempts
+            .iter()
+            .all(|a| a.outcome == AttemptOutcome::Succeeded)
+    );
+    assert!(report.unfinished.is_empty());
+}
+
+#[tokio::test]
+async fn ends_that_cannot_be_written_together_are_written_each_alone() {
+    let (alone, together, report) = run_batch(4, || Err(RepositoryError::Conflict)).await;
+    let refused: Vec<String> = together.concat();
+    assert!(!refused.is_empty(), "a write of several was tried");
+    for id in &refused {
+        assert!(alone.contains(id), "{id} written alone after: {alone:?}");
+    }
+    assert_eq!(report.attempts.len(), 4);
+    assert!(report.unfinished.is_empty());
 }

@@ -10,7 +10,9 @@ use std::time::Duration;
 use rics_domain::activity::model::{ActivityLog, ActivityType};
 use rics_domain::entity::model::{Entity, ScreeningStatus};
 use rics_domain::entity::repository::EraseGuard;
-use rics_domain::job::model::{JobRecord, JobState, NewTask, RunEnd, RunStart, TaskFinish};
+use rics_domain::job::model::{
+    JobRecord, JobState, NewTask, RunEnd, RunStart, TaskEnd, TaskFinish,
+};
 use rics_domain::job::ports::JobRepository;
 use rics_domain::job::records::RunEffects;
 use rics_domain::job::service::JOB_LIST;
@@ -392,6 +394,234 @@ async fn a_run_records_with_its_end_or_not_at_all(backend: Backend) {
 }
 
 contract!(a_run_records_with_its_end_or_not_at_all);
+
+/// A staged activity log about amy, named `screening-{id}`, with its event.
+fn staged_log(id: &str) -> Staged<ActivityLog> {
+    let mut log = ActivityLog {
+        activity_type: ActivityType::PepAndSanctions,
+        source: "RICS".into(),
+        entity_names: vec!["entities/amy".into()],
+        occur_time: Some(at(4)),
+        ..ActivityLog::default()
+    };
+    log.begin(
+        ActivityLog::name_of(&format!("screening-{id}")),
+        format!("uid-{id}"),
+        at(4),
+    );
+    Staged {
+        resource: log,
+        events: vec![event(
+            &format!("ev-log-{id}"),
+            Some("amy"),
+            "activity_log.created",
+            4,
+        )],
+    }
+}
+
+async fn a_batch_of_ends_is_written_together_as_each_alone(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    let logs = DieselActivityLogRepository::new(f.db.clone());
+    f.create(&t1(), &entity("amy", "Amy", 0)).await;
+    let mut running = Vec::new();
+    for (tenant, job_id, run) in [
+        (t1(), "job-1", "run-1"),
+        (t1(), "job-2", "run-2"),
+        (t1(), "job-3", "run-3"),
+        (t1(), "job-4", "run-4"),
+        (t2(), "job-5", "run-5"),
+    ] {
+        let created = job(job_id, "amy");
+        repo.create(&tenant, &created, None, &[]).await.unwrap();
+        running.push(start(repo.as_ref(), &tenant, &created, run, 2).await);
+    }
+    let mut claimed = repo
+        .claim("c1", at(3), Duration::from_secs(10), 10)
+        .await
+        .unwrap();
+    claimed.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(claimed.len(), 5);
+    let with_log = |run: usize, log: &str| {
+        let TaskFinish::Complete(mut end) = complete(&running[run], &format!("run-{}", run + 1))
+        else {
+            unreachable!("complete ends a run");
+        };
+        end.effects.logs.push(staged_log(log));
+        TaskFinish::Complete(end)
+    };
+    // The fourth run's claim was lost: its end is not written, the others' are.
+    let mut lost = claimed[3].clone();
+    lost.claim = "lost".into();
+    let ends = vec![
+        (claimed[0].clone(), with_log(0, "a")),
+        (
+            claimed[1].clone(),
+            TaskFinish::Retry {
+                error: "busy".into(),
+                at: at(30),
+            },
+        ),
+        (
+            claimed[2].clone(),
+            TaskFinish::HandedOff {
+                metadata: OperationMetadata {
+                    kind: "t".into(),
+                    value: "RUNNING".into(),
+                    debug: json!({"execution": "x"}),
+                },
+                effects: RunEffects {
+                    logs: vec![staged_log("c")],
+                    ..RunEffects::default()
+                },
+            },
+        ),
+        (lost, complete(&running[3], "run-4")),
+        (claimed[4].clone(), complete(&running[4], "run-5")),
+    ];
+    let batch = ends
+        .into_iter()
+        .map(|(task, finish)| TaskEnd {
+            task,
+            finish: Arc::new(finish),
+            time: at(5),
+        })
+        .collect();
+    assert_eq!(
+        repo.finish_all(batch).await,
+        Ok(vec![true, true, true, false, true])
+    );
+
+    let state = |tenant, id| {
+        let repo = repo.clone();
+        async move { repo.get(&tenant, FAMILY, id).await.unwrap().unwrap().state }
+    };
+    assert_eq!(state(t1(), "job-1").await, JobState::Succeeded);
+    assert_eq!(state(t1(), "job-2").await, JobState::Running, "retried");
+    assert_eq!(state(t1(), "job-3").await, JobState::Running, "handed off");
+    assert_eq!(state(t1(), "job-4").await, JobState::Running, "claim lost");
+    assert_eq!(
+        state(t2(), "job-5").await,
+        JobState::Succeeded,
+        "another tenant's"
+    );
+    let operation = |tenant, task: &rics_domain::job::model::ClaimedTask| {
+        let (operations, name) = (f.operations.clone(), task.operation_name.clone());
+        async move { operations.get(&tenant, &name).await.unwrap().unwrap() }
+    };
+    let first = operation(t1(), &claimed[0]).await;
+    assert!(first.done);
+    assert_eq!(
+        first.metadata.debug,
+        json!({"link": "run-1", "attempts": 1})
+    );
+    let handed_off = operation(t1(), &claimed[2]).await;
+    assert!(!handed_off.done);
+    assert_eq!(
+        handed_off.metadata.debug,
+        json!({"link": "run-3", "execution": "x"})
+    );
+    assert!(!operation(t1(), &claimed[3]).await.done);
+    assert!(operation(t2(), &claimed[4]).await.done);
+    for id in ["screening-a", "screening-c"] {
+        let log = ResourceStore::get(&logs, &t1(), id).await.unwrap();
+        assert_eq!(
+            log.map(|l| l.entity_names),
+            Some(vec!["entities/amy".to_owned()])
+        );
+    }
+    assert_eq!(
+        f.event_ids(&t1()).await,
+        vec![
+            "ev-log-a",
+            "ev-log-c",
+            "ev-run-1",
+            "ev-run-1-done",
+            "ev-run-2",
+            "ev-run-3",
+            "ev-run-4",
+        ]
+    );
+    assert_eq!(f.event_ids(&t2()).await, vec!["ev-run-5", "ev-run-5-done"]);
+
+    // The run whose claim was lost still holds its claim, and its worker's own end is
+    // written; the retried run waits for its backoff.
+    assert_eq!(
+        repo.finish(&claimed[3], Arc::new(complete(&running[3], "run-4")), at(6))
+            .await,
+        Ok(true)
+    );
+    let ready = repo
+        .claim("c2", at(30), Duration::from_secs(10), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        ready.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        vec!["run-2"]
+    );
+}
+
+contract!(a_batch_of_ends_is_written_together_as_each_alone);
+
+async fn a_batch_with_one_end_refused_writes_none(backend: Backend) {
+    let f = Fixture::new(backend);
+    let repo = f.jobs.clone();
+    let amy = entity("amy", "Amy", 0);
+    f.create(&t1(), &amy).await;
+    let mut running = Vec::new();
+    for (job_id, run) in [("job-1", "run-1"), ("job-2", "run-2")] {
+        let created = job(job_id, "amy");
+        repo.create(&t1(), &created, None, &[]).await.unwrap();
+        running.push(start(repo.as_ref(), &t1(), &created, run, 2).await);
+    }
+    let mut claimed = repo
+        .claim("c1", at(3), Duration::from_secs(10), 10)
+        .await
+        .unwrap();
+    claimed.sort_by(|a, b| a.id.cmp(&b.id));
+    // The second run set amy's status on the amy it read, who changed since.
+    let TaskFinish::Complete(mut stale) = complete(&running[1], "run-2") else {
+        unreachable!("complete ends a run");
+    };
+    let mut screened = as_stored(&amy);
+    screened.screening_status = ScreeningStatus::PotentialMatch;
+    screened.revision = 2;
+    stale.effects.entities.push(Staged {
+        resource: screened,
+        events: Vec::new(),
+    });
+    let mut renamed = as_stored(&amy);
+    renamed.display_name = "Amy Lee".into();
+    renamed.revision = 2;
+    f.repo.update(&t1(), &renamed, 1, &[]).await.unwrap();
+    let batch = vec![
+        TaskEnd {
+            task: claimed[0].clone(),
+            finish: Arc::new(complete(&running[0], "run-1")),
+            time: at(5),
+        },
+        TaskEnd {
+            task: claimed[1].clone(),
+            finish: Arc::new(TaskFinish::Complete(stale)),
+            time: at(5),
+        },
+    ];
+    assert_eq!(repo.finish_all(batch).await, Err(RepositoryError::Conflict));
+    for id in ["job-1", "job-2"] {
+        let job = repo.get(&t1(), FAMILY, id).await.unwrap().unwrap();
+        assert_eq!(job.state, JobState::Running, "{id} is not over");
+    }
+    assert_eq!(f.event_ids(&t1()).await, vec!["ev-run-1", "ev-run-2"]);
+    // Alone, the first end is written.
+    assert_eq!(
+        repo.finish(&claimed[0], Arc::new(complete(&running[0], "run-1")), at(6))
+            .await,
+        Ok(true)
+    );
+}
+
+contract!(a_batch_with_one_end_refused_writes_none);
 
 async fn a_run_handed_off_ends_once_outside_the_runner(backend: Backend) {
     let f = Fixture::new(backend);
