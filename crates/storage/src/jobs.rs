@@ -133,23 +133,41 @@ impl JobRow {
     }
 
     /// Its values, the id first and then every other column but the tenant, in the
-    /// order of the columns of `jobs`.
+    /// order of the columns of `jobs` ([`JOB_ASSIGNMENTS`]). Destructured whole, so a
+    /// column added to the row cannot be left out here unnoticed.
     fn values(self) -> Vec<Bind> {
+        let JobRow {
+            tenant_id: _,
+            id,
+            family,
+            entity_id,
+            uid,
+            revision,
+            state,
+            input,
+            result,
+            latest_operation,
+            create_time,
+            update_time,
+            made_entity_id,
+            delete_time,
+            purge_time,
+        } = self;
         vec![
-            self.id.into(),
-            self.family.into(),
-            self.entity_id.into(),
-            self.uid.into(),
-            self.revision.into(),
-            self.state.into(),
-            self.input.into(),
-            self.result.into(),
-            self.latest_operation.into(),
-            self.create_time.into(),
-            self.update_time.into(),
-            self.made_entity_id.into(),
-            self.delete_time.into(),
-            self.purge_time.into(),
+            id.into(),
+            family.into(),
+            entity_id.into(),
+            uid.into(),
+            revision.into(),
+            state.into(),
+            input.into(),
+            result.into(),
+            latest_operation.into(),
+            create_time.into(),
+            update_time.into(),
+            made_entity_id.into(),
+            delete_time.into(),
+            purge_time.into(),
         ]
     }
 

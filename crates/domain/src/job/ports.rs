@@ -159,7 +159,8 @@ pub trait JobRepository: Send + Sync {
     /// of the run's result, records and events.
     ///
     /// # Errors
-    /// Only the common errors.
+    /// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] when an entity
+    /// the run set an output of changed or is gone, writing nothing; the common errors.
     async fn finish(
         &self,
         task: &ClaimedTask,
