@@ -8,8 +8,13 @@ Creates an entity on the UN list and BENCH_JOBS screening jobs about it, then:
      is not backed up) and reports p50, p90, p99 and max of end time - queue time.
 Times come from each operation's metadata.debug (set by the server), so the client's
 own HTTP overhead is not counted.
+
+With BENCH_QUEUED_FIRST (bench-jobs.sh sets BENCH_WORKER_BINARY and the rest), the server
+runs no worker: the BENCH_JOBS runs are queued through it, then a second server with
+BENCH_WORKERS workers drains them while the client only waits, and the drain alone is
+reported instead.
 """
-import os, sys, time
+import os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
 from rics_api import Api, when
@@ -39,6 +44,29 @@ def wait_all(operations):
                 break
             time.sleep(0.01)
     return done
+
+if os.environ.get("BENCH_QUEUED_FIRST"):
+    operations = list(pool.map(lambda name: call("POST", "/v1alpha/" + name + ":run", {}, token)["name"], names))
+    with open(os.environ["BENCH_WORKER_LOG"], "w") as log:
+        worker = subprocess.Popen(
+            [os.environ["BENCH_WORKER_BINARY"], "serve"], stdout=log, stderr=log,
+            env=dict(os.environ, RICS_BIND_ADDRESS=os.environ["BENCH_WORKER_ADDRESS"],
+                     RICS_JOB_CONCURRENCY=os.environ["BENCH_WORKERS"]))
+    try:
+        # Waits without load while the queue drains, then reads every run's times.
+        while not call("GET", "/v1alpha/" + operations[-1], token=token)["done"]:
+            time.sleep(0.5)
+        debug = wait_all(operations)
+    finally:
+        worker.terminate()
+        worker.wait()
+    # The first run to end loaded the lists; the drain is measured from its end.
+    first_end = min(when(d["endTime"]) for d in debug)
+    after = [d for d in debug if when(d["startTime"]) >= first_end]
+    span = max(when(d["endTime"]) for d in after) - first_end
+    print("drain alone, client idle: %d runs in %.2f s = %.0f runs/s (after the first run ended; %d runs in all)" % (
+        len(after), span, len(after) / span, len(debug)))
+    sys.exit(0)
 
 # Warm-up: the first run loads the lists (a second or two for the bundled ones).
 warm = call("POST", "/v1alpha/entities/eric-badege/pepSanctionIndividualEntityJobs", {}, token)["name"]
