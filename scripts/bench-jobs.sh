@@ -8,7 +8,8 @@
 # RICS_JOB_BATCH=N, say, for the runs each worker has under way (default 16).
 # BENCH_QUEUED_FIRST=1 measures the drain alone instead: the server runs no worker while
 # BENCH_JOBS runs are queued through it, then a second `rics serve` with the
-# BENCH_WORKERS workers drains them with the client idle.
+# BENCH_WORKERS workers drains them with the client idle (BENCH_ANALYZE=1: the database
+# analyzed before the drain, as autovacuum or the server's maintenance keeps one in service).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -12,7 +12,8 @@ own HTTP overhead is not counted.
 With BENCH_QUEUED_FIRST (bench-jobs.sh sets BENCH_WORKER_BINARY and the rest), the server
 runs no worker: the BENCH_JOBS runs are queued through it, then a second server with
 BENCH_WORKERS workers drains them while the client only waits, and the drain alone is
-reported instead.
+reported instead; BENCH_ANALYZE=1 analyzes the database once the runs are queued, so
+that the drain runs on the statistics a database in service has.
 """
 import os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,9 @@ def wait_all(operations):
 
 if os.environ.get("BENCH_QUEUED_FIRST"):
     operations = list(pool.map(lambda name: call("POST", "/v1alpha/" + name + ":run", {}, token)["name"], names))
+    if os.environ.get("BENCH_ANALYZE"):
+        # Planner statistics of the full queue, as a database in service has them.
+        subprocess.run(["psql", os.environ["RICS_DATABASE_URL"], "-qc", "ANALYZE"], check=True)
     with open(os.environ["BENCH_WORKER_LOG"], "w") as log:
         worker = subprocess.Popen(
             [os.environ["BENCH_WORKER_BINARY"], "serve"], stdout=log, stderr=log,
