@@ -738,7 +738,7 @@ impl JobRepository for DieselStore<JobTable> {
                     }
                     Some(_) => {}
                 }
-                complete_runs(conn, tenant.as_str(), &[(&operation_id, &end, now)])?;
+                complete_runs(conn, &tenant, &[(&operation_id, &end, now)])?;
                 insert_events(conn, tenant.as_str(), outbox(&end.events))
                     .map_err(repository_error)?;
                 Ok(true)
@@ -834,43 +834,79 @@ fn write_ends(conn: &mut DbConnection, ends: &[TaskEnd]) -> Result<Vec<bool>, Re
                 TaskFinish::Retry { error, at } => {
                     written[i] = release_for_retry(conn, task, error, *at, *time)?;
                 }
-                TaskFinish::Complete(_) | TaskFinish::HandedOff { .. } => closing.push(i),
+                TaskFinish::Complete(run) => closing.push((i, Closing::Completed(run))),
+                TaskFinish::HandedOff { metadata, effects } => {
+                    closing.push((i, Closing::HandedOff(metadata, effects)));
+                }
             }
         }
-        let closed = close_tasks(conn, tenant.as_str(), closing.iter().map(|&i| &ends[i]))?;
-        let held: Vec<&TaskEnd> = closing
-            .into_iter()
-            .filter(|&i| closed.contains(ends[i].task.id.as_str()))
-            .inspect(|&i| written[i] = true)
-            .map(|i| &ends[i])
-            .collect();
-        if held.is_empty() {
+        let closed = close_tasks(
+            conn,
+            tenant.as_str(),
+            closing.iter().map(|(i, c)| (&ends[*i], c)),
+        )?;
+        closing.retain(|(i, _)| closed.contains(ends[*i].task.id.as_str()));
+        if closing.is_empty() {
             continue;
         }
-        let recorded = write_effects(conn, tenant, &held)?;
+        for (i, _) in &closing {
+            written[*i] = true;
+        }
+        let effects: Vec<&RunEffects> = closing.iter().map(|(_, c)| c.effects()).collect();
+        let recorded = write_effects(conn, tenant, &effects)?;
         let mut completed = Vec::new();
         let mut handed_off = Vec::new();
-        for end in &held {
-            match &*end.finish {
-                TaskFinish::Complete(run) => completed.push((end.task.id.as_str(), run, end.time)),
-                TaskFinish::HandedOff { metadata, .. } => {
-                    handed_off.push((end.task.id.as_str(), metadata, end.time));
+        for (i, closed) in &closing {
+            let end = &ends[*i];
+            match closed {
+                Closing::Completed(run) => completed.push((end.task.id.as_str(), *run, end.time)),
+                Closing::HandedOff(metadata, _) => {
+                    handed_off.push((end.task.id.as_str(), *metadata, end.time));
                 }
-                TaskFinish::Retry { .. } => {}
             }
         }
-        complete_runs(conn, tenant.as_str(), &completed)?;
+        complete_runs(conn, tenant, &completed)?;
         hand_off_runs(conn, tenant.as_str(), &handed_off)?;
-        let events = held.iter().zip(recorded).flat_map(|(end, recorded)| {
-            let own = match &*end.finish {
-                TaskFinish::Complete(run) => run.events.as_slice(),
-                TaskFinish::HandedOff { .. } | TaskFinish::Retry { .. } => &[],
-            };
-            recorded.into_iter().chain(own)
-        });
+        let events = closing
+            .iter()
+            .zip(recorded)
+            .flat_map(|((_, closed), recorded)| recorded.into_iter().chain(closed.events()));
         insert_events(conn, tenant.as_str(), outbox(events)).map_err(repository_error)?;
     }
     Ok(written)
+}
+
+/// An end that closes its task: the run completed, or its runner's part was handed
+/// off.
+enum Closing<'a> {
+    Completed(&'a RunEnd),
+    HandedOff(&'a OperationMetadata, &'a RunEffects),
+}
+
+impl<'a> Closing<'a> {
+    /// What the run recorded.
+    fn effects(&self) -> &'a RunEffects {
+        match self {
+            Closing::Completed(run) => &run.effects,
+            Closing::HandedOff(_, effects) => effects,
+        }
+    }
+
+    /// The events of its end, beside those of what it recorded.
+    fn events(&self) -> &'a [NewEvent] {
+        match self {
+            Closing::Completed(run) => &run.events,
+            Closing::HandedOff(..) => &[],
+        }
+    }
+
+    /// The run's error, for operators.
+    fn error(&self) -> Option<String> {
+        match self {
+            Closing::Completed(run) => run.error.as_ref().map(|e| e.message.clone()),
+            Closing::HandedOff(..) => None,
+        }
+    }
 }
 
 /// Releases the claimed `task` for a retry at `at`, if its claim still holds;
@@ -900,23 +936,19 @@ fn release_for_retry(
     Ok(released == 1)
 }
 
-/// Marks the tasks of `ends` (of `tenant`) done whose claims still hold, in one
+/// Marks the tasks of `closing` (of `tenant`) done whose claims still hold, in one
 /// statement, each with its run's error for operators; returns the ids of those it
 /// marked.
 fn close_tasks<'a>(
     conn: &mut DbConnection,
     tenant: &str,
-    ends: impl Iterator<Item = &'a TaskEnd>,
+    closing: impl Iterator<Item = (&'a TaskEnd, &'a Closing<'a>)>,
 ) -> Result<HashSet<String>, RepositoryError> {
-    let rows: Vec<Vec<Bind>> = ends
-        .map(|TaskEnd { task, finish, time }| {
-            let error = match &**finish {
-                TaskFinish::Complete(run) => run.error.as_ref().map(|e| e.message.clone()),
-                TaskFinish::HandedOff { .. } | TaskFinish::Retry { .. } => None,
-            };
+    let rows: Vec<Vec<Bind>> = closing
+        .map(|(TaskEnd { task, time, .. }, closed)| {
             vec![
                 task.id.as_str().into(),
-                error.into(),
+                closed.error().into(),
                 time.unix_micros().into(),
                 task.claim.as_str().into(),
             ]
@@ -940,12 +972,12 @@ fn close_tasks<'a>(
     Ok(closed.into_iter().collect())
 }
 
-/// Stores what the runs of `ends` recorded, in the transaction of their end: each
+/// Stores the `effects` runs recorded, in the transaction of their ends: each
 /// entity's change first (refused with [`RepositoryError::Conflict`] when the entity
 /// changed since its run read it, before anything else is written), then the new
 /// activity logs and alerts, each table's in one insert, leaving out those stored
-/// under their ids already. Returns, for each end, the events of what it stored, for
-/// the end to write with its own.
+/// under their ids already. Returns, for each run's effects, the events of what it
+/// stored, for its end to write with its own.
 ///
 /// # Errors
 /// [`RepositoryError::Conflict`] or [`RepositoryError::NotFound`] for an entity that
@@ -954,17 +986,9 @@ fn close_tasks<'a>(
 fn write_effects<'a>(
     conn: &mut DbConnection,
     tenant: &TenantId,
-    ends: &[&'a TaskEnd],
+    effects: &[&'a RunEffects],
 ) -> Result<Vec<Vec<&'a NewEvent>>, RepositoryError> {
-    let effects: Vec<&RunEffects> = ends
-        .iter()
-        .map(|end| match &*end.finish {
-            TaskFinish::Complete(run) => &run.effects,
-            TaskFinish::HandedOff { effects, .. } => effects,
-            TaskFinish::Retry { .. } => &NO_EFFECTS,
-        })
-        .collect();
-    let mut events: Vec<Vec<&NewEvent>> = vec![Vec::new(); ends.len()];
+    let mut events: Vec<Vec<&NewEvent>> = vec![Vec::new(); effects.len()];
     for (effects, events) in effects.iter().zip(&mut events) {
         for staged in &effects.entities {
             let row = EntityTable::row(tenant, &staged.resource)?;
@@ -985,13 +1009,6 @@ fn write_effects<'a>(
     record_new::<AlertTable>(conn, tenant, alerts.collect(), &mut events)?;
     Ok(events)
 }
-
-/// What a run that ends with a retry records: nothing.
-static NO_EFFECTS: RunEffects = RunEffects {
-    logs: Vec::new(),
-    alerts: Vec::new(),
-    entities: Vec::new(),
-};
 
 /// Stores the new records of `T` that runs staged, each tagged with the index of its
 /// run's end, unless stored already; adds the events of those it stored to their
@@ -1036,16 +1053,16 @@ const JOB_ASSIGNMENTS: [&str; 13] = [
 /// events are the caller's to write.
 fn complete_runs(
     conn: &mut DbConnection,
-    tenant: &str,
+    tenant_id: &TenantId,
     runs: &[(&str, &RunEnd, Timestamp)],
 ) -> Result<(), RepositoryError> {
     if runs.is_empty() {
         return Ok(());
     }
-    let tenant_id = TenantId::new(tenant.to_owned());
+    let tenant = tenant_id.as_str();
     let jobs = runs
         .iter()
-        .map(|(_, end, _)| JobRow::from_record(&tenant_id, &end.job).values())
+        .map(|(_, end, _)| JobRow::from_record(tenant_id, &end.job).values())
         .collect();
     update_rows(conn, ("jobs", tenant), &JOB_ASSIGNMENTS, "", jobs)?;
     let stored = stored_metadata(conn, tenant, runs.iter().map(|(id, _, _)| *id))?;
